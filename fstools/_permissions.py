@@ -1,0 +1,72 @@
+"""Allow/ask/deny rules by tool and path, with a human confirmation callback (seeds 002/003)."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._errors import ErrorCode, ToolError
+from ._globmatch import glob_match
+
+ACTIONS = ("allow", "ask", "deny")
+
+
+@dataclass(frozen=True)
+class PermissionRule:
+    """`tool` is a tool name or a glob over names ("*", "Write"); `path` a glob over the
+    canonical absolute path ("**/*.lock"; a relative pattern matches at any depth)."""
+
+    tool: str = "*"
+    path: str = "**"
+    action: str = "allow"
+
+    def __post_init__(self) -> None:
+        if self.action not in ACTIONS:
+            raise ValueError(f"action must be one of {ACTIONS}, got {self.action!r}")
+
+    def matches(self, tool: str, path: str) -> bool:
+        return fnmatch.fnmatchcase(tool, self.tool) and glob_match(self.path, path)
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    """What the confirmation callback is shown: the tool, the path and a preview of the change."""
+
+    tool: str
+    path: str
+    diff: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class PermissionManager:
+    """Ordered rules: any matching deny wins, otherwise the first matching rule, otherwise `default`."""
+
+    rules: Sequence[PermissionRule] = ()
+    confirm: Callable[[PermissionRequest], bool] | None = None
+    default: str = "allow"
+
+    def decide(self, tool: str, path: str) -> str:
+        matching = [r for r in self.rules if r.matches(tool, path)]
+        if any(r.action == "deny" for r in matching):
+            return "deny"
+        return matching[0].action if matching else self.default
+
+    def authorize(self, request: PermissionRequest, *, dry_run: bool = False) -> None:
+        """Raise ToolError unless the request may proceed; a dry run changes nothing, so it asks no one."""
+        action = self.decide(request.tool, request.path)
+        if action == "deny":
+            raise ToolError(
+                ErrorCode.PERMISSION_DENIED,
+                f"Permission denied by rule: {request.tool} on {request.path}",
+            )
+        if action == "ask" and not dry_run:
+            if self.confirm is None:
+                raise ToolError(
+                    ErrorCode.PERMISSION_DENIED,
+                    f"{request.tool} on {request.path} needs confirmation, but no confirm callback is set",
+                )
+            if not self.confirm(request):
+                raise ToolError(ErrorCode.USER_REJECTED, f"User rejected {request.tool} on {request.path}")

@@ -1,0 +1,67 @@
+"""PermissionManager: allow / ask (accepted, rejected) / deny, deny wins, first match otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+import fstools
+from fstools._errors import ErrorCode, ToolError
+from fstools._invoke import authorize
+from fstools._permissions import PermissionManager, PermissionRequest, PermissionRule
+
+
+def manager(*rules, confirm=None, default="allow"):
+    return PermissionManager(rules=list(rules), confirm=confirm, default=default)
+
+
+def test_deny_wins_over_earlier_allow():
+    pm = manager(PermissionRule("*", "**", "allow"), PermissionRule("Write", "**/*.lock", "deny"))
+    assert pm.decide("Write", "/p/poetry.lock") == "deny"
+    assert pm.decide("Write", "/p/main.py") == "allow"
+    assert pm.decide("Read", "/p/poetry.lock") == "allow"
+
+
+def test_first_match_and_default():
+    pm = manager(PermissionRule("Edit", "/p/src/**", "ask"), PermissionRule("Edit", "**", "allow"), default="deny")
+    assert pm.decide("Edit", "/p/src/a.py") == "ask"
+    assert pm.decide("Edit", "/p/b.py") == "allow"
+    assert pm.decide("Delete", "/p/b.py") == "deny"
+
+
+def test_ask_accepted_and_rejected_see_the_request():
+    seen: list[PermissionRequest] = []
+
+    def confirm(req):
+        seen.append(req)
+        return req.path.endswith("ok.py")
+
+    pm = manager(PermissionRule("*", "**", "ask"), confirm=confirm)
+    pm.authorize(PermissionRequest("Write", "/p/ok.py", diff="+x"))
+    with pytest.raises(ToolError) as info:
+        pm.authorize(PermissionRequest("Write", "/p/no.py", diff="+y"))
+    assert info.value.code == ErrorCode.USER_REJECTED
+    assert [(r.tool, r.path, r.diff) for r in seen] == [("Write", "/p/ok.py", "+x"), ("Write", "/p/no.py", "+y")]
+
+
+def test_ask_without_callback_is_denied_and_dry_run_asks_no_one():
+    pm = manager(PermissionRule("*", "**", "ask"))
+    with pytest.raises(ToolError) as info:
+        pm.authorize(PermissionRequest("Write", "/p/a"))
+    assert info.value.code == ErrorCode.PERMISSION_DENIED
+    pm.authorize(PermissionRequest("Write", "/p/a"), dry_run=True)
+
+
+def test_deny_message_and_authorize_helper(project):
+    pm = manager(PermissionRule("LS", "**", "deny"))
+    ctx = fstools.ExecutionContext(working_dir=str(project), permissions=pm)
+    with pytest.raises(ToolError) as info:
+        authorize(ctx, "LS", str(project))
+    assert info.value.code == ErrorCode.PERMISSION_DENIED and "LS" in info.value.message
+    r = fstools.ls(str(project), ctx=ctx)
+    assert r.error_code == "permission_denied"
+    authorize(fstools.ExecutionContext(working_dir=str(project)), "LS", str(project))
+
+
+def test_bad_action_rejected():
+    with pytest.raises(ValueError):
+        PermissionRule("*", "**", "maybe")
