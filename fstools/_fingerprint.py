@@ -1,0 +1,42 @@
+"""What read-before-write remembers of a file, and the check that it has not changed since.
+
+A change means different content: a bare mtime touch (an IDE saving identical bytes) is
+not a conflict, so the record keeps a content digest next to the stat fields.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from ._context import ExecutionContext, ReadRecord
+
+# Hashing runs at ~1 GB/s; past this size a read records stat fields only.
+DIGEST_LIMIT = 64 * 1024 * 1024
+
+
+def content_digest(data: bytes | memoryview) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def fingerprint(st: os.stat_result, data: bytes | memoryview | None) -> ReadRecord:
+    """A ReadRecord for a file whose stat is `st` and whose whole content is `data`.
+
+    Pass `data=None` (or a file over DIGEST_LIMIT) to record the stat fields only.
+    """
+    digest = content_digest(data) if data is not None and st.st_size <= DIGEST_LIMIT else None
+    return ReadRecord.from_stat(st, digest)
+
+
+def remember(ctx: ExecutionContext, path: str, st: os.stat_result, data: bytes | memoryview | None) -> None:
+    """Record that `ctx` has seen `path` as `data` (after a read, or after its own write)."""
+    ctx.record_read(path, fingerprint(st, data))
+
+
+def unchanged_since(record: ReadRecord, st: os.stat_result, data: bytes | memoryview | None) -> bool:
+    """Whether the file now (stat `st`, content `data`) is what `record` saw."""
+    if record.same_stat(st):
+        return True
+    if record.digest is None or data is None or record.size != st.st_size:
+        return False
+    return content_digest(data) == record.digest

@@ -1,0 +1,151 @@
+"""Text encodings: detect (BOM, UTF-8, then charset-normalizer), decode, re-encode byte-exactly.
+
+Read reports what it detected and Edit writes back with the same encoding and BOM, so
+this is the one place that decides what a file's bytes mean.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+
+# Longest BOM first: the UTF-32-LE BOM starts with the UTF-16-LE one.
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+SNIFF_BYTES = 64 * 1024
+
+# Legacy encodings in the order we prefer them when several decode a file equally well:
+# charset-normalizer alone picks e.g. cp1250 for Latin-1 text and mac_cyrillic for cp1251.
+_PREFERRED_LEGACY: tuple[str, ...] = (
+    "cp1252",
+    "cp1251",
+    "cp932",
+    "gb18030",
+    "big5",
+    "euc_kr",
+    "cp1250",
+    "koi8_r",
+    "cp1253",
+    "cp1254",
+    "cp1255",
+    "cp1256",
+    "cp1257",
+    "iso8859_15",
+)
+_CHAOS_TOLERANCE = 0.02
+
+# Magic numbers of common binary formats whose first block may hold no NUL byte.
+_BINARY_SIGNATURES: tuple[bytes, ...] = (
+    b"\x7fELF",
+    b"MZ",
+    b"PK\x03\x04",
+    b"\x1f\x8b",
+    b"BZh",
+    b"\xfd7zXZ\x00",
+    b"7z\xbc\xaf\x27\x1c",
+    b"Rar!\x1a\x07",
+    b"\xca\xfe\xba\xbe",
+    b"\xcf\xfa\xed\xfe",
+    b"SQLite format 3\x00",
+    b"\x00asm",
+    b"%PDF-",
+)
+
+
+@dataclass(frozen=True)
+class TextEncoding:
+    """A codec name plus the BOM the file starts with (b"" for none)."""
+
+    name: str
+    bom: bytes = b""
+
+    @property
+    def label(self) -> str:
+        """What metadata["encoding"] shows: "utf-8", "utf-8-sig", "utf-16-le", "cp1251"..."""
+        if self.bom == codecs.BOM_UTF8:
+            return "utf-8-sig"
+        return self.name
+
+    @property
+    def unit(self) -> int:
+        """Bytes per code unit: where a line break may start in the raw bytes."""
+        return 4 if self.name.startswith("utf-32") else 2 if self.name.startswith("utf-16") else 1
+
+
+UTF8 = TextEncoding("utf-8")
+
+
+def bom_encoding(data: bytes) -> TextEncoding | None:
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return TextEncoding(name, bom)
+    return None
+
+
+def looks_binary(head: bytes) -> bool:
+    """NUL bytes or a known binary signature in the first block, unless a UTF-16/32 BOM explains the NULs."""
+    if bom_encoding(head) is not None:
+        return False
+    return b"\x00" in head or head.startswith(_BINARY_SIGNATURES)
+
+
+def _is_utf8(sample: bytes, complete: bool) -> bool:
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        decoder.decode(sample, final=complete)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def sniff_encoding(sample: bytes, *, complete: bool = True) -> TextEncoding:
+    """Detect the encoding of `sample`; `complete=False` when it is only the start of a file
+    (a multi-byte character cut at its end is then not an error)."""
+    found = bom_encoding(sample)
+    if found is not None:
+        return found
+    if _is_utf8(sample, complete):
+        return UTF8
+    return TextEncoding(codecs.lookup(_detect_legacy(sample[:SNIFF_BYTES])).name)
+
+
+def _detect_legacy(sample: bytes) -> str:
+    from charset_normalizer import from_bytes  # heavy: imported only for non-UTF-8 files
+
+    rank = {name: i for i, name in enumerate(_PREFERRED_LEGACY)}
+    matches = list(from_bytes(sample, cp_isolation=list(_PREFERRED_LEGACY)))
+    if matches:
+        least = min(m.chaos for m in matches)
+        candidates = {
+            enc for m in matches if m.chaos <= least + _CHAOS_TOLERANCE for enc in m.could_be_from_charset
+        }
+        return min(candidates, key=lambda enc: rank.get(enc, len(rank)))
+    best = from_bytes(sample).best()
+    return best.encoding if best is not None else "latin-1"
+
+
+def decode(data: bytes, encoding: TextEncoding, errors: str = "replace") -> str:
+    """Decode bytes (BOM included, if any) to text; `errors="surrogateescape"` keeps stray bytes for re-encoding."""
+    body = data[len(encoding.bom) :] if encoding.bom and data.startswith(encoding.bom) else data
+    return body.decode(encoding.name, errors)
+
+
+def encode(text: str, encoding: TextEncoding, errors: str = "strict") -> bytes:
+    return encoding.bom + text.encode(encoding.name, errors)
+
+
+def line_ending(text: str) -> str:
+    """"LF", "CRLF", "CR", "mixed" or "none": the style a file's lines end with."""
+    crlf = text.count("\r\n")
+    lf = text.count("\n") - crlf
+    cr = text.count("\r") - crlf
+    kinds = [name for name, n in (("CRLF", crlf), ("LF", lf), ("CR", cr)) if n]
+    if not kinds:
+        return "none"
+    return kinds[0] if len(kinds) == 1 else "mixed"
