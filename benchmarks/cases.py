@@ -1,0 +1,424 @@
+"""The benchmark cases, shared by the pytest-benchmark suite and scripts/bench_compare.
+
+A case is one realistic agent call on a corpus, the check that its result is right, the
+references doing the same job, and the SPEC §6 budgets it is held to. Cases are declared
+statically (CaseDef) so a missing tool is known at collection time; `build` binds one to
+a corpus only when its tools exist.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import fstools
+
+from . import checks, corpus, refs
+from .api import bind, call, missing_reason, ok
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A SPEC §6 budget. `unit` "ms" bounds fstools' median time; "x" bounds the ratio
+    fstools / reference `vs`; "MB" bounds memory growth."""
+
+    limit: float
+    unit: str
+    text: str
+    vs: str | None = None
+    aim: float | None = None
+
+
+TOOL_BUDGET = Budget(100, "ms", "< 100 ms (aim < 10 ms)", aim=10)
+
+
+@dataclass(frozen=True)
+class Ref:
+    label: str
+    run: Callable[[], Any]
+    check: Callable[[Any], None] | None = None
+
+
+@dataclass(frozen=True)
+class Case:
+    run: Callable[[], fstools.ToolResult]
+    check: Callable[[fstools.ToolResult], None]
+    refs: Sequence[Ref] = ()
+    setup: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
+class CaseDef:
+    group: str  # "typical", "files" or "kernel": the corpus the builder takes
+    id: str
+    title: str
+    tools: tuple[str, ...]  # the timed tool first, then any tool its setup needs
+    build: Callable[[Any], Case]
+    budgets: tuple[Budget, ...] = (TOOL_BUDGET,)
+    repeats: int = 15
+
+    def missing(self) -> str | None:
+        return next(filter(None, map(missing_reason, self.tools)), None)
+
+
+@dataclass
+class Registry:
+    defs: list[CaseDef] = field(default_factory=list)
+
+    def case(self, group: str, id: str, title: str, tools: tuple[str, ...], **kw: Any) -> Callable[[Callable[[Any], Case]], Callable[[Any], Case]]:
+        def register(build: Callable[[Any], Case]) -> Callable[[Any], Case]:
+            self.defs.append(CaseDef(group, id, title, tools, build, **kw))
+            return build
+
+        return register
+
+    def group(self, name: str) -> list[CaseDef]:
+        return [d for d in self.defs if d.group == name]
+
+
+CASES = Registry()
+case = CASES.case
+
+
+def ctx_for(root: str) -> fstools.ExecutionContext:
+    return fstools.ExecutionContext(working_dir=root)
+
+
+def rg_lines(*flags: str, pattern: str, path: str) -> Callable[[], list[str]]:
+    argv = refs.rg_argv(*flags, pattern=pattern, path=path)
+    return lambda: refs.lines(refs.run(argv))
+
+
+def primer(ctx: fstools.ExecutionContext, path: str, content: str) -> Callable[[], None]:
+    """Setup for a mutating case: the file holds `content` and `ctx` knows it (a fresh
+    Write creates it, which counts as a read in that context, SPEC §2)."""
+
+    def setup() -> None:
+        if os.path.lexists(path):
+            os.remove(path)
+        ok(call("Write", ctx, file_path=path, content=content))
+
+    return setup
+
+
+def source_text(t: corpus.Typical, lines: int, markers: Sequence[str] = ()) -> str:
+    """The first `lines` lines of the big generated module, then one line per marker."""
+    with open(t.big_module, encoding="utf-8") as f:
+        head = f.read().split("\n")[:lines]
+    return "\n".join([*head, *(f'{m} = "before"' for m in markers)]) + "\n"
+
+
+# --- typical project: Read ---------------------------------------------------------
+
+
+@case("typical", "read-file", "Read a source file (defaults)", ("Read",))
+def read_file(t: corpus.Typical) -> Case:
+    path = os.path.join(t.stdlib, "json", "decoder.py")
+    return Case(
+        run=bind("Read", ctx_for(t.root), file_path=path),
+        check=lambda r: checks.read_window(r, path, 1, 2000),
+        refs=[Ref("cat -n", lambda: refs.run(["cat", "-n", path]))],
+    )
+
+
+@case("typical", "read-window", "Read a 200-line window of a 5,000-line file", ("Read",))
+def read_window(t: corpus.Typical) -> Case:
+    path = t.big_module
+    return Case(
+        run=bind("Read", ctx_for(t.root), file_path=path, offset=3001, limit=200),
+        check=lambda r: checks.read_window(r, path, 3001, 200),
+        refs=[Ref("sed -n", lambda: refs.run(["sed", "-n", "3001,3200p", path]))],
+    )
+
+
+# --- typical project: Write, Edit, MultiEdit, Delete ----------------------------------
+
+
+@case("typical", "write", "Write (overwrite a 300-line file)", ("Write",))
+def write(t: corpus.Typical) -> Case:
+    ctx, path = ctx_for(t.root), os.path.join(t.scratch, "write_target.py")
+    new = source_text(t, 300) + "\n\ndef added() -> int:\n    return 1\n"
+
+    def check(r: fstools.ToolResult) -> None:
+        ok(r)
+        checks.file_content(path, new.encode())
+
+    return Case(
+        run=bind("Write", ctx, file_path=path, content=new),
+        check=check,
+        refs=[Ref("python atomic write", lambda: refs.atomic_write(path, new.encode()))],
+        setup=primer(ctx, path, source_text(t, 280)),
+    )
+
+
+@case("typical", "edit", "Edit (one replacement in a 500-line file)", ("Edit", "Write"))
+def edit(t: corpus.Typical) -> Case:
+    ctx, path = ctx_for(t.root), os.path.join(t.scratch, "edit_target.py")
+    original = source_text(t, 500, ["EDIT_MARKER"])
+    old, new = 'EDIT_MARKER = "before"', 'EDIT_MARKER = "after"'
+
+    def check(r: fstools.ToolResult) -> None:
+        assert ok(r).metadata["replacements"] == 1
+        checks.file_content(path, original.replace(old, new).encode())
+
+    return Case(
+        run=bind("Edit", ctx, file_path=path, old_string=old, new_string=new),
+        check=check,
+        refs=[Ref("python read+replace+atomic write", lambda: refs.replace_in_file(path, [(old, new)]))],
+        setup=primer(ctx, path, original),
+    )
+
+
+@case("typical", "multi-edit", "MultiEdit (three edits in a 500-line file)", ("MultiEdit", "Write"))
+def multi_edit(t: corpus.Typical) -> Case:
+    ctx, path = ctx_for(t.root), os.path.join(t.scratch, "multi_edit_target.py")
+    markers = ["FIRST_MARKER", "SECOND_MARKER", "THIRD_MARKER"]
+    original = source_text(t, 500, markers)
+    pairs = [(f'{m} = "before"', f'{m} = "after"') for m in markers]
+    expected = original
+    for old, new in pairs:
+        expected = expected.replace(old, new)
+
+    def check(r: fstools.ToolResult) -> None:
+        ok(r)
+        checks.file_content(path, expected.encode())
+
+    edits = [{"old_string": old, "new_string": new, "replace_all": False} for old, new in pairs]
+    return Case(
+        run=bind("MultiEdit", ctx, file_path=path, edits=edits),
+        check=check,
+        refs=[Ref("python read+replace+atomic write", lambda: refs.replace_in_file(path, pairs))],
+        setup=primer(ctx, path, original),
+    )
+
+
+@case("typical", "delete", "Delete a file", ("Delete",))
+def delete(t: corpus.Typical) -> Case:
+    path = os.path.join(t.scratch, "delete_me.py")
+
+    def setup() -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("x = 1\n")
+
+    return Case(
+        run=bind("Delete", ctx_for(t.root), path=path),
+        check=lambda r: checks.deleted(r, path),
+        refs=[Ref("os.remove", lambda: os.remove(path))],
+        setup=setup,
+    )
+
+
+# --- typical project: LS, Glob, Grep ---------------------------------------------
+
+
+@case("typical", "ls", "LS the standard library's top directory", ("LS",))
+def ls(t: corpus.Typical) -> Case:
+    return Case(
+        run=bind("LS", ctx_for(t.root), path=t.stdlib),
+        check=lambda r: checks.ls_names(r, [name for name, _, _ in refs.scandir_sorted(t.stdlib)]),
+        refs=[
+            Ref("ls -la", lambda: refs.run(["ls", "-la", "--group-directories-first", t.stdlib])),
+            Ref("os.scandir + sort", lambda: refs.scandir_sorted(t.stdlib)),
+        ],
+    )
+
+
+def glob_case(root: str, pattern: str, file_glob: str, ctx: fstools.ExecutionContext, limit: int = 1000) -> Case:
+    """Glob `pattern` (newest `limit` first) against rg --files, fd and glob.glob + sort."""
+    rg_sorted = refs.rg_files_argv(root, file_glob)
+
+    def check(r: fstools.ToolResult) -> None:
+        every = refs.lines(refs.run(refs.rg_files_argv(root, file_glob, sortr_modified=False)))
+        checks.glob_order(r, refs.newest_first(every, limit), len(every))
+
+    return Case(
+        run=bind("Glob", ctx, pattern=pattern, path=root),
+        check=check,
+        refs=[
+            Ref("rg --files --sortr modified", lambda: refs.lines(refs.run(rg_sorted))[:limit]),
+            Ref("fd (unsorted)", lambda: refs.run(refs.fd_argv(root, file_glob))),
+            Ref("glob.glob + sort", lambda: refs.glob_sorted(root, pattern, limit)),
+        ],
+    )
+
+
+@case("typical", "glob", "Glob **/*.py (newest 1000)", ("Glob",))
+def glob_py(t: corpus.Typical) -> Case:
+    return glob_case(t.root, "**/*.py", "*.py", ctx_for(t.root))
+
+
+def grep_refs(flags: Sequence[str], pattern: str, root: str, python: bool, skip: Sequence[str] = ()) -> list[Ref]:
+    """rg with `flags` (the like-for-like reference), rg --json, and optionally os.walk + re."""
+    rg = rg_lines(*flags, pattern=pattern, path=root)
+    out = [Ref(f"rg {' '.join(flags)}", rg), Ref("rg --json", rg_lines("--json", pattern=pattern, path=root))]
+    if python:
+        out.append(
+            Ref(
+                "python os.walk + re",
+                lambda: refs.python_grep(root, pattern, skip),
+                check=lambda lines: _same_matches(lines, rg()),
+            )
+        )
+    return out
+
+
+def _same_matches(python_lines: list[str], rg_out: list[str]) -> None:
+    assert checks.rg_matches(python_lines) == checks.rg_matches(rg_out), "the os.walk + re reference disagrees with rg"
+
+
+@case("typical", "grep-files", "Grep files_with_matches 'class \\w+Error' (all files)", ("Grep",), repeats=9)
+def grep_files(t: corpus.Typical) -> Case:
+    pattern = r"class \w+Error"
+    rg = rg_lines("-l", pattern=pattern, path=t.root)
+    return Case(
+        run=bind("Grep", ctx_for(t.root), pattern=pattern, path=t.root, output_mode="files_with_matches", head_limit=0),
+        check=lambda r: checks.grep_files(r, rg()),
+        refs=grep_refs(["-l"], pattern, t.root, python=False),
+    )
+
+
+@case("typical", "grep-content", "Grep content -n 'TODO' (all 15k lines)", ("Grep",), repeats=9)
+def grep_content(t: corpus.Typical) -> Case:
+    pattern = "TODO"
+    rg = rg_lines("-n", pattern=pattern, path=t.root)
+    return Case(
+        run=bind("Grep", ctx_for(t.root), pattern=pattern, path=t.root, output_mode="content", head_limit=0, **{"-n": True}),
+        check=lambda r: checks.grep_content(r, rg()),
+        refs=grep_refs(["-n"], pattern, t.root, python=True, skip=t.gitignored),
+    )
+
+
+@case("typical", "grep-count", "Grep count 'import os' (all files)", ("Grep",), repeats=9)
+def grep_count(t: corpus.Typical) -> Case:
+    pattern = "import os"
+    rg = rg_lines("-c", pattern=pattern, path=t.root)
+    return Case(
+        run=bind("Grep", ctx_for(t.root), pattern=pattern, path=t.root, output_mode="count", head_limit=0),
+        check=lambda r: checks.grep_counts(r, rg()),
+        refs=grep_refs(["-c"], pattern, t.root, python=False),
+    )
+
+
+@case("typical", "grep-page", "Grep content -n -C 2 'def \\w+\\(self' (first page of 100)", ("Grep",), repeats=9)
+def grep_page(t: corpus.Typical) -> Case:
+    pattern = r"def \w+\(self"
+    rg = rg_lines("-n", pattern=pattern, path=t.root)
+    return Case(
+        run=bind("Grep", ctx_for(t.root), pattern=pattern, path=t.root, output_mode="content", **{"-n": True, "-C": 2}),
+        check=lambda r: checks.grep_page(r, rg(), 100),
+        refs=grep_refs(["-n", "-C", "2"], pattern, t.root, python=False),
+    )
+
+
+# --- big files ----------------------------------------------------------------------
+
+EDIT_FILE_BYTES = 10_000_000  # "a 10 MB file"; under Write's default 10 MiB cap, which the setup uses
+
+
+@case("files", "edit-10mb", "Edit one line of a 10 MB file (incl. fsync)", ("Edit", "Write"),
+      budgets=(Budget(50, "ms", "≤ 50 ms"),), repeats=9)
+def edit_10mb(files_dir: str) -> Case:
+    ctx, path = ctx_for(files_dir), os.path.join(files_dir, "edit-10mb.txt")
+    width = 100
+    lines = [corpus.numbered_line(n, width).decode() for n in range(1, EDIT_FILE_BYTES // width + 1)]
+    old, new = "CONFIG_VALUE = 1".ljust(width - 1), "CONFIG_VALUE = 2".ljust(width - 1)
+    lines[len(lines) // 2] = old + "\n"
+    original = "".join(lines)
+    assert len(original) == EDIT_FILE_BYTES
+
+    def check(r: fstools.ToolResult) -> None:
+        assert ok(r).metadata["replacements"] == 1
+        checks.file_content(path, original.replace(old, new).encode())
+
+    return Case(
+        run=bind("Edit", ctx, file_path=path, old_string=old, new_string=new),
+        check=check,
+        refs=[Ref("python read+replace+atomic write", lambda: refs.replace_in_file(path, [(old, new)]))],
+        setup=primer(ctx, path, original),
+    )
+
+
+# --- the Linux kernel tree ------------------------------------------------------------
+
+# ripgrep's benchsuite queries with the line counts SPEC §6 expects from rg --max-filesize 10M.
+KERNEL_QUERIES = (
+    ("literal", "PM_RESUME", 39),
+    ("class", "[A-Z]+_RESUME", 2161),
+    ("alternation", "ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT", 111),
+    ("words", r"\w{5}\s+\w{5}\s+\w{5}\s+\w{5}\s+\w{5}", 725),
+)
+UNLIMITED_ALTERNATION_COUNT = 151  # the same query without the 10 MB limit
+MANY_QUERY = "void"  # a common token: ≥ 400k matching lines on the kernel
+MANY_MIN = 400_000
+RG_N = "rg -n"
+
+
+def kernel_grep(root: str, pattern: str, expected: int | None, head_limit: int = 0) -> Case:
+    rg = rg_lines("-n", pattern=pattern, path=root)
+
+    def check(r: fstools.ToolResult) -> None:
+        if head_limit == 0:
+            checks.grep_content(r, rg(), expected)
+        else:
+            checks.grep_page(r, rg(), head_limit)
+
+    return Case(
+        run=bind("Grep", ctx_for(root), pattern=pattern, path=root, output_mode="content", head_limit=head_limit, **{"-n": True}),
+        check=check,
+        refs=grep_refs(["-n"], pattern, root, python=False),
+    )
+
+
+def _register_kernel_query(name: str, pattern: str, expected: int) -> None:
+    @case("kernel", f"kernel-grep-{name}", f"Grep content -n '{pattern}' ({expected} lines)", ("Grep",),
+          budgets=(Budget(1.05, "x", "≤ 1.05× rg -n", vs=RG_N),), repeats=7)
+    def build(root: str) -> Case:
+        if name == "alternation":
+            unlimited = refs.lines(refs.run([refs.binary("rg"), "-n", "-e", pattern, root]))
+            assert len(unlimited) == UNLIMITED_ALTERNATION_COUNT, f"rg without --max-filesize: {len(unlimited)} lines"
+        return kernel_grep(root, pattern, expected)
+
+
+for _query in KERNEL_QUERIES:
+    _register_kernel_query(*_query)
+
+
+@case("kernel", "kernel-grep-many", f"Grep content -n '{MANY_QUERY}' (400k+ lines)", ("Grep",),
+      budgets=(Budget(1.5, "x", "≤ 1.5× rg -n", vs=RG_N),), repeats=5)
+def kernel_grep_many(root: str) -> Case:
+    built = kernel_grep(root, MANY_QUERY, None)
+
+    def check(r: fstools.ToolResult) -> None:
+        built.check(r)
+        assert r.metadata["total_matches"] >= MANY_MIN, f"only {r.metadata['total_matches']} lines, need {MANY_MIN}+"
+
+    return Case(built.run, check, built.refs)
+
+
+HEAD_FULL = "fstools, head_limit=0"
+
+
+@case("kernel", "kernel-grep-head", f"Grep content -n '{MANY_QUERY}' head_limit=100", ("Grep",),
+      budgets=(Budget(0.5, "x", "≤ 0.5× the full query (stops early)", vs=HEAD_FULL),), repeats=5)
+def kernel_grep_head(root: str) -> Case:
+    page = kernel_grep(root, MANY_QUERY, None, head_limit=100)
+    full = kernel_grep(root, MANY_QUERY, None)
+    return Case(page.run, page.check, [Ref(HEAD_FULL, full.run), page.refs[0]])
+
+
+@case("kernel", "kernel-glob", "Glob **/*.c newest 1000", ("Glob",),
+      budgets=(Budget(1.1, "x", "≤ 1.1× rg --files --sortr modified", vs="rg --files --sortr modified"),
+               Budget(0.2, "x", "≥ 5× faster than glob.glob + sort", vs="glob.glob + sort")), repeats=5)
+def kernel_glob(root: str) -> Case:
+    return glob_case(root, "**/*.c", "*.c", ctx_for(root))
+
+
+def corpus_for(group: str) -> Any:
+    """The corpus object a group's builders take."""
+    if group == "typical":
+        return corpus.typical()
+    if group == "kernel":
+        return corpus.kernel()
+    return corpus.files_dir()

@@ -1,0 +1,207 @@
+"""fstools against its references, side by side in one run: the engine of scripts/bench_compare.
+
+Every case is checked (fstools and each reference) before anything is timed, then timed
+interleaved; each SPEC §6 budget becomes one Row, met or not. Import cost and the 1 GiB
+Read are measured in child processes, because both are per-process quantities.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import cases, corpus
+from .api import missing_reason
+from .cases import Budget, CaseDef
+from .timing import interleaved, median_ms, paired_ratio
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GROUPS = ("import", "typical", "files", "kernel")
+CORPORA = {"typical": ("import", "typical", "files"), "kernel": ("kernel",), "all": GROUPS}
+
+
+@dataclass
+class RefTime:
+    label: str
+    ms: float
+    ratio: float | None  # fstools / this reference, median of the paired ratios
+
+
+@dataclass
+class Row:
+    group: str
+    id: str
+    title: str
+    budget: str
+    unit: str
+    limit: float
+    value: float | None = None  # the budgeted quantity: ms, MB, or a ratio
+    fstools_ms: float | None = None
+    refs: list[RefTime] = field(default_factory=list)
+    status: str = "PASS"  # PASS, FAIL, ERROR (wrong result, crash), MISSING (tool not landed), SKIP (no corpus)
+    note: str = ""
+
+    def judge(self) -> Row:
+        if self.value is not None and self.status == "PASS" and self.value > self.limit:
+            self.status = "FAIL"
+        return self
+
+    def beyond(self, margin: float) -> bool:
+        """An error, or a budget missed by more than `margin` times: what fails CI."""
+        return self.status == "ERROR" or (self.value is not None and self.value > self.limit * margin)
+
+
+def _row(group: str, id: str, title: str, budget: Budget, **kw: Any) -> Row:
+    return Row(group, id, title, budget.text, budget.unit, budget.limit, **kw)
+
+
+def _failure(exc: BaseException) -> str:
+    if isinstance(exc, AssertionError):
+        return f"wrong result: {exc}"
+    return "".join(traceback.format_exception_only(exc)).strip()
+
+
+def run_case(defn: CaseDef, corp: object, repeats: int) -> list[Row]:
+    def rows(**kw: Any) -> list[Row]:
+        return [_row(defn.group, defn.id, defn.title, b, **kw) for b in defn.budgets]
+
+    missing = defn.missing()
+    if missing:
+        return rows(status="MISSING", note=missing)
+    try:
+        case = defn.build(corp)
+        if case.setup:
+            case.setup()
+        case.check(case.run())
+        for ref in case.refs:
+            if case.setup:
+                case.setup()
+            out = ref.run()
+            if ref.check:
+                ref.check(out)
+        times = interleaved({"fstools": case.run, **{r.label: r.run for r in case.refs}}, repeats, case.setup)
+    except Exception as exc:  # a broken case is a row that says so, not a crashed run
+        return rows(status="ERROR", note=_failure(exc))
+    mine = times.pop("fstools")
+    ref_times = [RefTime(label, median_ms(t), paired_ratio(mine, t)) for label, t in times.items()]
+    ratios = {r.label: r.ratio for r in ref_times}
+    out = []
+    for b in defn.budgets:
+        value = median_ms(mine) if b.unit == "ms" else ratios[b.vs]
+        note = f"aim < {b.aim:g} ms {'met' if value < b.aim else 'not met'}" if b.aim is not None else ""
+        out.append(_row(defn.group, defn.id, defn.title, b, value=value, fstools_ms=median_ms(mine), refs=ref_times, note=note).judge())
+    return out
+
+
+# --- probes in child processes ------------------------------------------------------
+
+IMPORT_BUDGET = Budget(20, "ms", "≤ 20 ms over bare start")
+RSS_BUDGET = Budget(32, "MB", "≤ 32 MB peak RSS growth")
+PAGE_BUDGET = Budget(5, "ms", "≤ 5 ms per page")
+BIG_FILE_BYTES = 1 << 30
+
+
+def _python(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": REPO}
+    return subprocess.run([sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, check=True)
+
+
+def _importtime_ms() -> float:
+    """fstools' cumulative import time as `python -X importtime` reports it."""
+    stderr = _python("-X", "importtime", "-c", "import fstools").stderr
+    for line in stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[2].strip() == "fstools":
+            return int(parts[1]) / 1000
+    raise RuntimeError("fstools missing from -X importtime output")
+
+
+def import_rows(repeats: int) -> list[Row]:
+    """`import fstools` against bare interpreter start, interleaved."""
+    try:
+        times = interleaved(
+            {"import": functools.partial(_python, "-c", "import fstools"), "bare": functools.partial(_python, "-c", "pass")},
+            repeats,
+        )
+        importtime = statistics.median(_importtime_ms() for _ in range(repeats))
+    except (subprocess.CalledProcessError, RuntimeError) as exc:
+        return [_row("import", "import", "import fstools", IMPORT_BUDGET, status="ERROR", note=_failure(exc))]
+    wall_delta = statistics.median(a - b for a, b in zip(times["import"], times["bare"])) * 1000
+    row = _row(
+        "import", "import", "import fstools (python -X importtime, cumulative)", IMPORT_BUDGET,
+        value=importtime, fstools_ms=median_ms(times["import"]),
+        refs=[RefTime("bare `python -c pass`", median_ms(times["bare"]), paired_ratio(times["import"], times["bare"]))],
+        note=f"wall-clock difference of the two starts: {wall_delta:.1f} ms",
+    )
+    return [row.judge()]
+
+
+def big_read_rows() -> list[Row]:
+    """Read a 2,000-line window at the end of a 1 GiB file: peak RSS growth and paged reads."""
+    rss_title = "Read 2,000 lines at the end of a 1 GiB file: peak RSS growth"
+    page_title = "Read: 10 paged 2,000-line windows of the unchanged 1 GiB file"
+    missing = missing_reason("Read")
+    if missing:
+        return [_row("files", "read-1gb-rss", rss_title, RSS_BUDGET, status="MISSING", note=missing),
+                _row("files", "read-1gb-pages", page_title, PAGE_BUDGET, status="MISSING", note=missing)]
+    path = os.path.join(corpus.files_dir(), "big-1g.txt")
+    lines = corpus.big_text_file(path, BIG_FILE_BYTES)
+    try:
+        got = json.loads(_python("-m", "benchmarks.read_probe", path, str(lines)).stdout)
+    except subprocess.CalledProcessError as exc:
+        note = _failure(exc) + ": " + (exc.stderr.strip().splitlines() or [""])[-1]
+        return [_row("files", "read-1gb-rss", rss_title, RSS_BUDGET, status="ERROR", note=note),
+                _row("files", "read-1gb-pages", page_title, PAGE_BUDGET, status="ERROR", note=note)]
+    pages = got["page_ms"]
+    page_median = statistics.median(pages)
+    return [
+        _row("files", "read-1gb-rss", rss_title, RSS_BUDGET, value=got["rss_growth_mb"], fstools_ms=got["first_ms"],
+             refs=[RefTime("tail -n 2000", got["tail_ms"], got["first_ms"] / got["tail_ms"])],
+             note="fstools time is the first (cold-index) read").judge(),
+        _row("files", "read-1gb-pages", page_title, PAGE_BUDGET, value=page_median, fstools_ms=page_median,
+             refs=[RefTime("sed -n (same window)", got["sed_ms"], page_median / got["sed_ms"])],
+             note=f"median of {len(pages)} pages; slowest {max(pages):.1f} ms").judge(),
+    ]
+
+
+# --- a whole run ----------------------------------------------------------------------
+
+
+def run_groups(groups: tuple[str, ...], quick: bool, only: re.Pattern[str] | None, progress: Callable[[Row], None]) -> Iterator[Row]:
+    """Every row of `groups`, in order; `quick` halves the repetitions (CI)."""
+    def reps(n: int) -> int:
+        return max(3, n // 2) if quick else n
+
+    for group in groups:
+        if group == "import":
+            if only is None or only.search("import"):
+                yield from _emit(import_rows(reps(15)), progress)
+            continue
+        defs = [d for d in cases.CASES.group(group) if only is None or only.search(d.id)]
+        if group == "files" and (only is None or only.search("read-1gb")):
+            yield from _emit(big_read_rows(), progress)
+        if not defs:
+            continue
+        try:
+            corp = cases.corpus_for(group)
+        except FileNotFoundError as exc:
+            for d in defs:
+                yield from _emit([_row(group, d.id, d.title, b, status="SKIP", note=str(exc)) for b in d.budgets], progress)
+            continue
+        for d in defs:
+            yield from _emit(run_case(d, corp, reps(d.repeats)), progress)
+
+
+def _emit(rows: list[Row], progress: Callable[[Row], None]) -> list[Row]:
+    for r in rows:
+        progress(r)
+    return rows
