@@ -203,13 +203,20 @@ def typical(root: str | None = None) -> Typical:
     return Typical(root, os.path.join(root, "stdlib"), app, scratch, os.path.join(app, "src", "big_module.py"))
 
 
+def kernel_missing() -> str | None:
+    """Why the kernel corpus cannot be used, naming the fix; None when it is prepared."""
+    if os.path.exists(os.path.join(KERNEL_DIR, KERNEL_MARKER)):
+        return None
+    return (
+        f"no prepared kernel tree at {KERNEL_DIR}: run `python scripts/fetch_corpus` "
+        "(or set FSTOOLS_KERNEL_DIR to a tree it prepared)"
+    )
+
+
 def kernel() -> str:
-    """The prepared kernel tree; a clear error naming the fix when it is not there."""
-    if not os.path.exists(os.path.join(KERNEL_DIR, KERNEL_MARKER)):
-        raise FileNotFoundError(
-            f"no prepared kernel tree at {KERNEL_DIR}: run `python scripts/fetch_corpus` "
-            "(or set FSTOOLS_KERNEL_DIR to a tree it prepared)"
-        )
+    missing = kernel_missing()
+    if missing:
+        raise FileNotFoundError(missing)
     return KERNEL_DIR
 
 

@@ -119,7 +119,7 @@ def plot(rows: list[Row], path: str = PLOT) -> None:
     colors = {"PASS": "#2e7d32", "FAIL": "#c62828"}
     fig, ax = plt.subplots(figsize=(10, 0.38 * len(measured) + 1.6))
     labels = [f"{r.title[:62]} [{r.budget}]" for r in measured]
-    ratios = [max(r.value / r.limit, 1e-3) for r in measured]  # type: ignore[operator]
+    ratios = [max((r.value or 0.0) / r.limit, 1e-3) for r in measured]
     ax.barh(range(len(measured)), ratios, color=[colors.get(r.status, "#757575") for r in measured])
     ax.axvline(1, color="black", linewidth=1)
     ax.axvline(2, color="black", linewidth=1, linestyle="--")
