@@ -27,9 +27,10 @@ def read_window(result: ToolResult, path: str, offset: int, limit: int) -> None:
     got = [(int(m[1]), m[2]) for m in map(_READ_LINE.match, result.output.split("\n")) if m]
     with open(path, encoding="utf-8", newline="") as f:
         text = f.read()
-    expected = list(enumerate(text.split("\n")[offset - 1 : offset - 1 + limit], offset))
-    if text.endswith("\n") and expected and expected[-1][1] == "":
-        expected.pop()
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()  # the newline ends the last line; it does not start another
+    expected = list(enumerate(lines[offset - 1 : offset - 1 + limit], offset))
     assert got == expected, f"Read {path} offset={offset} limit={limit}: {len(got)} lines, expected {len(expected)}"
 
 
