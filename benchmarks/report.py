@@ -109,27 +109,35 @@ def environment_lines(data: dict[str, Any]) -> str:
 
 
 def plot(rows: list[Row], path: str = PLOT) -> None:
-    """Each measured budget as measured/limit on a log axis: left of 1 is within budget."""
+    """Each budget as measured / limit on a log axis (left of 1 is within budget); rows not
+    measured are listed with the reason, so the picture never hides a missing tool."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
-    measured = [r for r in rows if r.value is not None]
     colors = {"PASS": "#2e7d32", "FAIL": "#c62828"}
-    fig, ax = plt.subplots(figsize=(10, 0.38 * len(measured) + 1.6))
-    labels = [f"{r.title[:62]} [{r.budget}]" for r in measured]
-    ratios = [max((r.value or 0.0) / r.limit, 1e-3) for r in measured]
-    ax.barh(range(len(measured)), ratios, color=[colors.get(r.status, "#757575") for r in measured])
+    lo, hi = 0.01, 20.0
+    fig, ax = plt.subplots(figsize=(11, 0.32 * len(rows) + 1.4))
+    for i, r in enumerate(rows):
+        if r.value is None:
+            ax.text(lo * 1.1, i, f"{r.status}: not measured", va="center", fontsize=7, color="#616161")
+            continue
+        ratio = min(max(r.value / r.limit, lo), hi)
+        ax.barh(i, ratio - lo, left=lo, color=colors.get(r.status, "#757575"))
+        ax.text(ratio * 1.08, i, fmt(r.unit, r.value), va="center", fontsize=7)
     ax.axvline(1, color="black", linewidth=1)
     ax.axvline(2, color="black", linewidth=1, linestyle="--")
     ax.set_xscale("log")
-    ax.set_yticks(range(len(measured)), labels, fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlabel("measured / budget (log scale): solid line = budget, dashed = CI failure margin (2×)")
+    ax.set_xlim(lo, hi)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}×"))
+    ax.set_yticks(range(len(rows)), [f"{r.title[:60]}  [{r.budget}]" for r in rows], fontsize=7)
+    ax.set_ylim(len(rows) - 0.4, -0.6)
+    ax.set_xlabel("measured / budget (log): solid line = budget, dashed = CI failure margin")
     ax.set_title("fstools against the SPEC §6 budgets")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
