@@ -8,6 +8,7 @@ a corpus only when its tools exist.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -153,11 +154,9 @@ def write(t: corpus.Typical) -> Case:
     )
 
 
-@case("typical", "edit", "Edit (one replacement in a 500-line file)", ("Edit", "Write"))
-def edit(t: corpus.Typical) -> Case:
-    ctx, path = ctx_for(t.root), os.path.join(t.scratch, "edit_target.py")
-    original = source_text(t, 500, ["EDIT_MARKER"])
-    old, new = 'EDIT_MARKER = "before"', 'EDIT_MARKER = "after"'
+def edit_case(root: str, path: str, original: str, old: str, new: str) -> Case:
+    """One unique replacement in `path`, restored to `original` (and known to ctx) before each call."""
+    ctx = ctx_for(root)
 
     def check(r: fstools.ToolResult) -> None:
         assert ok(r).metadata["replacements"] == 1
@@ -169,6 +168,13 @@ def edit(t: corpus.Typical) -> Case:
         refs=[Ref("python read+replace+atomic write", lambda: refs.replace_in_file(path, [(old, new)]))],
         setup=primer(ctx, path, original),
     )
+
+
+@case("typical", "edit", "Edit (one replacement in a 500-line file)", ("Edit", "Write"))
+def edit(t: corpus.Typical) -> Case:
+    original = source_text(t, 500, ["EDIT_MARKER"])
+    path = os.path.join(t.scratch, "edit_target.py")
+    return edit_case(t.root, path, original, 'EDIT_MARKER = "before"', 'EDIT_MARKER = "after"')
 
 
 @case("typical", "multi-edit", "MultiEdit (three edits in a 500-line file)", ("MultiEdit", "Write"))
@@ -268,48 +274,49 @@ def _same_matches(python_lines: list[str], rg_out: list[str]) -> None:
     assert checks.rg_matches(python_lines) == checks.rg_matches(rg_out), "the os.walk + re reference disagrees with rg"
 
 
+def grep_case(
+    root: str,
+    pattern: str,
+    grep_args: dict[str, Any],
+    check: Callable[[fstools.ToolResult, list[str]], None],
+    ref_flags: Sequence[str],
+    oracle_flags: Sequence[str] | None = None,
+    python: bool = False,
+    skip: Sequence[str] = (),
+) -> Case:
+    """Grep `pattern` under `root`, checked against rg with `oracle_flags` (default: `ref_flags`)."""
+    oracle = rg_lines(*(oracle_flags or ref_flags), pattern=pattern, path=root)
+    return Case(
+        run=bind("Grep", ctx_for(root), pattern=pattern, path=root, **grep_args),
+        check=lambda r: check(r, oracle()),
+        refs=grep_refs(ref_flags, pattern, root, python, skip),
+    )
+
+
+CONTENT_ALL = {"output_mode": "content", "head_limit": 0, "-n": True}
+
+
 @case("typical", "grep-files", "Grep files_with_matches 'class \\w+Error' (all files)", ("Grep",), repeats=9)
 def grep_files(t: corpus.Typical) -> Case:
-    pattern = r"class \w+Error"
-    rg = rg_lines("-l", pattern=pattern, path=t.root)
-    return Case(
-        run=bind("Grep", ctx_for(t.root), pattern=pattern, path=t.root, output_mode="files_with_matches", head_limit=0),
-        check=lambda r: checks.grep_files(r, rg()),
-        refs=grep_refs(["-l"], pattern, t.root, python=False),
-    )
+    args = {"output_mode": "files_with_matches", "head_limit": 0}
+    return grep_case(t.root, r"class \w+Error", args, checks.grep_files, ["-l"])
 
 
 @case("typical", "grep-content", "Grep content -n 'TODO' (all 15k lines)", ("Grep",), repeats=9)
 def grep_content(t: corpus.Typical) -> Case:
-    pattern = "TODO"
-    rg = rg_lines("-n", pattern=pattern, path=t.root)
-    return Case(
-        run=bind("Grep", ctx_for(t.root), pattern=pattern, path=t.root, output_mode="content", head_limit=0, **{"-n": True}),
-        check=lambda r: checks.grep_content(r, rg()),
-        refs=grep_refs(["-n"], pattern, t.root, python=True, skip=t.gitignored),
-    )
+    return grep_case(t.root, "TODO", CONTENT_ALL, checks.grep_content, ["-n"], python=True, skip=t.gitignored)
 
 
 @case("typical", "grep-count", "Grep count 'import os' (all files)", ("Grep",), repeats=9)
 def grep_count(t: corpus.Typical) -> Case:
-    pattern = "import os"
-    rg = rg_lines("-c", pattern=pattern, path=t.root)
-    return Case(
-        run=bind("Grep", ctx_for(t.root), pattern=pattern, path=t.root, output_mode="count", head_limit=0),
-        check=lambda r: checks.grep_counts(r, rg()),
-        refs=grep_refs(["-c"], pattern, t.root, python=False),
-    )
+    return grep_case(t.root, "import os", {"output_mode": "count", "head_limit": 0}, checks.grep_counts, ["-c"])
 
 
 @case("typical", "grep-page", "Grep content -n -C 2 'def \\w+\\(self' (first page of 100)", ("Grep",), repeats=9)
 def grep_page(t: corpus.Typical) -> Case:
-    pattern = r"def \w+\(self"
-    rg = rg_lines("-n", pattern=pattern, path=t.root)
-    return Case(
-        run=bind("Grep", ctx_for(t.root), pattern=pattern, path=t.root, output_mode="content", **{"-n": True, "-C": 2}),
-        check=lambda r: checks.grep_page(r, rg(), 100),
-        refs=grep_refs(["-n", "-C", "2"], pattern, t.root, python=False),
-    )
+    args = {"output_mode": "content", "-n": True, "-C": 2}
+    check = functools.partial(checks.grep_page, head_limit=100)
+    return grep_case(t.root, r"def \w+\(self", args, check, ["-n", "-C", "2"], oracle_flags=["-n"])
 
 
 # --- big files ----------------------------------------------------------------------
@@ -320,24 +327,13 @@ EDIT_FILE_BYTES = 10_000_000  # "a 10 MB file"; under Write's default 10 MiB cap
 @case("files", "edit-10mb", "Edit one line of a 10 MB file (incl. fsync)", ("Edit", "Write"),
       budgets=(Budget(50, "ms", "≤ 50 ms"),), repeats=9)
 def edit_10mb(files_dir: str) -> Case:
-    ctx, path = ctx_for(files_dir), os.path.join(files_dir, "edit-10mb.txt")
     width = 100
     lines = [corpus.numbered_line(n, width).decode() for n in range(1, EDIT_FILE_BYTES // width + 1)]
     old, new = "CONFIG_VALUE = 1".ljust(width - 1), "CONFIG_VALUE = 2".ljust(width - 1)
     lines[len(lines) // 2] = old + "\n"
     original = "".join(lines)
     assert len(original) == EDIT_FILE_BYTES
-
-    def check(r: fstools.ToolResult) -> None:
-        assert ok(r).metadata["replacements"] == 1
-        checks.file_content(path, original.replace(old, new).encode())
-
-    return Case(
-        run=bind("Edit", ctx, file_path=path, old_string=old, new_string=new),
-        check=check,
-        refs=[Ref("python read+replace+atomic write", lambda: refs.replace_in_file(path, [(old, new)]))],
-        setup=primer(ctx, path, original),
-    )
+    return edit_case(files_dir, os.path.join(files_dir, "edit-10mb.txt"), original, old, new)
 
 
 # --- the Linux kernel tree ------------------------------------------------------------
@@ -356,19 +352,12 @@ RG_N = "rg -n"
 
 
 def kernel_grep(root: str, pattern: str, expected: int | None, head_limit: int = 0) -> Case:
-    rg = rg_lines("-n", pattern=pattern, path=root)
-
-    def check(r: fstools.ToolResult) -> None:
-        if head_limit == 0:
-            checks.grep_content(r, rg(), expected)
-        else:
-            checks.grep_page(r, rg(), head_limit)
-
-    return Case(
-        run=bind("Grep", ctx_for(root), pattern=pattern, path=root, output_mode="content", head_limit=head_limit, **{"-n": True}),
-        check=check,
-        refs=grep_refs(["-n"], pattern, root, python=False),
+    check = (
+        functools.partial(checks.grep_page, head_limit=head_limit)
+        if head_limit
+        else functools.partial(checks.grep_content, expected_count=expected)
     )
+    return grep_case(root, pattern, {**CONTENT_ALL, "head_limit": head_limit}, check, ["-n"])
 
 
 def _register_kernel_query(name: str, pattern: str, expected: int) -> None:
