@@ -81,7 +81,8 @@ def run_case(defn: CaseDef, corp: object, repeats: int) -> list[Row]:
         case = defn.build(corp)
         if case.setup:
             case.setup()
-        case.check(case.run())
+        first = case.run()
+        case.check(first)
         for ref in case.refs:
             if case.setup:
                 case.setup()
@@ -95,9 +96,13 @@ def run_case(defn: CaseDef, corp: object, repeats: int) -> list[Row]:
     ref_times = [RefTime(label, median_ms(t), paired_ratio(mine, t)) for label, t in times.items()]
     ratios = {r.label: r.ratio for r in ref_times}
     out = []
+    found = first.metadata.get("total_matches")
     for b in defn.budgets:
         value = median_ms(mine) if b.unit == "ms" else ratios[b.vs]
-        note = f"aim < {b.aim:g} ms {'met' if value < b.aim else 'not met'}" if b.aim is not None else ""
+        notes = [f"{found:,} matching lines"] if isinstance(found, int) else []
+        if b.aim is not None:
+            notes.append(f"aim < {b.aim:g} ms {'met' if value < b.aim else 'not met'}")
+        note = "; ".join(notes)
         out.append(_row(defn.group, defn.id, defn.title, b, value=value, fstools_ms=median_ms(mine), refs=ref_times, note=note).judge())
     return out
 
