@@ -1,0 +1,182 @@
+"""A window of a text file as `cat -n` numbered lines, without reading big files whole.
+
+Files up to WHOLE_FILE_BYTES are read in one call. Bigger ones are scanned once in fixed
+chunks (bounded memory) to build a LineIndex, which is cached per (path, device, inode,
+size, mtime_ns); the window itself is then decoded from an mmap, so a repeated paged read
+of an unchanged file costs only the pages it shows.
+"""
+
+from __future__ import annotations
+
+import codecs
+import mmap
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from ._errors import ErrorCode, ToolError
+from ._lineindex import BLOCK, CodeUnits, LineIndex
+from ._textcodec import SNIFF_BYTES, TextEncoding, sniff_encoding
+
+MAX_LINE_CHARS = 2000
+CUT_MARK = "..."
+WHOLE_FILE_BYTES = 1024 * 1024
+READ_CHUNK = 128 * BLOCK  # 8 MiB: the scan's whole working set
+CACHE_ENTRIES = 32
+# A line longer than this many bytes has more than MAX_LINE_CHARS characters in any codec we
+# decode (at most 4 bytes a character, 3 held back by an incremental decoder), so only this
+# prefix of it is ever decoded.
+_CUT_BYTES = 4 * (MAX_LINE_CHARS + 2)
+
+
+@dataclass(frozen=True)
+class TextWindow:
+    """Lines `first_line`.. of a file, already cut to MAX_LINE_CHARS."""
+
+    lines: list[str]
+    first_line: int
+    total_lines: int
+    lines_cut: int
+    encoding: TextEncoding
+    line_ending: str
+    digest: bytes | None
+
+    @property
+    def past_end(self) -> bool:
+        """An offset after the last line (offset 1 of an empty file is fine: it shows nothing)."""
+        return self.first_line > max(self.total_lines, 1)
+
+    @property
+    def last_line(self) -> int:
+        return self.first_line + len(self.lines) - 1
+
+    @property
+    def truncated(self) -> bool:
+        return self.last_line < self.total_lines
+
+    def render(self) -> str:
+        """Numbered lines, then a notice (never shaped like a numbered line) when more remain."""
+        out = [f"{n:>6}\t{line}" for n, line in enumerate(self.lines, self.first_line)]
+        if self.truncated:
+            out.append(
+                f"[Showing lines {self.first_line}-{self.last_line} of {self.total_lines}. "
+                f"Use offset={self.last_line + 1} to read more.]"
+            )
+        return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class _TextFile:
+    encoding: TextEncoding
+    index: LineIndex
+
+
+class _MemorySource:
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def block(self, start: int, end: int) -> bytes:
+        return self._data[start:end]
+
+
+class _MappedSource:
+    def __init__(self, mm: mmap.mmap) -> None:
+        self._mm = mm
+
+    def block(self, start: int, end: int) -> bytes:
+        return self._mm[start:end]
+
+
+_cache: OrderedDict[tuple[str, int, int, int, int], _TextFile] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def read_window(path: str, fd: int, st: os.stat_result, head: bytes, offset: int, limit: int) -> TextWindow:
+    """Lines offset..offset+limit-1 of the open text file `fd` (stat `st`, first bytes `head`)."""
+    if st.st_size <= WHOLE_FILE_BYTES:
+        data = head if len(head) >= st.st_size else os.pread(fd, st.st_size, 0)
+        text = _index(sniff_encoding(data), [(data, len(data))], len(data))
+        return _window(_MemorySource(data), text, offset, limit)
+    text = _cached_index(path, fd, st, head)
+    try:
+        with mmap.mmap(fd, text.index.size, access=mmap.ACCESS_READ) as mm:
+            return _window(_MappedSource(mm), text, offset, limit)
+    except ValueError:  # the file shrank below what was scanned
+        raise ToolError(ErrorCode.CONCURRENT_MODIFICATION, f"File changed while it was being read: {path}") from None
+
+
+def _index(encoding: TextEncoding, chunks: Iterable[tuple[bytes | bytearray, int]], size: int) -> _TextFile:
+    units = CodeUnits(encoding.name, encoding.unit)
+    return _TextFile(encoding, LineIndex.scan(chunks, units, size, len(encoding.bom)))
+
+
+def _cached_index(path: str, fd: int, st: os.stat_result, head: bytes) -> _TextFile:
+    key = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    with _cache_lock:
+        text = _cache.get(key)
+        if text is not None:
+            _cache.move_to_end(key)
+            return text
+    text = _index(sniff_encoding(head[:SNIFF_BYTES], complete=False), _chunks(fd, st.st_size), st.st_size)
+    if text.index.size != st.st_size:
+        raise ToolError(ErrorCode.CONCURRENT_MODIFICATION, f"File changed while it was being read: {path}")
+    with _cache_lock:
+        _cache[key] = text
+        while len(_cache) > CACHE_ENTRIES:
+            _cache.popitem(last=False)
+    return text
+
+
+def _chunks(fd: int, size: int) -> Iterator[tuple[bytearray, int]]:
+    """The file as READ_CHUNK pieces read into one reused buffer (the scan never holds more)."""
+    buf = bytearray(READ_CHUNK)
+    view = memoryview(buf)
+    offset = 0
+    while offset < size:
+        want = min(READ_CHUNK, size - offset)
+        got = 0
+        while got < want:
+            n = os.preadv(fd, [view[got:want]], offset + got)
+            if n == 0:
+                break
+            got += n
+        if got:
+            yield buf, got
+        if got < want:
+            return
+        offset += got
+
+
+def _window(src: _MemorySource | _MappedSource, text: _TextFile, offset: int, limit: int) -> TextWindow:
+    index = text.index
+    count = max(0, min(limit, index.total_lines - offset + 1))
+    lines: list[str] = []
+    cut = 0
+    if count:
+        pos = index.line_start(src, offset)
+        newlines = index.newline_positions(src, pos)
+        for _ in range(count):
+            newline = next(newlines, None)
+            end = index.size if newline is None else newline
+            line, was_cut = _decode_line(src, pos, end, newline is not None, text.encoding.name)
+            lines.append(line)
+            cut += was_cut
+            pos = end + index.units.unit
+    return TextWindow(lines, offset, index.total_lines, cut, text.encoding, index.line_ending, index.digest)
+
+
+def _decode_line(src: _MemorySource | _MappedSource, start: int, end: int, terminated: bool, codec: str) -> tuple[str, bool]:
+    """One line without its newline (nor the CR of a CRLF), cut to MAX_LINE_CHARS; True when cut."""
+    if end - start > _CUT_BYTES:
+        return cut_line(codecs.getincrementaldecoder(codec)(errors="replace").decode(src.block(start, start + _CUT_BYTES)))
+    line = src.block(start, end).decode(codec, "replace")
+    return cut_line(line[:-1] if terminated and line.endswith("\r") else line)
+
+
+def cut_line(line: str) -> tuple[str, bool]:
+    """`line` cut to MAX_LINE_CHARS and ending in CUT_MARK when longer; True when it was cut."""
+    if len(line) > MAX_LINE_CHARS:
+        return line[:MAX_LINE_CHARS] + CUT_MARK, True
+    return line, False
