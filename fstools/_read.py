@@ -59,6 +59,7 @@ def _dispatch(
     ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, offset: int, limit: int, pages: str | None
 ) -> ToolResult:
     head = os.pread(fd, SNIFF_BYTES, 0)
+    pages = pages if pages and pages.strip() else None  # models send "" for "no value"
     if pages is not None and not is_pdf(head):
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT, f"pages applies to PDF files only; use offset and limit for {target.display}"

@@ -44,9 +44,20 @@ _CHAOS_TOLERANCE = 0.02
 # Mostly-UTF-8 text with a few stray bytes (a pasted Latin-1 line) reads best as UTF-8 with
 # replacement characters; legacy CJK text decodes as UTF-8 only by accident, at well under
 # this many valid non-ASCII characters per invalid byte.
-_UTF8_VALID_PER_INVALID = 4
+_UTF8_VALID_PER_INVALID = 2
 _STRAY_BYTE = re.compile("[\udc80-\udcff]")
 _VALID_NON_ASCII = re.compile("[^\x00-\x7f\udc80-\udcff]")
+
+# Western European text in cp1252/Latin-1: its non-ASCII characters are accented Latin letters
+# and typographic punctuation, sprinkled among ASCII letters. charset-normalizer scores such
+# short samples as Baltic or Central European about as often as right, so this is decided first.
+# Cyrillic or Greek in cp125x also decodes to Latin-1 letters, but then nearly every letter is non-ASCII.
+_WESTERN_CHARS = frozenset(
+    "ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÑÒÓÔÕÖØÙÚÛÜÝßàáâãäåæçèéêëìíîïñòóôõöøùúûüýÿŒœŠšŸŽž"
+    "\u00a0’‘“”„–—…€«»°©®·¡¿§£¢¥ªº"
+)
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+_ASCII_LETTER = re.compile("[A-Za-z]")
 
 # Magic numbers of common binary formats whose first block may hold no NUL byte.
 _BINARY_SIGNATURES: tuple[bytes, ...] = (
@@ -118,6 +129,17 @@ def _is_mostly_utf8(sample: bytes) -> bool:
     return len(_VALID_NON_ASCII.findall(text)) >= _UTF8_VALID_PER_INVALID * stray
 
 
+def _is_western(sample: bytes) -> bool:
+    try:
+        text = sample[:SNIFF_BYTES].decode("cp1252")
+    except UnicodeDecodeError:
+        return False
+    accented = _NON_ASCII.findall(text)
+    if not accented or not _WESTERN_CHARS.issuperset(accented):
+        return False
+    return len(accented) < len(_ASCII_LETTER.findall(text))
+
+
 def sniff_encoding(sample: bytes, *, complete: bool = True) -> TextEncoding:
     """Detect the encoding of `sample`; `complete=False` when it is only the start of a file
     (a multi-byte character cut at its end is then not an error)."""
@@ -126,6 +148,8 @@ def sniff_encoding(sample: bytes, *, complete: bool = True) -> TextEncoding:
         return found
     if _is_utf8(sample, complete) or _is_mostly_utf8(sample):
         return UTF8
+    if _is_western(sample):
+        return TextEncoding("cp1252")
     return TextEncoding(codecs.lookup(_detect_legacy(sample[:SNIFF_BYTES])).name)
 
 
