@@ -47,11 +47,18 @@ class CodeUnits:
         return char.encode("ascii") if self.unit == 1 else b"\x01"
 
     def marks(self, data: ByteChunk, char: str, length: int | None = None) -> ByteChunk:
-        """`data[:length]` where `needle(char)` marks each occurrence of `char`, one position per unit."""
-        n = len(data) if length is None else length
+        """Where `needle(char)` marks each `char` of `data[:length]`, one position per unit.
+
+        For 1-byte units that is `data` itself, not copied: search it within `units(length)`.
+        """
         if self.unit == 1:
-            return data if n == len(data) else data[:n]
+            return data
+        n = len(data) if length is None else length
         return self._unit_mask(data, char, n).to_bytes(n // self.unit, "little")
+
+    def units(self, length: int) -> int:
+        """How many whole code units `length` bytes hold: the search bound in `marks()`."""
+        return length // self.unit
 
     def _unit_mask(self, data: ByteChunk, char: str, n: int) -> int:
         """An int whose byte i is 1 when unit i of `data[:n]` is `char` (one lane per byte of the unit)."""
@@ -125,12 +132,13 @@ class LineIndex:
             if hasher is not None:
                 hasher.update(memoryview(buf)[:n])
             marks = units.marks(buf, "\n", n)
+            bound = units.units(n)
             step = BLOCK // units.unit
             total = index.cum[-1]
-            for s in range(0, len(marks), step):
-                total += marks.count(nl, s, s + step)
+            for s in range(0, bound, step):
+                total += marks.count(nl, s, min(s + step, bound))
                 index.cum.append(total)
-            last = marks.rfind(nl)
+            last = marks.rfind(nl, 0, bound)
             if last != -1:
                 index.last_newline_end = offset + (last + 1) * units.unit
             if prev_ends_cr and units.is_char_at(buf, 0, "\n"):
@@ -147,7 +155,7 @@ class LineIndex:
         cr = self.units.needle("\r")
         if self.units.unit == 1 and buf.find(cr, 0, n) == -1:
             return  # the common LF-only case: one memchr pass
-        self.cr += self.units.marks(buf, "\r", n).count(cr)
+        self.cr += self.units.marks(buf, "\r", n).count(cr, 0, self.units.units(n))
         self.crlf += self.units.crlf_count(buf, n)
 
     # Lookups ---------------------------------------------------------------------------

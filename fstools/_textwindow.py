@@ -29,6 +29,8 @@ CACHE_ENTRIES = 32
 # decode (at most 4 bytes a character, 3 held back by an incremental decoder), so only this
 # prefix of it is ever decoded.
 _CUT_BYTES = 4 * (MAX_LINE_CHARS + 2)
+# Windows up to this size (and without huge lines) are decoded in one call and split.
+_BULK_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,8 @@ class TextWindow:
 
     def render(self) -> str:
         """Numbered lines, then a notice (never shaped like a numbered line) when more remain."""
-        out = [f"{n:>6}\t{line}" for n, line in enumerate(self.lines, self.first_line)]
+        # str.rjust is f"{n:>6}\t{line}" (the `cat -n` format) at half the cost, which shows on 10,000 lines.
+        out = [str(n).rjust(6) + "\t" + line for n, line in enumerate(self.lines, self.first_line)]
         if self.truncated:
             out.append(
                 f"[Showing lines {self.first_line}-{self.last_line} of {self.total_lines}. "
@@ -155,24 +158,42 @@ def _window(src: _MemorySource | _MappedSource, text: _TextFile, offset: int, li
     lines: list[str] = []
     cut = 0
     if count:
-        pos = index.line_start(src, offset)
-        newlines = index.newline_positions(src, pos)
-        for _ in range(count):
-            newline = next(newlines, None)
-            end = index.size if newline is None else newline
-            line, was_cut = _decode_line(src, pos, end, newline is not None, text.encoding.name)
-            lines.append(line)
-            cut += was_cut
-            pos = end + index.units.unit
+        start = index.line_start(src, offset)
+        after = offset + count  # the first line not shown
+        end = index.line_start(src, after) if after <= index.total_lines else index.size
+        # The window ends with a newline unless its last line is the file's unterminated last line.
+        terminated = after <= index.total_lines or index.last_newline_end == index.size
+        if end - start <= min(_BULK_BYTES, count * _CUT_BYTES):
+            decoded = src.block(start, end).decode(text.encoding.name, "replace")
+            lines = decoded.replace("\r\n", "\n").split("\n")  # a CRLF line is shown without its CR
+            if terminated:
+                lines.pop()  # the empty text after the window's last newline
+        else:  # some lines are huge: decode only what can be shown of each
+            lines = list(_line_prefixes(src, index, start, count, text.encoding.name))
+        lines, cut = _cut_long(lines)
     return TextWindow(lines, offset, index.total_lines, cut, text.encoding, index.line_ending, index.digest)
 
 
-def _decode_line(src: _MemorySource | _MappedSource, start: int, end: int, terminated: bool, codec: str) -> tuple[str, bool]:
-    """One line without its newline (nor the CR of a CRLF), cut to MAX_LINE_CHARS; True when cut."""
-    if end - start > _CUT_BYTES:
-        return cut_line(codecs.getincrementaldecoder(codec)(errors="replace").decode(src.block(start, start + _CUT_BYTES)))
-    line = src.block(start, end).decode(codec, "replace")
-    return cut_line(line[:-1] if terminated and line.endswith("\r") else line)
+def _line_prefixes(src: _MemorySource | _MappedSource, index: LineIndex, pos: int, count: int, codec: str) -> Iterator[str]:
+    """`count` lines from byte `pos`, each decoded only as far as it can be shown (never a huge line whole)."""
+    newlines = index.newline_positions(src, pos)
+    for _ in range(count):
+        newline = next(newlines, None)
+        end = index.size if newline is None else newline
+        if end - pos > _CUT_BYTES:
+            yield codecs.getincrementaldecoder(codec)(errors="replace").decode(src.block(pos, pos + _CUT_BYTES))
+        else:
+            line = src.block(pos, end).decode(codec, "replace")
+            yield line[:-1] if newline is not None and line.endswith("\r") else line
+        pos = end + index.units.unit
+
+
+def _cut_long(lines: list[str]) -> tuple[list[str], int]:
+    """The lines with the long ones cut, and how many were cut."""
+    if not lines or max(map(len, lines)) <= MAX_LINE_CHARS:
+        return lines, 0
+    cut = sum(len(line) > MAX_LINE_CHARS for line in lines)
+    return [cut_line(line)[0] for line in lines], cut
 
 
 def cut_line(line: str) -> tuple[str, bool]:

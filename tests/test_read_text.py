@@ -61,6 +61,25 @@ def test_matches_cat_n_on_random_files(project, ctx, seed):
     assert read_all_pages(f, ctx, rng.randrange(1, 60)) == expected
 
 
+def cut_as_read_does(cat_line: str) -> str:
+    number, _, text = cat_line.partition("\t")
+    return f"{number}\t{text[:2000]}..." if len(text) > 2000 else cat_line
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_matches_cat_n_with_huge_lines(project, ctx, seed):
+    """Windows holding lines too long to decode whole take the per-line path; it must agree with cat -n too."""
+    rng = random.Random(50 + seed)
+    parts = [random_text(rng, rng.randrange(1, 30)).rstrip("\r\n") + "\n" for _ in range(12)]
+    for i in rng.sample(range(12), 4):
+        parts[i] = "".join(rng.choices(ALPHABET, k=rng.randrange(2001, 12000))) + rng.choice(["\n", "\r\n"])
+    f = project / "huge_lines.txt"
+    f.write_bytes("".join(parts).rstrip("\n").encode())
+    expected = "\n".join(map(cut_as_read_does, cat_n(f).split("\n")))
+    assert fstools.read(str(f), ctx=ctx).output == expected
+    assert read_all_pages(f, ctx, rng.randrange(1, 3)) == expected
+
+
 def test_matches_cat_n_on_mapped_files(project, ctx):
     """Over WHOLE_FILE_BYTES the file is indexed and mapped: windows anywhere must still match cat -n."""
     rng = random.Random(100)
