@@ -126,17 +126,22 @@ def test_scenario_read_jupyter_notebook(project, ctx):
     assert r.metadata["is_notebook"] is True and r.metadata["cell_count"] == 5
 
 
+def _open_fails(monkeypatch, target: Path, error: OSError) -> None:
+    """Fault injection: opening `target` fails with `error` (root cannot make chmod fail, nor stage a race)."""
+    real_open = os.open
+
+    def failing_open(path, flags, *args, **kwargs):
+        if os.fspath(path) == str(target):
+            raise error
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", failing_open)
+
+
 def test_scenario_read_file_with_permission_denied(project, ctx, monkeypatch):
     shadow = project / "shadow"
     shadow.write_text("root:*:19000:0:99999:7:::\n")
-    real_open = os.open
-
-    def deny(path, flags, *args, **kwargs):  # fault injection: root cannot make chmod fail
-        if os.fspath(path) == str(shadow):
-            raise PermissionError(errno.EACCES, "Permission denied", path)
-        return real_open(path, flags, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", deny)
+    _open_fails(monkeypatch, shadow, PermissionError(errno.EACCES, "Permission denied", str(shadow)))
     r = fstools.read(str(shadow), ctx=ctx)
     assert not r.success
     assert r.error == f"Permission denied: {shadow}" and r.error_code == "permission_denied"
@@ -332,14 +337,7 @@ def test_file_swapped_for_a_fifo_after_the_check_does_not_hang(project, ctx, mon
 def test_file_deleted_after_the_check(project, ctx, monkeypatch):
     f = project / "gone.txt"
     f.write_text("x")
-    real_open = os.open
-
-    def vanish(path, flags, *args, **kwargs):  # fault injection: deleted between stat and open
-        if os.fspath(path) == str(f):
-            raise FileNotFoundError(errno.ENOENT, "No such file", path)
-        return real_open(path, flags, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", vanish)
+    _open_fails(monkeypatch, f, FileNotFoundError(errno.ENOENT, "No such file", str(f)))
     assert fstools.read(str(f), ctx=ctx).error == f"File not found: {f}"
 
 
