@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PilImage
 
 _SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -80,7 +84,7 @@ def load_image(data: bytes, mime: str, max_dimension: int, max_bytes: int) -> Im
         raise ImageError(str(exc) or type(exc).__name__) from None
 
 
-def _reencode(img, mime: str, original_size: int, max_dimension: int, max_bytes: int) -> ImageView:
+def _reencode(img: PilImage, mime: str, original_size: int, max_dimension: int, max_bytes: int) -> ImageView:
     from PIL import Image
 
     width, height = img.size

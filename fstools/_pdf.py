@@ -5,6 +5,10 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
 
 _RANGE = re.compile(r"\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?")
 
@@ -80,7 +84,7 @@ def read_pdf(data: bytes, pages: str | None, max_pages: int) -> PdfView:
     return PdfView(page_count, shown, remaining, "\n\n".join(blocks))
 
 
-def _page_text(reader, number: int) -> str:
+def _page_text(reader: PdfReader, number: int) -> str:
     try:
         text = reader.pages[number - 1].extract_text() or ""
     except Exception as exc:  # noqa: BLE001 - one damaged page must not hide the others

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ._errors import ErrorCode, ToolError
-from ._lineindex import BLOCK, CodeUnits, LineIndex
+from ._lineindex import BLOCK, ByteSource, CodeUnits, LineIndex
 from ._textcodec import SNIFF_BYTES, TextEncoding, sniff_encoding
 
 MAX_LINE_CHARS = 2000
@@ -76,20 +76,14 @@ class _TextFile:
     index: LineIndex
 
 
-class _MemorySource:
-    def __init__(self, data: bytes) -> None:
+class _Slices:
+    """A ByteSource over the file in memory or an mmap of it: a slice copies just that range."""
+
+    def __init__(self, data: bytes | mmap.mmap) -> None:
         self._data = data
 
     def block(self, start: int, end: int) -> bytes:
         return self._data[start:end]
-
-
-class _MappedSource:
-    def __init__(self, mm: mmap.mmap) -> None:
-        self._mm = mm
-
-    def block(self, start: int, end: int) -> bytes:
-        return self._mm[start:end]
 
 
 _cache: OrderedDict[tuple[str, int, int, int, int], _TextFile] = OrderedDict()
@@ -101,11 +95,11 @@ def read_window(path: str, fd: int, st: os.stat_result, head: bytes, offset: int
     if st.st_size <= WHOLE_FILE_BYTES:
         data = head if len(head) >= st.st_size else os.pread(fd, st.st_size, 0)
         text = _index(sniff_encoding(data), [(data, len(data))], len(data))
-        return _window(_MemorySource(data), text, offset, limit)
+        return _window(_Slices(data), text, offset, limit)
     text = _cached_index(path, fd, st, head)
     try:
         with mmap.mmap(fd, text.index.size, access=mmap.ACCESS_READ) as mm:
-            return _window(_MappedSource(mm), text, offset, limit)
+            return _window(_Slices(mm), text, offset, limit)
     except ValueError:  # the file shrank below what was scanned
         raise ToolError(ErrorCode.CONCURRENT_MODIFICATION, f"File changed while it was being read: {path}") from None
 
@@ -152,7 +146,7 @@ def _chunks(fd: int, size: int) -> Iterator[tuple[bytearray, int]]:
         offset += got
 
 
-def _window(src: _MemorySource | _MappedSource, text: _TextFile, offset: int, limit: int) -> TextWindow:
+def _window(src: ByteSource, text: _TextFile, offset: int, limit: int) -> TextWindow:
     index = text.index
     count = max(0, min(limit, index.total_lines - offset + 1))
     lines: list[str] = []
@@ -174,7 +168,7 @@ def _window(src: _MemorySource | _MappedSource, text: _TextFile, offset: int, li
     return TextWindow(lines, offset, index.total_lines, cut, text.encoding, index.line_ending, index.digest)
 
 
-def _line_prefixes(src: _MemorySource | _MappedSource, index: LineIndex, pos: int, count: int, codec: str) -> Iterator[str]:
+def _line_prefixes(src: ByteSource, index: LineIndex, pos: int, count: int, codec: str) -> Iterator[str]:
     """`count` lines from byte `pos`, each decoded only as far as it can be shown (never a huge line whole)."""
     newlines = index.newline_positions(src, pos)
     for _ in range(count):

@@ -250,21 +250,13 @@ def test_crlf_split_across_chunks_is_counted_once():
     assert _scan(data, chunk=BLOCK).line_ending == "CRLF"
 
 
-class _Bytes:
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def block(self, start: int, end: int) -> bytes:
-        return self.data[start:end]
-
-
 def test_line_starts_across_sparse_and_dense_blocks():
     rng = random.Random(3)
     parts = [b"\n" * 70000, b"x" * (3 * BLOCK), b"\n", *(b"y" * rng.randrange(0, 200) + b"\n" for _ in range(3000))]
     data = b"".join(parts)
     index = _scan(data)
     starts = [0] + [i + 1 for i, byte in enumerate(data) if byte == 10]
-    src = _Bytes(data)
+    src = _textwindow._Slices(data)
     for line in [1, 2, 69999, 70000, 70001, 70002, 70003, 71000, index.total_lines]:
         assert index.line_start(src, line) == starts[line - 1]
     assert list(index.newline_positions(src, 69990))[:12] == [i - 1 for i in starts[69991:70003]]
