@@ -12,14 +12,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
 
-_SIGNATURES: tuple[tuple[bytes, str], ...] = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
-# Sizes of the DIB header that follows "BM": a bare "BM" also starts plenty of text files.
-_BMP_HEADER_SIZES = frozenset({12, 40, 52, 56, 64, 108, 124})
 # What model APIs accept as is; BMP is always converted.
 _SENDABLE = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 # What a re-encoded image is saved as: formats without good compression become PNG.
@@ -53,18 +45,6 @@ class ImageView:
     @property
     def resized(self) -> bool:
         return (self.width, self.height) != (self.original_width, self.original_height)
-
-
-def image_mime(head: bytes) -> str | None:
-    """The MIME type of a png/jpeg/gif/webp/bmp image from its first bytes, else None."""
-    for signature, mime in _SIGNATURES:
-        if head.startswith(signature):
-            return mime
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    if head[:2] == b"BM" and int.from_bytes(head[14:18], "little") in _BMP_HEADER_SIZES:
-        return "image/bmp"
-    return None
 
 
 def load_image(data: bytes, mime: str, max_dimension: int, max_bytes: int) -> ImageView:

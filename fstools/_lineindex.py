@@ -13,10 +13,10 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from ._fingerprint import DIGEST_LIMIT, content_hasher
-from ._textcodec import line_ending_style
+from ._textcodec import TextEncoding, line_ending_style
 
 BLOCK = 64 * 1024  # a multiple of every code unit size
 _LINEAR_SPAN = 512  # below this many bytes a block search just calls find()
@@ -24,10 +24,13 @@ _LINEAR_SPAN = 512  # below this many bytes a block search just calls find()
 ByteChunk = bytes | bytearray
 
 
-class ByteSource(Protocol):
-    """Random access to a file's bytes: the file in memory, or an mmap of it."""
+if TYPE_CHECKING:  # a Protocol costs import time and is only needed by type checkers
+    from typing import Protocol
 
-    def block(self, start: int, end: int) -> bytes: ...
+    class ByteSource(Protocol):
+        """Random access to a file's bytes: the file in memory, or an mmap of it."""
+
+        def block(self, start: int, end: int) -> bytes: ...
 
 
 class CodeUnits:
@@ -88,12 +91,13 @@ class CodeUnits:
 
 @dataclass
 class LineIndex:
-    """Cumulative newline counts per BLOCK of one file, and the line-ending tallies.
+    """Cumulative newline counts per BLOCK of one file in one encoding, and its line-ending tallies.
 
     `cum[i]` is the number of newlines in bytes [0, i * BLOCK); `start` is where line 1
     begins (after a BOM).
     """
 
+    encoding: TextEncoding
     units: CodeUnits
     size: int
     start: int
@@ -118,12 +122,13 @@ class LineIndex:
 
     # Building ------------------------------------------------------------------------
     @classmethod
-    def scan(cls, chunks: Iterable[tuple[ByteChunk, int]], units: CodeUnits, size: int, start: int) -> LineIndex:
-        """Index a file read as consecutive `(buffer, length)` chunks, each a multiple of BLOCK but the last.
-
-        The content hash is taken in the same pass (files up to DIGEST_LIMIT).
+    def scan(cls, chunks: Iterable[tuple[ByteChunk, int]], encoding: TextEncoding, size: int) -> LineIndex:
+        """Index a file in `encoding` read as consecutive `(buffer, length)` chunks, each a multiple of
+        BLOCK but the last. The content hash is taken in the same pass (files up to DIGEST_LIMIT).
         """
-        index = cls(units, size, start, last_newline_end=start)
+        units = CodeUnits(encoding.name, encoding.unit)
+        start = len(encoding.bom)
+        index = cls(encoding, units, size, start, last_newline_end=start)
         hasher = content_hasher() if size <= DIGEST_LIMIT else None
         nl = units.needle("\n")
         offset = 0

@@ -29,10 +29,6 @@ class PdfView:
     text: str
 
 
-def is_pdf(head: bytes) -> bool:
-    return head.startswith(b"%PDF-")
-
-
 def parse_pages(spec: str, page_count: int) -> list[int]:
     """Pages selected by "1-5,8" / "3" / "10-" (to the end), 1-based, ascending, without repeats."""
     selected: set[int] = set()

@@ -1,7 +1,8 @@
 """Read: a file for an agent, as numbered text lines, an image, PDF page text or notebook cells.
 
 What a file is comes from its bytes (images, PDFs, binaries) and, for notebooks, its
-name. Every successful read records what read-before-write needs in the context.
+name. Every successful read records what read-before-write needs in the context. The
+image, PDF and notebook readers are imported on first use: `import fstools` stays light.
 """
 
 from __future__ import annotations
@@ -13,12 +14,10 @@ import stat
 from ._context import ExecutionContext
 from ._errors import ErrorCode, ToolError, error_from_oserror
 from ._fingerprint import remember, remember_digest
-from ._image import ImageError, ImageTooLarge, image_mime, load_image
+from ._filekind import image_mime, is_pdf
 from ._invoke import ToolSpec, authorize, invoke
-from ._notebook import NotebookError, read_notebook
 from ._params import ToolParameter
 from ._paths import SafePath, resolve_path
-from ._pdf import PageSpecError, PdfError, format_pages, is_pdf, read_pdf
 from ._result import ToolResult
 from ._textcodec import SNIFF_BYTES, looks_binary
 from ._textwindow import MAX_LINE_CHARS, read_window
@@ -71,6 +70,8 @@ def _dispatch(
         return _read_pdf(ctx, target, fd, st, pages)
     notebook_error = None
     if target.path.lower().endswith(".ipynb"):
+        from ._notebook import NotebookError
+
         try:
             return _read_notebook(ctx, target, fd, st)
         except NotebookError as exc:
@@ -125,6 +126,8 @@ def _media_bytes(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_r
 
 
 def _read_image(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, mime: str) -> ToolResult:
+    from ._image import ImageError, ImageTooLarge, load_image
+
     data = _media_bytes(ctx, target, fd, st)
     try:
         image = load_image(data, mime, ctx.image_max_dimension, ctx.image_max_bytes)
@@ -158,6 +161,8 @@ def _read_image(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_re
 
 
 def _read_pdf(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, pages: str | None) -> ToolResult:
+    from ._pdf import PageSpecError, PdfError, format_pages, read_pdf
+
     data = _media_bytes(ctx, target, fd, st)
     try:
         pdf = read_pdf(data, pages, ctx.pdf_max_pages)
@@ -184,6 +189,8 @@ def _read_pdf(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_resu
 
 
 def _read_notebook(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result) -> ToolResult:
+    from ._notebook import read_notebook
+
     data = _media_bytes(ctx, target, fd, st)
     nb = read_notebook(data)
     return ToolResult.ok(

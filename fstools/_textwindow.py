@@ -13,12 +13,16 @@ import mmap
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ._errors import ErrorCode, ToolError
-from ._lineindex import BLOCK, ByteSource, CodeUnits, LineIndex
+from ._lineindex import BLOCK, LineIndex
 from ._textcodec import SNIFF_BYTES, TextEncoding, sniff_encoding
+
+if TYPE_CHECKING:
+    from ._lineindex import ByteSource
 
 MAX_LINE_CHARS = 2000
 CUT_MARK = "..."
@@ -70,12 +74,6 @@ class TextWindow:
         return "\n".join(out)
 
 
-@dataclass(frozen=True)
-class _TextFile:
-    encoding: TextEncoding
-    index: LineIndex
-
-
 class _Slices:
     """A ByteSource over the file in memory or an mmap of it: a slice copies just that range."""
 
@@ -86,7 +84,7 @@ class _Slices:
         return self._data[start:end]
 
 
-_cache: OrderedDict[tuple[str, int, int, int, int], _TextFile] = OrderedDict()
+_cache: OrderedDict[tuple[str, int, int, int, int], LineIndex] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
@@ -94,36 +92,32 @@ def read_window(path: str, fd: int, st: os.stat_result, head: bytes, offset: int
     """Lines offset..offset+limit-1 of the open text file `fd` (stat `st`, first bytes `head`)."""
     if st.st_size <= WHOLE_FILE_BYTES:
         data = head if len(head) >= st.st_size else os.pread(fd, st.st_size, 0)
-        text = _index(sniff_encoding(data), [(data, len(data))], len(data))
-        return _window(_Slices(data), text, offset, limit)
-    text = _cached_index(path, fd, st, head)
+        index = LineIndex.scan([(data, len(data))], sniff_encoding(data), len(data))
+        return _window(_Slices(data), index, offset, limit)
+    index = _cached_index(path, fd, st, head)
     try:
-        with mmap.mmap(fd, text.index.size, access=mmap.ACCESS_READ) as mm:
-            return _window(_Slices(mm), text, offset, limit)
+        with mmap.mmap(fd, index.size, access=mmap.ACCESS_READ) as mm:
+            return _window(_Slices(mm), index, offset, limit)
     except ValueError:  # the file shrank below what was scanned
         raise ToolError(ErrorCode.CONCURRENT_MODIFICATION, f"File changed while it was being read: {path}") from None
 
 
-def _index(encoding: TextEncoding, chunks: Iterable[tuple[bytes | bytearray, int]], size: int) -> _TextFile:
-    units = CodeUnits(encoding.name, encoding.unit)
-    return _TextFile(encoding, LineIndex.scan(chunks, units, size, len(encoding.bom)))
-
-
-def _cached_index(path: str, fd: int, st: os.stat_result, head: bytes) -> _TextFile:
+def _cached_index(path: str, fd: int, st: os.stat_result, head: bytes) -> LineIndex:
     key = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     with _cache_lock:
-        text = _cache.get(key)
-        if text is not None:
+        index = _cache.get(key)
+        if index is not None:
             _cache.move_to_end(key)
-            return text
-    text = _index(sniff_encoding(head[:SNIFF_BYTES], complete=False), _chunks(fd, st.st_size), st.st_size)
-    if text.index.size != st.st_size:
+            return index
+    encoding = sniff_encoding(head[:SNIFF_BYTES], complete=False)
+    index = LineIndex.scan(_chunks(fd, st.st_size), encoding, st.st_size)
+    if index.size != st.st_size:
         raise ToolError(ErrorCode.CONCURRENT_MODIFICATION, f"File changed while it was being read: {path}")
     with _cache_lock:
-        _cache[key] = text
+        _cache[key] = index
         while len(_cache) > CACHE_ENTRIES:
             _cache.popitem(last=False)
-    return text
+    return index
 
 
 def _chunks(fd: int, size: int) -> Iterator[tuple[bytearray, int]]:
@@ -146,8 +140,7 @@ def _chunks(fd: int, size: int) -> Iterator[tuple[bytearray, int]]:
         offset += got
 
 
-def _window(src: ByteSource, text: _TextFile, offset: int, limit: int) -> TextWindow:
-    index = text.index
+def _window(src: ByteSource, index: LineIndex, offset: int, limit: int) -> TextWindow:
     count = max(0, min(limit, index.total_lines - offset + 1))
     lines: list[str] = []
     cut = 0
@@ -158,14 +151,14 @@ def _window(src: ByteSource, text: _TextFile, offset: int, limit: int) -> TextWi
         # The window ends with a newline unless its last line is the file's unterminated last line.
         terminated = after <= index.total_lines or index.last_newline_end == index.size
         if end - start <= min(_BULK_BYTES, count * _CUT_BYTES):
-            decoded = src.block(start, end).decode(text.encoding.name, "replace")
+            decoded = src.block(start, end).decode(index.encoding.name, "replace")
             lines = decoded.replace("\r\n", "\n").split("\n")  # a CRLF line is shown without its CR
             if terminated:
                 lines.pop()  # the empty text after the window's last newline
         else:  # some lines are huge: decode only what can be shown of each
-            lines = list(_line_prefixes(src, index, start, count, text.encoding.name))
+            lines = list(_line_prefixes(src, index, start, count, index.encoding.name))
         lines, cut = _cut_long(lines)
-    return TextWindow(lines, offset, index.total_lines, cut, text.encoding, index.line_ending, index.digest)
+    return TextWindow(lines, offset, index.total_lines, cut, index.encoding, index.line_ending, index.digest)
 
 
 def _line_prefixes(src: ByteSource, index: LineIndex, pos: int, count: int, codec: str) -> Iterator[str]:

@@ -7,6 +7,8 @@ import hashlib
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from fstools._paths import SafePath
 from _readsamples import make_notebook, make_pdf
 
 NUMBERED = re.compile(r"^ *(\d+)\t(.*)$")
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def numbered(output: str) -> list[tuple[int, str]]:
@@ -402,3 +405,13 @@ def test_relative_path_when_the_context_allows_it(project):
     r = fstools.read("rel.txt", ctx=ctx)
     assert r.success and r.metadata["file_path"] == str(project / "rel.txt")
     assert Path(r.metadata["file_path"]).is_absolute()
+
+
+def test_import_stays_light():
+    """PIL, pypdf, nbformat and charset_normalizer load on the first file that needs them, not on import."""
+    code = (
+        "import sys, fstools; heavy = ('PIL', 'pypdf', 'nbformat', 'charset_normalizer', "
+        "'fstools._image', 'fstools._pdf', 'fstools._notebook'); print([m for m in heavy if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"

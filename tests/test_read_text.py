@@ -12,7 +12,8 @@ import pytest
 
 import fstools
 from fstools import _textwindow
-from fstools._lineindex import BLOCK, CodeUnits, LineIndex
+from fstools._lineindex import BLOCK, LineIndex
+from fstools._textcodec import TextEncoding
 from fstools._textwindow import WHOLE_FILE_BYTES
 
 from test_read import numbered
@@ -221,7 +222,8 @@ def test_wide_encodings_on_mapped_files(project, ctx, codec, bom):
 def _scan(data: bytes, codec: str = "utf-8", unit: int = 1, chunk: int | None = None) -> LineIndex:
     chunk = chunk or max(len(data), 1)
     pieces = [(data[i : i + chunk], len(data[i : i + chunk])) for i in range(0, len(data), chunk)]
-    return LineIndex.scan(pieces, CodeUnits(codec, unit), len(data), 0)
+    assert TextEncoding(codec).unit == unit
+    return LineIndex.scan(pieces, TextEncoding(codec), len(data))
 
 
 @pytest.mark.parametrize("codec,unit", [("utf-8", 1), ("utf-16-le", 2), ("utf-32-be", 4)])
