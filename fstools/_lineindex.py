@@ -34,59 +34,64 @@ if TYPE_CHECKING:  # a Protocol costs import time and is only needed by type che
 
 
 class CodeUnits:
-    """Finds ASCII control characters ("\\n", "\\r") as whole, aligned code units of one encoding.
+    """Finds newlines, and counts carriage returns, as whole aligned code units of one encoding.
 
-    For 1-byte units the bytes are searched as they are. For wider units `marks()` turns
-    the bytes into one byte per unit, 1 where that unit is the character, so the same
+    For 1-byte units the bytes are searched as they are. For wider units `newline_marks()`
+    turns the bytes into one byte per unit, 1 where that unit is "\\n", so the same
     `count`/`find` calls work on it.
     """
 
     def __init__(self, codec: str, unit: int) -> None:
         self.unit = unit
-        self._codec = codec
-        self._tables: dict[str, tuple[bytes, ...]] = {}
+        self.needle = b"\n" if unit == 1 else b"\x01"
+        self._newline = "\n".encode(codec)
+        self._cr = "\r".encode(codec)
+        # Per byte lane of a unit, a translate table that maps the character's byte there to 1.
+        self._tables = {
+            char: tuple(bytes(int(i == b) for i in range(256)) for b in encoded)
+            for char, encoded in (("\n", self._newline), ("\r", self._cr))
+            if unit > 1
+        }
 
-    def needle(self, char: str) -> bytes:
-        return char.encode("ascii") if self.unit == 1 else b"\x01"
+    def units(self, length: int) -> int:
+        """How many whole code units `length` bytes hold: the search bound in newline marks."""
+        return length // self.unit
 
-    def marks(self, data: ByteChunk, char: str, length: int | None = None) -> ByteChunk:
-        """Where `needle(char)` marks each `char` of `data[:length]`, one position per unit.
+    def newline_marks(self, data: ByteChunk, length: int | None = None) -> ByteChunk:
+        """Where `needle` marks each newline of `data[:length]`, one position per unit.
 
         For 1-byte units that is `data` itself, not copied: search it within `units(length)`.
         """
         if self.unit == 1:
             return data
         n = len(data) if length is None else length
-        return self._unit_mask(data, char, n).to_bytes(n // self.unit, "little")
+        return self._unit_mask(data, "\n", n).to_bytes(self.units(n), "little")
 
-    def units(self, length: int) -> int:
-        """How many whole code units `length` bytes hold: the search bound in `marks()`."""
-        return length // self.unit
+    def chunk_marks(self, data: ByteChunk, n: int) -> tuple[ByteChunk, int, int]:
+        """newline_marks(data, n), with the number of CR units in `data[:n]` and of CRs followed by a newline."""
+        if self.unit == 1:
+            marks, newlines = data, 0
+        else:
+            newlines = self._unit_mask(data, "\n", n)
+            marks = newlines.to_bytes(self.units(n), "little")
+        if data.find(b"\r", 0, n) == -1:  # no CR byte, so no CR unit: the common case, one memchr pass
+            return marks, 0, 0
+        if self.unit == 1:
+            return marks, data.count(b"\r", 0, n), data.count(b"\r\n", 0, n)
+        crs = self._unit_mask(data, "\r", n)
+        return marks, crs.bit_count(), (crs & (newlines >> 8)).bit_count()
 
     def _unit_mask(self, data: ByteChunk, char: str, n: int) -> int:
         """An int whose byte i is 1 when unit i of `data[:n]` is `char` (one lane per byte of the unit)."""
-        tables = self._tables.get(char)
-        if tables is None:
-            pattern = char.encode(self._codec)
-            tables = tuple(bytes(int(i == b) for i in range(256)) for b in pattern)
-            self._tables[char] = tables
-        units = n // self.unit
+        units = self.units(n)
         mask = -1
-        for lane, table in enumerate(tables):
-            lane_bytes = data[lane : units * self.unit : self.unit].translate(table)
-            mask &= int.from_bytes(lane_bytes, "little")
+        for lane, table in enumerate(self._tables[char]):
+            mask &= int.from_bytes(data[lane : units * self.unit : self.unit].translate(table), "little")
         return mask if units else 0
 
-    def crlf_count(self, data: ByteChunk, n: int) -> int:
-        """CR units directly followed by an LF unit within `data[:n]`."""
-        if self.unit == 1:
-            return data.count(b"\r\n", 0, n)
-        cr = self._unit_mask(data, "\r", n)
-        return (cr & (self._unit_mask(data, "\n", n) >> 8)).bit_count() if cr else 0
-
     def is_char_at(self, data: ByteChunk, pos: int, char: str) -> bool:
-        """Whether the unit at byte `pos` of `data` is `char`."""
-        return bytes(data[pos : pos + self.unit]) == char.encode(self._codec)
+        """Whether the unit at byte `pos` of `data` is `char` ("\\n" or "\\r")."""
+        return bytes(data[pos : pos + self.unit]) == (self._newline if char == "\n" else self._cr)
 
 
 @dataclass
@@ -130,38 +135,29 @@ class LineIndex:
         start = len(encoding.bom)
         index = cls(encoding, units, size, start, last_newline_end=start)
         hasher = content_hasher() if size <= DIGEST_LIMIT else None
-        nl = units.needle("\n")
         offset = 0
         prev_ends_cr = False
         for buf, n in chunks:
             if hasher is not None:
                 hasher.update(memoryview(buf)[:n])
-            marks = units.marks(buf, "\n", n)
+            marks, crs, crlfs = units.chunk_marks(buf, n)
             bound = units.units(n)
             step = BLOCK // units.unit
             total = index.cum[-1]
             for s in range(0, bound, step):
-                total += marks.count(nl, s, min(s + step, bound))
+                total += marks.count(units.needle, s, min(s + step, bound))
                 index.cum.append(total)
-            last = marks.rfind(nl, 0, bound)
+            last = marks.rfind(units.needle, 0, bound)
             if last != -1:
                 index.last_newline_end = offset + (last + 1) * units.unit
-            if prev_ends_cr and units.is_char_at(buf, 0, "\n"):
-                index.crlf += 1
-            index._tally_cr(buf, n)
-            prev_ends_cr = n >= units.unit and units.is_char_at(buf, n - n % units.unit - units.unit, "\r")
+            index.cr += crs
+            index.crlf += crlfs + (prev_ends_cr and units.is_char_at(buf, 0, "\n"))
+            prev_ends_cr = bound > 0 and units.is_char_at(buf, (bound - 1) * units.unit, "\r")
             offset += n
         index.size = offset  # less than `size` if the file shrank while it was read
         if hasher is not None:
             index.digest = hasher.digest()
         return index
-
-    def _tally_cr(self, buf: ByteChunk, n: int) -> None:
-        cr = self.units.needle("\r")
-        if self.units.unit == 1 and buf.find(cr, 0, n) == -1:
-            return  # the common LF-only case: one memchr pass
-        self.cr += self.units.marks(buf, "\r", n).count(cr, 0, self.units.units(n))
-        self.crlf += self.units.crlf_count(buf, n)
 
     # Lookups ---------------------------------------------------------------------------
     def line_start(self, src: ByteSource, line: int) -> int:
@@ -172,13 +168,13 @@ class LineIndex:
         """Byte offset just past the m-th newline (1-based)."""
         block = bisect_left(self.cum, m) - 1  # cum[block] < m <= cum[block + 1]
         base = block * BLOCK
-        marks = self.units.marks(src.block(base, min(base + BLOCK, self.size)), "\n")
-        return base + (_kth(marks, self.units.needle("\n"), m - self.cum[block]) + 1) * self.units.unit
+        marks = self.units.newline_marks(src.block(base, min(base + BLOCK, self.size)))
+        return base + (_kth(marks, self.units.needle, m - self.cum[block]) + 1) * self.units.unit
 
     def newline_positions(self, src: ByteSource, pos: int) -> Iterator[int]:
         """Byte offsets of the newlines at or after `pos`, in order, reading only blocks that hold one."""
         unit = self.units.unit
-        nl = self.units.needle("\n")
+        nl = self.units.needle
         last_block = len(self.cum) - 1
         block = pos // BLOCK
         while block < last_block:
@@ -186,7 +182,7 @@ class LineIndex:
                 block = bisect_right(self.cum, self.cum[block]) - 1  # the next block holding a newline
                 continue
             base = block * BLOCK
-            marks = self.units.marks(src.block(base, min(base + BLOCK, self.size)), "\n")
+            marks = self.units.newline_marks(src.block(base, min(base + BLOCK, self.size)))
             i = max(pos - base, 0) // unit
             while (i := marks.find(nl, i)) != -1:
                 yield base + i * unit
