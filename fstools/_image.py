@@ -1,4 +1,4 @@
-"""Images for multimodal models: recognised by their bytes, downscaled when over the bounds.
+"""Images for multimodal models: sent as they are, or re-encoded to fit the bounds a model takes.
 
 PIL is imported only when an image is actually read, to keep `import fstools` light.
 """

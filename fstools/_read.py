@@ -120,9 +120,7 @@ def _media_bytes(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_r
             f"File too large: {target.display} is {st.st_size} bytes; images, PDFs and notebooks are read "
             f"up to {ctx.max_media_bytes} bytes",
         )
-    data = os.pread(fd, st.st_size, 0)
-    remember(ctx, target.path, st, data)
-    return data
+    return os.pread(fd, st.st_size, 0)
 
 
 def _read_image(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, mime: str) -> ToolResult:
@@ -137,6 +135,7 @@ def _read_image(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_re
         raise ToolError(
             ErrorCode.ENCODING_ERROR, f"Cannot read image: {target.display} looks like {mime} but is damaged ({exc})"
         ) from None
+    remember(ctx, target.path, st, data)
     summary = f"Image {target.display}: {image.mime_type}, {image.width}x{image.height} px, {len(image.data)} bytes"
     if image.resized or image.mime_type != mime:
         summary += (
@@ -170,6 +169,7 @@ def _read_pdf(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_resu
         raise ToolError(ErrorCode.ENCODING_ERROR, f"Cannot read PDF: {target.display} ({exc})") from None
     except PageSpecError as exc:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, str(exc)) from None
+    remember(ctx, target.path, st, data)
     output = pdf.text
     if pdf.remaining:
         output += (
@@ -193,6 +193,7 @@ def _read_notebook(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat
 
     data = _media_bytes(ctx, target, fd, st)
     nb = read_notebook(data)
+    remember(ctx, target.path, st, data)
     return ToolResult.ok(
         nb.text,
         file_path=target.display,

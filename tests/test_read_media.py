@@ -102,6 +102,7 @@ def test_damaged_image_is_a_clear_error(project, ctx):
     f.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)
     r = fstools.read(str(f), ctx=ctx)
     assert r.error_code == "encoding_error" and r.error.startswith(f"Cannot read image: {f} looks like image/png")
+    assert ctx.read_record(str(f)) is None
 
 
 def _png_header_only(width: int, height: int) -> bytes:
@@ -203,6 +204,7 @@ def test_encrypted_pdf_needs_a_password(project, ctx):
     f.write_bytes(_encrypted(make_pdf(["secret"]), user="pw", owner="owner"))
     r = fstools.read(str(f), ctx=ctx)
     assert r.error_code == "encoding_error" and r.error == f"Cannot read PDF: {f} (it is encrypted and needs a password)"
+    assert ctx.read_record(str(f)) is None
 
 
 def test_pdf_with_only_an_owner_password_reads(project, ctx):
@@ -249,6 +251,7 @@ def test_notebook_cells_and_outputs(project, ctx):
     assert blocks[4].startswith("--- Cell 5 (code) ---\n1 / 0\nOutput:\n")
     assert "ZeroDivisionError: division by zero" in blocks[4] and "\x1b" not in r.output
     assert r.metadata["language"] == "python" and r.metadata["nbformat"] == 4 and r.metadata["cell_count"] == 5
+    assert ctx.read_record(str(f)) is not None
 
 
 def test_notebook_long_outputs_are_capped(project, ctx):
@@ -279,7 +282,7 @@ def test_invalid_notebook_is_shown_as_text(project, ctx):
     f.write_text('{"cells": [ oops\n')
     r = fstools.read(str(f), ctx=ctx)
     assert r.success and r.output == '     1\t{"cells": [ oops'
-    assert "notebook_error" in r.metadata
+    assert "notebook_error" in r.metadata and ctx.read_record(str(f)) is not None
 
 
 def test_old_notebook_format_is_converted(project, ctx):
