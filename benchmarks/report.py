@@ -28,7 +28,7 @@ HEADINGS = {
     "files": "Big files",
     "kernel": "Linux kernel 6.1 tree (78k files, scripts/fetch_corpus)",
 }
-UNITS = {"ms": "{:.1f} ms", "MB": "{:.1f} MB", "x": "{:.2f}×"}
+UNITS = {"ms": "{:.1f} ms", "MB": "{:.1f} MB"}
 
 
 def environment() -> dict[str, str]:
@@ -76,11 +76,20 @@ def record(rows: list[Row], env: dict[str, str], path: str = RESULTS) -> dict[st
 
 
 def fmt(unit: str, value: float | None) -> str:
-    return "—" if value is None else UNITS[unit].format(value)
+    if value is None:
+        return "—"
+    if unit == "x":
+        return ratio(value)
+    return UNITS[unit].format(value)
+
+
+def ratio(value: float) -> str:
+    """Two decimals where they matter, significant digits for tiny or huge ratios."""
+    return f"{value:.2f}×" if 0.1 <= value < 100 else f"{value:.2g}×"
 
 
 def _refs_cell(row: Row) -> str:
-    return "<br>".join(f"{r.label}: {r.ms:.1f} ms ({r.ratio:.2f}×)" if r.ratio else f"{r.label}: {r.ms:.1f} ms" for r in row.refs)
+    return "<br>".join(f"{r.label}: {r.ms:.1f} ms" + (f" ({ratio(r.ratio)})" if r.ratio else "") for r in row.refs)
 
 
 def table(rows: list[Row]) -> str:
