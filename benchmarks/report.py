@@ -85,7 +85,9 @@ def fmt(unit: str, value: float | None) -> str:
 
 def ratio(value: float) -> str:
     """Two decimals where they matter, significant digits for tiny or huge ratios."""
-    return f"{value:.2f}×" if 0.1 <= value < 100 else f"{value:.2g}×"
+    if value >= 100:
+        return f"{value:.0f}×"
+    return f"{value:.2f}×" if value >= 0.1 else f"{value:.2g}×"
 
 
 def _refs_cell(row: Row) -> str:
