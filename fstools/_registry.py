@@ -55,9 +55,12 @@ class ToolRegistry:
 
 def file_tools() -> list[BaseTool]:
     """One instance of every working file tool, in the order agents usually meet them."""
+    from ._delete import DeleteTool
+    from ._edit import EditTool, MultiEditTool
     from ._ls import LSTool
+    from ._write import WriteTool
 
-    return [LSTool()]
+    return [WriteTool(), EditTool(), MultiEditTool(), DeleteTool(), LSTool()]
 
 
 def register_file_tools(registry: ToolRegistry) -> ToolRegistry:
