@@ -36,21 +36,24 @@ class ChangeTracker:
         """Record one edit: sorted, disjoint (start, end, new_length) spans in current coordinates."""
         out: list[tuple[int, int, int]] = []
         regions, i, shift = self._regions, 0, 0
+        group: _Group | None = None  # spans and earlier regions that overlap: one region in the end
         for start, end, new_len in spans:
-            while i < len(regions) and regions[i][1] < start:
-                cs, ce, ol = regions[i]
-                _push(out, cs + shift, ce + shift, ol)
+            if group is not None and start > group.hi:
+                shift = group.flush(out, shift)
+                group = None
+            if group is None:
+                while i < len(regions) and regions[i][1] < start:
+                    cs, ce, ol = regions[i]
+                    _push(out, cs + shift, ce + shift, ol)
+                    i += 1
+                group = _Group(start, end)
+            group.hi = max(group.hi, end)
+            group.delta += new_len - (end - start)
+            while i < len(regions) and regions[i][0] <= group.hi:
+                group.absorb(*regions[i])
                 i += 1
-            lo, hi, covered_cur, covered_old = start, end, 0, 0
-            while i < len(regions) and regions[i][0] <= end:
-                cs, ce, ol = regions[i]
-                lo, hi = min(lo, cs), max(hi, ce)
-                covered_cur += ce - cs
-                covered_old += ol
-                i += 1
-            delta = new_len - (end - start)
-            _push(out, lo + shift, hi + shift + delta, (hi - lo) - covered_cur + covered_old)
-            shift += delta
+        if group is not None:
+            shift = group.flush(out, shift)
         for cs, ce, ol in regions[i:]:
             _push(out, cs + shift, ce + shift, ol)
         self._regions = out
@@ -62,6 +65,27 @@ class ChangeTracker:
             result.append(Change(start, start + ol, cs, ce))
             offset += (ce - cs) - ol
         return result
+
+
+@dataclass
+class _Group:
+    """A run of overlapping spans and earlier regions, in coordinates before the edit."""
+
+    lo: int
+    hi: int
+    covered_cur: int = 0  # characters of absorbed regions
+    covered_old: int = 0  # the original characters those regions stand for
+    delta: int = 0  # length change made by the spans
+
+    def absorb(self, cs: int, ce: int, ol: int) -> None:
+        self.lo, self.hi = min(self.lo, cs), max(self.hi, ce)
+        self.covered_cur += ce - cs
+        self.covered_old += ol
+
+    def flush(self, out: list[tuple[int, int, int]], shift: int) -> int:
+        old_len = (self.hi - self.lo) - self.covered_cur + self.covered_old
+        _push(out, self.lo + shift, self.hi + shift + self.delta, old_len)
+        return shift + self.delta
 
 
 def _push(out: list[tuple[int, int, int]], cs: int, ce: int, ol: int) -> None:
@@ -111,15 +135,22 @@ def _at_boundary(text: str, pos: int) -> bool:
     return pos == 0 or pos == len(text) or text[pos - 1] == "\n"
 
 
-def _line_window(old: str, new: str, c: Change) -> list[int]:
-    """[old_start, old_end, new_start, new_end] widened to whole lines on both sides."""
+def _line_window(old: str, new: str, c: Change, limit: int) -> list[int] | None:
+    """[old_start, old_end, new_start, new_end] widened to whole lines on both sides, or None if
+    that would reach past `limit` (where the next change starts): the two must then be merged."""
     back = c.old_start - (old.rfind("\n", 0, c.old_start) + 1)
     ow, nw = c.old_end, c.new_end
     while not (_at_boundary(old, ow) and _at_boundary(new, nw)):
         k = old.find("\n", ow)
-        step = (k + 1 if k >= 0 else len(old)) - ow
-        ow, nw = ow + step, nw + step
+        end = k + 1 if k >= 0 else len(old)
+        if end > limit or end == ow:
+            return None
+        ow, nw = end, nw + (end - ow)
     return [c.old_start - back, ow, c.new_start - back, nw]
+
+
+def _next_start(changes: Sequence[Change], i: int, default: int) -> int:
+    return changes[i + 1].old_start if i + 1 < len(changes) else default
 
 
 def _windows(old: str, new: str, changes: Sequence[Change], context: int) -> list[list[int]]:
@@ -127,11 +158,9 @@ def _windows(old: str, new: str, changes: Sequence[Change], context: int) -> lis
     i = 0
     while i < len(changes):
         c = changes[i]
-        w = _line_window(old, new, c)
-        while i + 1 < len(changes) and changes[i + 1].old_start < w[1]:  # next change shares a line
-            i += 1
+        while (w := _line_window(old, new, c, _next_start(changes, i, len(old)))) is None:
+            i += 1  # the next change shares a line with this one
             c = Change(c.old_start, changes[i].old_end, c.new_start, changes[i].new_end)
-            w = _line_window(old, new, c)
         lined.append(w)
         i += 1
     merged: list[list[int]] = []

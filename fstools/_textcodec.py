@@ -7,6 +7,7 @@ this is the one place that decides what a file's bytes mean.
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass
 
 # Longest BOM first: the UTF-32-LE BOM starts with the UTF-16-LE one.
@@ -110,9 +111,22 @@ def sniff_encoding(sample: bytes, *, complete: bool = True) -> TextEncoding:
     found = bom_encoding(sample)
     if found is not None:
         return found
-    if _is_utf8(sample, complete):
+    if _is_utf8(sample, complete) or _mostly_utf8(sample[:SNIFF_BYTES]):
         return UTF8
     return TextEncoding(codecs.lookup(_detect_legacy(sample[:SNIFF_BYTES])).name)
+
+
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+_STRAY_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def _mostly_utf8(sample: bytes) -> bool:
+    """UTF-8 with a few stray bytes (a damaged or concatenated file), not a legacy encoding: more
+    valid multi-byte characters than undecodable bytes. Read then shows the stray bytes as U+FFFD
+    instead of turning every UTF-8 character into mojibake, and Edit writes new text as UTF-8."""
+    text = sample.decode("utf-8", "surrogateescape")
+    stray = len(_STRAY_BYTE.findall(text))
+    return len(_NON_ASCII.findall(text)) - stray >= stray
 
 
 def _detect_legacy(sample: bytes) -> str:

@@ -26,3 +26,13 @@ def agent_read(ctx: ExecutionContext, path: str | os.PathLike[str]) -> bytes:
 
 def read_text(path: str | os.PathLike[str]) -> str:
     return Path(path).read_text(encoding="utf-8")
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def child_env() -> dict[str, str]:
+    """Environment for a child Python that imports fstools and these helpers from this checkout."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return env
