@@ -44,7 +44,7 @@ class ChangeTracker:
             if group is None:
                 while i < len(regions) and regions[i][1] < start:
                     cs, ce, ol = regions[i]
-                    _push(out, cs + shift, ce + shift, ol)
+                    out.append((cs + shift, ce + shift, ol))
                     i += 1
                 group = _Group(start, end)
             group.hi = max(group.hi, end)
@@ -55,7 +55,7 @@ class ChangeTracker:
         if group is not None:
             shift = group.flush(out, shift)
         for cs, ce, ol in regions[i:]:
-            _push(out, cs + shift, ce + shift, ol)
+            out.append((cs + shift, ce + shift, ol))
         self._regions = out
 
     def changes(self) -> list[Change]:
@@ -84,16 +84,8 @@ class _Group:
 
     def flush(self, out: list[tuple[int, int, int]], shift: int) -> int:
         old_len = (self.hi - self.lo) - self.covered_cur + self.covered_old
-        _push(out, self.lo + shift, self.hi + shift + self.delta, old_len)
+        out.append((self.lo + shift, self.hi + shift + self.delta, old_len))
         return shift + self.delta
-
-
-def _push(out: list[tuple[int, int, int]], cs: int, ce: int, ol: int) -> None:
-    if out and out[-1][1] >= cs:  # touching regions become one
-        ps, pe, pol = out[-1]
-        out[-1] = (ps, ce, pol + (cs - pe) + ol)
-    else:
-        out.append((cs, ce, ol))
 
 
 def _common_prefix(a: str, b: str, limit: int) -> int:

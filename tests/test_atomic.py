@@ -532,3 +532,125 @@ def test_unsupported_xattrs_are_not_an_error(seen, ctx, monkeypatch):
     monkeypatch.setattr(os, "listxattr", _raise(errno.EIO))
     r = fstools.write(str(seen), "newer\n", ctx=ctx)
     assert r.error_code == "io_error" and temp_files(seen.parent) == []
+
+
+def _acl(entries) -> bytes:
+    import struct
+
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", tag, perm, ident) for tag, perm, ident in entries)
+
+
+def test_inherited_default_acl_does_not_leak_onto_the_file(seen, ctx):
+    """The directory's default ACL is given to the new temp file; the original had no ACL, so neither may the result."""
+    anyone = 0xFFFFFFFF
+    default_acl = _acl([(0x01, 7, anyone), (0x02, 6, 1234), (0x04, 5, anyone), (0x10, 7, anyone), (0x20, 5, anyone)])
+    try:
+        os.setxattr(seen.parent, "system.posix_acl_default", default_acl)
+    except OSError as exc:  # pragma: no cover - depends on the filesystem under tmp
+        pytest.skip(f"POSIX ACLs unsupported here: {exc}")
+    mode = seen.stat().st_mode & 0o777
+    assert fstools.write(str(seen), "new\n", ctx=ctx).success
+    assert "system.posix_acl_access" not in os.listxattr(seen)
+    assert seen.stat().st_mode & 0o777 == mode
+
+
+def test_other_xattr_errors_fail_cleanly(seen, ctx, monkeypatch):
+    try:
+        os.setxattr(seen, "user.tag", b"v")
+    except OSError as exc:  # pragma: no cover - depends on the filesystem under tmp
+        pytest.skip(f"user xattrs unsupported here: {exc}")
+    monkeypatch.setattr(os, "setxattr", _raise(errno.ENOSPC))
+    r = fstools.write(str(seen), "new\n", ctx=ctx)
+    monkeypatch.undo()
+    assert r.error_code == "disk_full" and seen.read_bytes() == b"original content\n"
+    assert temp_files(seen.parent) == []
+
+
+def test_link_failure_on_create(project, ctx, monkeypatch):
+    monkeypatch.setattr(os, "link", _raise(errno.EIO))
+    r = fstools.write(str(project / "n.txt"), "x", ctx=ctx)
+    monkeypatch.undo()
+    assert r.error_code == "io_error" and os.listdir(project) == []
+
+
+def test_in_place_restore_is_best_effort(project, ctx, monkeypatch):
+    a = project / "a.txt"
+    a.write_bytes(b"linked\n")
+    os.link(a, project / "b.txt")
+    agent_read(ctx, a)
+    monkeypatch.setattr(os, "pwrite", _raise(errno.EIO))
+    r = fstools.write(str(a), "new\n", ctx=ctx)
+    monkeypatch.undo()
+    assert r.error_code == "io_error"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs a file owned by another user")
+def test_backup_of_a_foreign_file_is_still_made(seen, ctx, monkeypatch):
+    os.chown(seen, 12345, 54321)
+    monkeypatch.setattr(os, "fchown", _raise(errno.EPERM))
+    r = fstools.write(str(seen), "new\n", backup=True, ctx=ctx)
+    monkeypatch.undo()
+    assert r.success and r.metadata["in_place"] is True
+    assert (seen.parent / "data.txt.bak").read_bytes() == b"original content\n"
+    assert os.stat(seen.parent / "data.txt.bak").st_uid == os.geteuid()
+
+
+def test_file_deleted_while_waiting_for_the_lock(project, seen):
+    """Someone holds the lock when the commit starts, then deletes the file and lets go."""
+    timers = []
+
+    def lock_then_delete_later():
+        holder = open(seen, "rb")
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        timers.append(threading.Timer(0.05, lambda: (seen.unlink(), holder.close())))
+        timers[0].start()
+
+    ctx = ctx_with_confirm(project, lock_then_delete_later)
+    agent_read(ctx, seen)
+    r = fstools.write(str(seen), "mine\n", ctx=ctx)
+    timers[0].join()
+    assert r.error_code == "concurrent_modification" and "was deleted" in r.error
+    assert not seen.exists()
+
+
+def test_lock_taken_while_the_human_decides(project, seen):
+    holder = {}
+
+    def someone_locks():
+        holder["f"] = open(seen, "rb")
+        fcntl.flock(holder["f"], fcntl.LOCK_EX)
+
+    ctx = ctx_with_confirm(project, someone_locks)
+    ctx.timeout = 0.1
+    agent_read(ctx, seen)
+    r = fstools.write(str(seen), "mine\n", ctx=ctx)
+    holder["f"].close()
+    assert r.error_code == "timeout" and seen.read_bytes() == b"original content\n"
+
+
+def test_unreadable_file(seen, ctx, monkeypatch):
+    real_open = os.open
+
+    def deny_read(path, flags, mode=0o777, **kw):
+        if os.fspath(path) == str(seen):
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return real_open(path, flags, mode, **kw)
+
+    monkeypatch.setattr(os, "open", deny_read)
+    r = fstools.edit(str(seen), "original", "x", ctx=ctx)
+    monkeypatch.undo()
+    assert r.error_code == "permission_denied" and "Permission denied" in r.error
+
+
+def test_created_parents_that_cannot_be_removed_are_left(project, ctx, monkeypatch):
+    monkeypatch.setattr(os, "write", _raise(errno.ENOSPC))
+    monkeypatch.setattr(os, "rmdir", _raise(errno.ENOTEMPTY))
+    r = fstools.write(str(project / "a" / "b.txt"), "x", ctx=ctx)
+    monkeypatch.undo()
+    assert r.error_code == "disk_full" and os.listdir(project / "a") == []
+
+
+def test_temp_file_removed_by_someone_else(project):
+    with _atomic._TempFile(str(project / "f"), 0o600) as temp:
+        os.unlink(temp.path)
+    assert os.listdir(project) == []

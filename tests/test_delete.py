@@ -177,3 +177,11 @@ def test_tool_layer(project, ctx, recursive):
     (project / "x").write_text("x")
     r = fstools.create_registry().run("Delete", ctx, path=str(project / "x"), recursive=recursive)
     assert r.success
+
+
+def test_large_file_is_deleted_without_a_diff(project):
+    ctx = fstools.ExecutionContext(working_dir=str(project), max_edit_bytes=4)
+    path = project / "big.txt"
+    path.write_text("0123456789")
+    r = fstools.delete(str(path), ctx=ctx)
+    assert r.success and "diff" not in r.metadata and not path.exists()

@@ -460,3 +460,15 @@ def test_symlinked_path_edits_the_target(project, ctx):
     assert fstools.edit(str(link), "1", "2", ctx=ctx).success
     assert link.is_symlink() and os.readlink(link) == str(real)
     assert real.read_text() == "a = 2\n"
+
+
+def test_whitespace_only_old_string_not_found(code, ctx):
+    path = code("a\nb\n")
+    r = fstools.edit(str(path), "   \n\t", "x", ctx=ctx)
+    assert r.error_code == "not_found" and "Read the file" in r.error
+
+
+def test_not_found_in_a_huge_file_skips_the_similarity_search(code, ctx):
+    path = code("".join(f"row {n}\n" for n in range(25_000)))
+    r = fstools.edit(str(path), "no such row anywhere", "x", ctx=ctx)
+    assert r.error_code == "not_found" and "closest region" not in r.error
