@@ -209,12 +209,13 @@ def unified_diff(
     if not changes:
         return ""
     out = [f"--- {old_label}", f"+++ {new_label}"]
-    size, old_line, new_line, old_pos, new_pos = 0, 1, 1, 0, 0
+    size, old_line, old_pos, added = 0, 1, 0, 0
     for ows, owe, nws, nwe in _windows(old, new, changes, context):
-        old_line += old.count("\n", old_pos, ows)
-        new_line += new.count("\n", new_pos, nws)
-        old_pos, new_pos = ows, nws
+        old_line += old.count("\n", old_pos, ows)  # between windows both texts agree: count once
+        old_pos = ows
+        new_line = old_line + added
         a, b = split_lines(old[ows:owe]), split_lines(new[nws:nwe])
+        added += len(b) - len(a)
         hunk = [f"@@ -{_span(old_line, len(a))} +{_span(new_line, len(b))} @@"]
         if len(a) * len(b) <= _MAX_DIFFLIB_CELLS:
             import difflib  # ~5 ms to import: only when a diff is made

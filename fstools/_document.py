@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._errors import ErrorCode, ToolError
-from ._textcodec import UTF8, TextEncoding, decode, encode, line_ending, looks_binary, sniff_encoding
+from ._textcodec import UTF8, TextEncoding, bom_encoding, decode, encode, line_ending, looks_binary, sniff_encoding
 
 BINARY_SNIFF = 8192
+STYLE_SAMPLE = 64 * 1024
 _EOLS = {"CRLF": "\r\n", "CR": "\r", "LF": "\n"}
 
 
@@ -23,7 +24,8 @@ class Document:
 
     @property
     def line_ending(self) -> str:
-        return line_ending(self.text)
+        """The line-break style of the file's start: counting a whole 10 MB text costs ~50 ms."""
+        return line_ending(self.text[:STYLE_SAMPLE])
 
 
 NEW_DOCUMENT = Document(UTF8, "")
@@ -33,6 +35,11 @@ def decode_document(data: bytes, display: str) -> Document:
     """The text of a file about to be edited, or ToolError if it is binary or cannot round-trip."""
     if looks_binary(data[:BINARY_SNIFF]):
         raise ToolError(ErrorCode.BINARY_FILE, f"Cannot edit binary file: {display}")
+    if bom_encoding(data) is None:
+        try:  # the common case, in one pass; sniff_encoding would validate, then we would decode
+            return Document(UTF8, data.decode("utf-8"))
+        except UnicodeDecodeError:
+            pass
     enc = sniff_encoding(data)
     try:
         text = decode(data, enc, errors="surrogateescape")
