@@ -33,6 +33,16 @@ def seen(project, ctx):
     return path
 
 
+@pytest.fixture
+def linked(project, ctx):
+    """A file with a second hard link, read by the agent."""
+    path = project / "a.txt"
+    path.write_bytes(b"linked original\n")
+    os.link(path, project / "b.txt")
+    agent_read(ctx, path)
+    return path
+
+
 def ask_then(action):
     """A context whose human confirmation runs `action` first: a stand-in for another process
     changing the file while the human looks at the diff."""
@@ -249,11 +259,8 @@ def test_failed_write_removes_its_backup(seen, ctx, monkeypatch):
     assert sorted(os.listdir(seen.parent)) == ["data.txt"]
 
 
-def test_in_place_failures_restore_the_file(project, ctx, monkeypatch):
-    a = project / "a.txt"
-    a.write_bytes(b"linked original\n")
-    os.link(a, project / "b.txt")
-    agent_read(ctx, a)
+def test_in_place_failures_restore_the_file(linked, ctx, monkeypatch):
+    a = linked
     monkeypatch.setattr(os, "posix_fallocate", _raise(errno.ENOSPC))
     r = fstools.write(str(a), "much longer replacement content\n", ctx=ctx)
     monkeypatch.undo()
@@ -276,15 +283,11 @@ def test_in_place_failures_restore_the_file(project, ctx, monkeypatch):
     assert len(calls) >= 2  # the old bytes were written back
 
 
-def test_fallocate_unsupported_is_not_an_error(project, ctx, monkeypatch):
-    a = project / "a.txt"
-    a.write_text("x\n")
-    os.link(a, project / "b.txt")
-    agent_read(ctx, a)
+def test_fallocate_unsupported_is_not_an_error(linked, ctx, monkeypatch):
     monkeypatch.setattr(os, "posix_fallocate", _raise(errno.EOPNOTSUPP))
-    r = fstools.write(str(a), "longer content\n", ctx=ctx)
+    r = fstools.write(str(linked), "longer content than before\n", ctx=ctx)
     monkeypatch.undo()
-    assert r.success and (project / "b.txt").read_text() == "longer content\n"
+    assert r.success and (linked.parent / "b.txt").read_text() == "longer content than before\n"
 
 
 _EFBIG_CHILD = """
@@ -573,13 +576,9 @@ def test_link_failure_on_create(project, ctx, monkeypatch):
     assert r.error_code == "io_error" and os.listdir(project) == []
 
 
-def test_in_place_restore_is_best_effort(project, ctx, monkeypatch):
-    a = project / "a.txt"
-    a.write_bytes(b"linked\n")
-    os.link(a, project / "b.txt")
-    agent_read(ctx, a)
+def test_in_place_restore_is_best_effort(linked, ctx, monkeypatch):
     monkeypatch.setattr(os, "pwrite", _raise(errno.EIO))
-    r = fstools.write(str(a), "new\n", ctx=ctx)
+    r = fstools.write(str(linked), "new\n", ctx=ctx)
     monkeypatch.undo()
     assert r.error_code == "io_error"
 

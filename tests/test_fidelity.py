@@ -100,23 +100,22 @@ def test_metadata_reports_encoding_and_line_endings(project, ctx):
     assert (r.metadata["encoding"], r.metadata["line_ending"]) == ("utf-16-le", "CRLF")
 
 
-def test_undecodable_utf16_is_refused_not_mangled(project, ctx):
-    original = codecs.BOM_UTF16_LE + "ab".encode("utf-16-le") + b"\x00\xd8"  # a lone high surrogate
-    path = project / "broken16.txt"
-    path.write_bytes(original)
-    agent_read(ctx, path)
-    r = fstools.edit(str(path), "a", "c", ctx=ctx)
-    assert r.error_code == "encoding_error" and "would not survive" in r.error
-    assert path.read_bytes() == original
+REFUSED = {
+    # a lone high surrogate: the file cannot be decoded and re-encoded to the same bytes
+    "broken_utf16": (codecs.BOM_UTF16_LE + "ab".encode("utf-16-le") + b"\x00\xd8", "a", "c", "would not survive"),
+    # the file's encoding cannot represent the new text
+    "unencodable_in_cp1251": (MATRIX["cp1251"][0], "значение = 1", "значение = '☕'", "cp1251"),
+}
 
 
-def test_text_the_encoding_cannot_hold_is_refused(project, ctx):
-    original, *_ = MATRIX["cp1251"]
-    path = project / "ru.txt"
+@pytest.mark.parametrize("case", REFUSED)
+def test_refused_not_mangled(project, ctx, case):
+    original, old, new, words = REFUSED[case]
+    path = project / "f.txt"
     path.write_bytes(original)
     agent_read(ctx, path)
-    r = fstools.edit(str(path), "значение = 1", "значение = '☕'", ctx=ctx)
-    assert r.error_code == "encoding_error" and "cp1251" in r.error
+    r = fstools.edit(str(path), old, new, ctx=ctx)
+    assert r.error_code == "encoding_error" and words in r.error
     assert path.read_bytes() == original
 
 
