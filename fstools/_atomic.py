@@ -326,6 +326,8 @@ def commit(path: str, data: bytes, expected: Snapshot | None, *, timeout: float,
         fd, st = held
         if not _unchanged(fd, st, expected):
             raise Conflict("was modified")
+        if not os.access(path, os.W_OK):  # a rename needs only the directory: respect a read-only file
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
         backup_path = _backup(path, fd, st) if backup else None
         try:
             if st.st_nlink > 1:

@@ -653,3 +653,14 @@ def test_temp_file_removed_by_someone_else(project):
     with _atomic._TempFile(str(project / "f"), 0o600) as temp:
         os.unlink(temp.path)
     assert os.listdir(project) == []
+
+
+def test_read_only_file_is_not_replaced(seen, ctx, monkeypatch):
+    """A file without write permission is refused, although renaming over it would work.
+    (As root every file is writable, so the non-root answer of access(2) is injected.)"""
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if p == str(seen) else real_access(p, mode, **kw))
+    r = fstools.write(str(seen), "new\n", ctx=ctx)
+    monkeypatch.undo()
+    assert r.error_code == "permission_denied" and "Permission denied" in r.error
+    assert seen.read_bytes() == b"original content\n" and temp_files(seen.parent) == []
