@@ -329,3 +329,19 @@ def test_tool_layer_write(project, ctx):
     assert r.success and (project / "t.txt").read_text() == "hi"
     assert tool.destructive and not tool.read_only
     assert tool.run(ctx, file_path=str(project / "t.txt")).error_code == "invalid_argument"
+
+
+def test_own_large_write_is_remembered_with_its_content_digest(project, ctx):
+    """The digest of a large write is computed alongside the fsync; a later touch must still not be a conflict."""
+    target = project / "large.txt"
+    body = "HEAD\n" + "row\n" * 600_000  # 2.4 MB
+    assert fstools.write(str(target), body, ctx=ctx).success
+    record = ctx.read_record(str(target))
+    assert record is not None and record.digest is not None and record.size == len(body)
+    st = target.stat()
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    assert fstools.edit(str(target), "HEAD", "TOP!", ctx=ctx).success
+    assert target.read_text().startswith("TOP!\nrow\n")
+    target.write_text(body.replace("row", "ROW", 1).replace("HEAD", "TOP!"))  # same size, other bytes
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 9_000_000_000))  # a distinct mtime on any kernel
+    assert fstools.edit(str(target), "TOP!", "x", ctx=ctx).error_code == "concurrent_modification"
