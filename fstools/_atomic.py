@@ -133,7 +133,21 @@ def _unchanged(fd: int, st: os.stat_result, expected: Snapshot) -> bool:
     if expected.data is None:
         fields = ("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
         return all(getattr(st, f) == getattr(expected.stat, f) for f in fields)
-    return st.st_size == len(expected.data) and _read_all(fd, st.st_size) == expected.data
+    return st.st_size == len(expected.data) and _same_bytes(fd, expected.data)
+
+
+def _same_bytes(fd: int, data: bytes) -> bool:
+    """Whether the file holds exactly `data`, compared chunk by chunk: allocating a second copy of
+    a large file costs more in page faults than the comparison itself."""
+    buf = bytearray(min(COPY_CHUNK, len(data) + 1))
+    offset = 0
+    while True:
+        n = os.preadv(fd, [buf], offset)
+        if n == 0:
+            return offset == len(data)
+        if buf[:n] != data[offset : offset + n]:
+            return False
+        offset += n
 
 
 class _TempFile:
