@@ -664,3 +664,15 @@ def test_read_only_file_is_not_replaced(seen, ctx, monkeypatch):
     monkeypatch.undo()
     assert r.error_code == "permission_denied" and "Permission denied" in r.error
     assert seen.read_bytes() == b"original content\n" and temp_files(seen.parent) == []
+
+
+def test_same_size_change_before_commit_is_caught(project):
+    path = project / "f.txt"
+    path.write_bytes(b"abc" * 1000)
+    seen = _atomic.snapshot(str(path), max_bytes=None, timeout=1)
+    with open(path, "r+b") as f:  # same size, one byte different, same inode
+        f.seek(2000)
+        f.write(b"X")
+    with pytest.raises(_atomic.Conflict):
+        _atomic.commit(str(path), b"mine", seen, timeout=1)
+    assert path.read_bytes()[2000:2001] == b"X"
