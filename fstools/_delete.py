@@ -80,7 +80,9 @@ def _inventory(ctx: ExecutionContext, target: SafePath, victim: str, recursive: 
                 directories += 1
     secret = next((p for p in paths if ctx.sensitive and ctx.sensitive.matches(p)), None)
     if secret is not None:
-        raise ToolError(ErrorCode.SENSITIVE_PATH, f"Refusing to delete {target.display}: it contains a sensitive file ({secret})")
+        raise ToolError(
+            ErrorCode.SENSITIVE_PATH, f"Refusing to delete {target.display}: it contains a sensitive file ({secret})"
+        )
     return Removal(victim, "directory", paths, files, directories)
 
 
@@ -132,7 +134,8 @@ def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
     except OSError as exc:
         left = sum(os.path.lexists(p) for p in removal.paths)
         err = error_from_oserror(exc, exc.filename or target.display)
-        raise ToolError(err.code, f"{err.message} ({len(removal.paths) - left} of {len(removal.paths)} entries deleted)") from None
+        done = f"{len(removal.paths) - left} of {len(removal.paths)} entries deleted"
+        raise ToolError(err.code, f"{err.message} ({done})") from None
     for p in removal.paths:
         ctx.forget_read(p)
     return ToolResult.ok(f"Deleted {what}:\n{_listing(removal)}", **meta)

@@ -13,7 +13,8 @@ from typing import Any
 
 from ._context import ExecutionContext
 from ._diff import ChangeTracker, unified_diff
-from ._document import NEW_DOCUMENT, decode_document, encode_document
+from ._atomic import Snapshot
+from ._document import NEW_DOCUMENT, Document, decode_document, encode_document
 from ._errors import ErrorCode, ToolError
 from ._guard import load, require_fresh_read, save
 from ._invoke import ToolSpec, authorize, invoke
@@ -62,6 +63,35 @@ def _too_large(target: SafePath, size: int, limit: int) -> ToolError:
     )
 
 
+def _current(ctx: ExecutionContext, target: SafePath, first: EditRequest) -> tuple[Snapshot | None, Document]:
+    """The file as it is now, as text; a missing file is empty text when the first edit creates it."""
+    seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
+    if seen is None:
+        if first.old_string:
+            raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
+        return None, NEW_DOCUMENT
+    if seen.data is None:
+        raise _too_large(target, seen.stat.st_size, ctx.max_edit_bytes)
+    require_fresh_read(ctx, target, seen)
+    return seen, decode_document(seen.data, target.display)
+
+
+def _edited(
+    text: str, edits: Sequence[EditRequest], numbered: bool
+) -> tuple[str, ChangeTracker, list[dict[str, Any]]]:
+    """`text` after every edit in turn, the regions they changed, and what each one did."""
+    tracker, results = ChangeTracker(), []
+    for n, edit in enumerate(edits, 1):
+        try:
+            plan = _plan(text, edit)
+        except ToolError as exc:
+            raise _numbered(exc, n, len(edits)) if numbered else exc from None
+        tracker.apply(plan.spans())
+        text = plan.apply(text)
+        results.append({"replacements": len(plan.replacements), "match_strategy": plan.strategy})
+    return text, tracker, results
+
+
 def _apply(
     ctx: ExecutionContext, tool: str, file_path: str, edits: Sequence[EditRequest], numbered: bool
 ) -> ToolResult:
@@ -71,38 +101,16 @@ def _apply(
         except ToolError as exc:
             raise _numbered(exc, n, len(edits)) if numbered else exc from None
     target = resolve_path(ctx, file_path)
-    seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
-    if seen is None:
-        if edits[0].old_string:
-            raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
-        doc = NEW_DOCUMENT
-    elif seen.data is None:
-        raise _too_large(target, seen.stat.st_size, ctx.max_edit_bytes)
-    else:
-        require_fresh_read(ctx, target, seen)
-        doc = decode_document(seen.data, target.display)
-    text, tracker, results = doc.text, ChangeTracker(), []
-    for n, edit in enumerate(edits, 1):
-        try:
-            plan = _plan(text, edit)
-        except ToolError as exc:
-            raise _numbered(exc, n, len(edits)) if numbered else exc from None
-        tracker.apply(plan.spans())
-        text = plan.apply(text)
-        results.append({"replacements": len(plan.replacements), "match_strategy": plan.strategy})
+    seen, doc = _current(ctx, target, edits[0])
+    text, tracker, results = _edited(doc.text, edits, numbered)
     data = encode_document(text, doc.encoding, target.display)
     if seen is not None and data == seen.data:
         raise ToolError(ErrorCode.NO_CHANGE, f"The edit leaves {target.display} unchanged; nothing was written")
     if len(data) > ctx.max_edit_bytes:
         raise _too_large(target, len(data), ctx.max_edit_bytes)
     created = seen is None
-    diff = unified_diff(
-        doc.text,
-        text,
-        tracker.changes(),
-        old_label="/dev/null" if created else target.display,
-        new_label=target.display,
-    )
+    old_label = "/dev/null" if created else target.display
+    diff = unified_diff(doc.text, text, tracker.changes(), old_label=old_label, new_label=target.display)
     replacements = sum(r["replacements"] for r in results)
     meta: dict[str, Any] = {
         "file_path": target.path,
@@ -152,7 +160,10 @@ def _multi_edit(ctx: ExecutionContext, file_path: str, edits: list[dict[str, Any
 
 
 _EDIT_PARAMETERS = (
-    ToolParameter("old_string", "string", "The exact text to replace (copy it from Read, without the line-number prefix)", required=True),
+    ToolParameter(
+        "old_string", "string", "The exact text to replace (copy it from Read, without the line-number prefix)",
+        required=True,
+    ),
     ToolParameter("new_string", "string", "The text to replace it with (must differ from old_string)", required=True),
     ToolParameter("replace_all", "boolean", "Replace every occurrence instead of requiring exactly one", default=False),
 )
@@ -166,7 +177,10 @@ EDIT_SPEC = ToolSpec(
         "once, the replacement is re-indented to the file's style. Deleting whole lines (new_string='') also "
         "removes their line breaks. Encoding, BOM and line endings are kept; the result shows a unified diff."
     ),
-    parameters=(ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True), *_EDIT_PARAMETERS),
+    parameters=(
+        ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
+        *_EDIT_PARAMETERS,
+    ),
     run=_edit,
     read_only=False,
     destructive=True,

@@ -1,15 +1,18 @@
 """Test helpers shared by the Write/Edit/MultiEdit/Delete tests.
 
 `agent_read` stands in for the Read tool until it is merged: it records, exactly as a
-successful Read does, that `ctx` has seen the file's current content. Swap its body for
-`fstools.read(str(path), ctx=ctx)` once Read lands.
+successful Read does, that `ctx` has seen the file's current content. Once Read lands,
+replace its `remember(...)` line by `assert fstools.read(canonical, ctx=ctx).success` and keep
+returning the bytes (the tests and the concurrency workers use them).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
+from fstools import PermissionManager, PermissionRequest, PermissionRule
 from fstools._context import ExecutionContext
 from fstools._fingerprint import remember
 
@@ -24,8 +27,14 @@ def agent_read(ctx: ExecutionContext, path: str | os.PathLike[str]) -> bytes:
     return data
 
 
-def read_text(path: str | os.PathLike[str]) -> str:
-    return Path(path).read_text(encoding="utf-8")
+def edits(*pairs: tuple[str, str]) -> list[dict[str, str]]:
+    """MultiEdit's `edits` argument from (old_string, new_string) pairs."""
+    return [{"old_string": old, "new_string": new} for old, new in pairs]
+
+
+def ask_rule(tool: str, confirm: Callable[[PermissionRequest], bool]) -> PermissionManager:
+    """A PermissionManager that asks `confirm` before every call of `tool`."""
+    return PermissionManager(rules=[PermissionRule(tool=tool, action="ask")], confirm=confirm)
 
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,7 @@ import pytest
 
 import fstools
 from fstools import _atomic
-from tests._support import agent_read, child_env
+from tests._support import agent_read, ask_rule, child_env
 
 
 def temp_files(directory) -> list[str]:
@@ -55,10 +55,7 @@ def ask_then(action):
 
 
 def ctx_with_confirm(project, action) -> fstools.ExecutionContext:
-    return fstools.ExecutionContext(
-        working_dir=str(project),
-        permissions=fstools.PermissionManager(rules=[fstools.PermissionRule(action="ask")], confirm=ask_then(action)),
-    )
+    return fstools.ExecutionContext(working_dir=str(project), permissions=ask_rule("*", ask_then(action)))
 
 
 # --- Metadata and links --------------------------------------------------------------------------
@@ -343,7 +340,10 @@ def test_sigkill_in_the_middle_of_a_large_write(project):
     for _ in range(3):
         path.write_bytes(old)
         child = subprocess.Popen(
-            [sys.executable, "-c", _KILL_CHILD, str(path), str(size)], stdout=subprocess.PIPE, env=child_env(), text=True
+            [sys.executable, "-c", _KILL_CHILD, str(path), str(size)],
+            stdout=subprocess.PIPE,
+            env=child_env(),
+            text=True,
         )
         assert child.stdout.readline() == "ready\n"
         deadline = time.monotonic() + 20

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 import fstools
-from tests._support import agent_read
+from tests._support import agent_read, ask_rule
 
 
 def test_delete_a_file(project, ctx):
@@ -144,7 +144,7 @@ def test_human_confirmation_and_deny(project):
 
     ctx = fstools.ExecutionContext(
         working_dir=str(project),
-        permissions=fstools.PermissionManager(rules=[fstools.PermissionRule(tool="Delete", action="ask")], confirm=refuse),
+        permissions=ask_rule("Delete", refuse),
     )
     assert fstools.delete(str(path), ctx=ctx).error_code == "user_rejected"
     assert path.exists() and "-content" in requests[0].diff and requests[0].details["removed"] == 1

@@ -82,7 +82,8 @@ def test_tracked_changes_rebuild_the_texts_and_the_diff_applies(seed):
 def test_whole_text_changes(seed):
     rng = random.Random(seed)
     old = random_text(rng, rng.randint(0, 30))
-    new = random_text(rng, rng.randint(0, 30)) if rng.random() < 0.5 else old[: len(old) // 2] + "X" + old[len(old) // 2 :]
+    half = len(old) // 2
+    new = random_text(rng, rng.randint(0, 30)) if rng.random() < 0.5 else old[:half] + "X" + old[half:]
     changes = whole_text_changes(old, new)
     if old == new:
         assert changes == []
@@ -117,7 +118,8 @@ def test_separate_hunks_and_no_newline_marker():
 
 
 def test_crs_are_not_shown():
-    diff = unified_diff("a\r\nb\r\n", "a\r\nc\r\n", whole_text_changes("a\r\nb\r\n", "a\r\nc\r\n"), old_label="x", new_label="x")
+    old, new = "a\r\nb\r\n", "a\r\nc\r\n"
+    diff = unified_diff(old, new, whole_text_changes(old, new), old_label="x", new_label="x")
     assert "\r" not in diff and "-b\n+c" in diff
 
 

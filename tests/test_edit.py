@@ -7,7 +7,7 @@ import os
 import pytest
 
 import fstools
-from tests._support import agent_read
+from tests._support import agent_read, edits
 
 
 @pytest.fixture
@@ -331,7 +331,8 @@ def test_new_lines_take_the_line_break_of_their_line(code, ctx):
 
 def test_tool_layer_edit_coerces_strings(code, ctx):
     path = code("a a\n")
-    r = fstools.create_registry().run("Edit", ctx, file_path=str(path), old_string="a", new_string="b", replace_all="true")
+    registry = fstools.create_registry()
+    r = registry.run("Edit", ctx, file_path=str(path), old_string="a", new_string="b", replace_all="true")
     assert r.success and path.read_text() == "b b\n"
 
 
@@ -372,9 +373,9 @@ def test_multi_edit_is_all_or_nothing(code, ctx):
 
 def test_multi_edit_reports_which_edit_is_invalid(code, ctx):
     path = code("a\n")
-    r = fstools.multi_edit(str(path), [{"old_string": "a", "new_string": "b"}, {"old_string": "b", "new_string": "b"}], ctx=ctx)
+    r = fstools.multi_edit(str(path), edits(("a", "b"), ("b", "b")), ctx=ctx)
     assert r.error == "Edit 2 of 2 failed: old_string and new_string must be different"
-    r = fstools.multi_edit(str(path), [{"old_string": "a", "new_string": "b"}, {"old_string": "b", "new_string": "c"}, {"old_string": "c", "new_string": "c"}], ctx=ctx)
+    r = fstools.multi_edit(str(path), edits(("a", "b"), ("b", "c"), ("c", "c")), ctx=ctx)
     assert "Edit 3 of 3" in r.error and path.read_text() == "a\n"
 
 
@@ -392,7 +393,7 @@ def test_multi_edit_creates_a_new_file(project, ctx):
     target = project / "src" / "mod.py"
     r = fstools.multi_edit(
         str(target),
-        [{"old_string": "", "new_string": "import os\n\nVALUE = 1\n"}, {"old_string": "VALUE = 1", "new_string": "VALUE = 2"}],
+        edits(("", "import os\n\nVALUE = 1\n"), ("VALUE = 1", "VALUE = 2")),
         ctx=ctx,
     )
     assert r.success, r.error
@@ -427,7 +428,7 @@ def test_multi_edit_dry_run(project):
     path = project / "a.txt"
     path.write_text("a\nb\n")
     dry = fstools.ExecutionContext(working_dir=str(project), dry_run=True)
-    r = fstools.multi_edit(str(path), [{"old_string": "a", "new_string": "A"}, {"old_string": "b", "new_string": "B"}], ctx=dry)
+    r = fstools.multi_edit(str(path), edits(("a", "A"), ("b", "B")), ctx=dry)
     assert r.success and "[Dry Run] Would apply 2 edits" in r.output
     assert path.read_text() == "a\nb\n"
 

@@ -8,7 +8,7 @@ import pytest
 
 import fstools
 from fstools._textcodec import sniff_encoding
-from tests._support import agent_read
+from tests._support import agent_read, edits
 
 RUSSIAN = "# Комментарий: съешь же ещё этих мягких французских булок, да выпей чаю\n"
 
@@ -29,7 +29,12 @@ MATRIX = {
     "no_final_newline": (b"a\nb", "b", "c\nd", b"a\nc\nd"),
     "tabs": (b"def f():\n\tif x:\n\t\treturn 1\n", "return 1", "return 2", b"def f():\n\tif x:\n\t\treturn 2\n"),
     "trailing_spaces_elsewhere": (b"a   \nb\t\nc  \n", "b", "B", b"a   \nB\t\nc  \n"),
-    "utf16_le": (u16("x = 1\r\ny = 2\r\n", "utf-16-le"), "y = 2", "y = 3\nz = 4", u16("x = 1\r\ny = 3\r\nz = 4\r\n", "utf-16-le")),
+    "utf16_le": (
+        u16("x = 1\r\ny = 2\r\n", "utf-16-le"),
+        "y = 2",
+        "y = 3\nz = 4",
+        u16("x = 1\r\ny = 3\r\nz = 4\r\n", "utf-16-le"),
+    ),
     "utf16_be": (u16("ä = 1\ny = 2\n", "utf-16-be"), "y = 2", "y = ö", u16("ä = 1\ny = ö\n", "utf-16-be")),
     "cp1251": (
         (RUSSIAN * 3 + "значение = 1\n").encode("cp1251"),
@@ -78,7 +83,7 @@ def test_multi_edit_keeps_bytes_too(project, ctx, case):
     path.write_bytes(original)
     agent_read(ctx, path)
     marker = new + "!"
-    r = fstools.multi_edit(str(path), [{"old_string": old, "new_string": marker}, {"old_string": marker, "new_string": new}], ctx=ctx)
+    r = fstools.multi_edit(str(path), edits((old, marker), (marker, new)), ctx=ctx)
     assert r.success, r.error
     assert path.read_bytes() == expected
 

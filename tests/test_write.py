@@ -9,7 +9,7 @@ import os
 import pytest
 
 import fstools
-from tests._support import agent_read
+from tests._support import agent_read, ask_rule
 
 
 def temp_files(directory) -> list[str]:
@@ -302,7 +302,7 @@ def test_human_in_the_loop_sees_the_diff(project):
 
     ctx = fstools.ExecutionContext(
         working_dir=str(project),
-        permissions=fstools.PermissionManager(rules=[fstools.PermissionRule(tool="Write", action="ask")], confirm=confirm),
+        permissions=ask_rule("Write", confirm),
     )
     target = project / "a.txt"
     assert fstools.write(str(target), "hello\n", ctx=ctx).success
@@ -317,7 +317,7 @@ def test_human_in_the_loop_sees_the_diff(project):
 def test_deny_rule(project):
     ctx = fstools.ExecutionContext(
         working_dir=str(project),
-        permissions=fstools.PermissionManager(rules=[fstools.PermissionRule(tool="*", path="**/*.lock", action="deny")]),
+        permissions=fstools.PermissionManager(rules=[fstools.PermissionRule(path="**/*.lock", action="deny")]),
     )
     r = fstools.write(str(project / "poetry.lock"), "x", ctx=ctx)
     assert r.error_code == "permission_denied" and not (project / "poetry.lock").exists()
