@@ -170,8 +170,11 @@ def _reindent(pairs: list[tuple[str, str]], new_lines: list[str], mid_line: bool
     shift = shifts.pop() if shifts else 0
     out = []
     for n, line in enumerate(new_lines):
-        if (n == 0 and mid_line) or not line.strip():
-            out.append(line if n == 0 and mid_line else "")
+        if n == 0 and mid_line:  # goes after the indentation the file's line keeps
+            out.append(line.lstrip(" \t"))
+            continue
+        if not line.strip():
+            out.append("")
             continue
         ind = _indent(line)
         level, rest = ours.level(ind)

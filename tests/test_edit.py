@@ -173,6 +173,13 @@ TOLERANT = {
         "line_endings",
         b"1\r\n2\r\nthree\r\n",
     ),
+    "first_line_from_its_first_character": (
+        b"def f():\n\tif a:\n\t\tb()\n",
+        "if a:\n        b()",
+        "    if a and c:\n        b()",
+        "indentation",
+        b"def f():\n\tif a and c:\n\t\tb()\n",
+    ),
     "indentation_in_crlf_file": (
         b"if a:\r\n\tb()\r\n",
         "if a:\n    b()",
