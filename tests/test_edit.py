@@ -141,9 +141,9 @@ TOLERANT = {
     "tabs_for_two_spaces": (
         b"class A:\n  def f(self):\n    return 1\n",
         "\tdef f(self):\n\t\treturn 1",
-        "\tdef f(self):\n\t\tif self:\n\t\t\treturn 1",
+        "\tdef f(self):\n\t\tif self:\n\t\n\t\t\treturn 1",
         "indentation",
-        b"class A:\n  def f(self):\n    if self:\n      return 1\n",
+        b"class A:\n  def f(self):\n    if self:\n\n      return 1\n",
     ),
     "missing_base_indentation": (
         b"class A:\n    def f(self):\n        return 1\n",
