@@ -44,6 +44,8 @@ class Ref:
 
 @dataclass(frozen=True)
 class Case:
+    """`refs[0]` does the same job the plainest way: a time budget's baseline on this machine."""
+
     run: Callable[[], fstools.ToolResult]
     check: Callable[[fstools.ToolResult], None]
     refs: Sequence[Ref] = ()

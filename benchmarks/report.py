@@ -15,7 +15,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from .compare import GROUPS, REPO, RefTime, Row
+from .compare import CI_MARGIN, GROUPS, REPO, RefTime, Row
 from .refs import binary
 
 RESULTS = os.path.join(REPO, "benchmarks", "results.json")
@@ -104,7 +104,10 @@ def table(rows: list[Row]) -> str:
         out += [f"### {HEADINGS[group]}", "", "| Benchmark | fstools | References: time (fstools / ref) | Budget | Measured | Result |",
                 "| --- | ---: | --- | --- | ---: | --- |"]
         for r in mine:
-            result = f"**{r.status}**" + (f" — {r.note}" if r.note else "")
+            result = f"**{r.status}**"
+            if r.status == "FAIL":
+                result += f" (CI fails past {fmt(r.unit, r.ci_limit(CI_MARGIN))})"
+            result += f" — {r.note}" if r.note else ""
             out.append(f"| {r.title} | {fmt('ms', r.fstools_ms)} | {_refs_cell(r)} | {r.budget} | {fmt(r.unit, r.value)} | {result} |")
         out.append("")
     return "\n".join(out)
