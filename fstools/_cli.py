@@ -92,10 +92,10 @@ def _bind(parser: argparse.ArgumentParser, p: ToolParameter, index: int) -> Bind
                 kwargs["const"] = True
         elif p.type == "array" and p.items is None:
             kwargs.update(action="append", metavar=p.item_type.upper() if p.item_type else "VALUE")
+        elif p.enum is not None:
+            kwargs["choices"] = list(p.enum)
         else:
             kwargs["metavar"] = "N" if p.type in ("integer", "number") else p.name.upper().lstrip("-")
-            if p.enum is not None:
-                kwargs["choices"] = list(p.enum)
         parser.add_argument(*names, **kwargs)
     if file_dest is not None:
         parser.add_argument(
@@ -143,7 +143,23 @@ def _session_options() -> argparse.ArgumentParser:
     return parent
 
 
-def build_parser(registry: ToolRegistry) -> argparse.ArgumentParser:
+@dataclass(frozen=True)
+class CommandLine:
+    """The top parser (help, version, errors) and one parser per subcommand."""
+
+    parser: argparse.ArgumentParser
+    commands: dict[str, argparse.ArgumentParser]
+
+    def parse(self, argv: Sequence[str]) -> argparse.Namespace:
+        """Options and positionals may be mixed in any order (`grep PATTERN --json DIR`)."""
+        if argv and argv[0] in self.commands:
+            args = self.commands[argv[0]].parse_intermixed_args(argv[1:])
+            args.command = argv[0]
+            return args
+        return self.parser.parse_args(argv)
+
+
+def build_parser(registry: ToolRegistry) -> CommandLine:
     """The whole command line: a subcommand per registered tool (from its parameters) and `mcp`."""
     parser = argparse.ArgumentParser(
         prog="fstools",
@@ -172,7 +188,7 @@ def build_parser(registry: ToolRegistry) -> argparse.ArgumentParser:
         "(if it sends any) or the current directory are the allowed directories.",
     )
     mcp.add_argument("--rate-limit", type=int, metavar="N", help="At most N operations per minute")
-    return parser
+    return CommandLine(parser, dict(commands.choices))
 
 
 def _read_text(source: str, stdin: TextIO) -> str:
@@ -271,13 +287,21 @@ def run_tool(tool: BaseTool, args: argparse.Namespace, settings: SessionSettings
     return 0 if result.success else EXIT_FAILED
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `fstools` and `python -m fstools`; returns the exit status."""
-    registry = create_registry()
-    parser = build_parser(registry)
-    args = parser.parse_args(argv)
+def run(
+    argv: Sequence[str] | None = None,
+    *,
+    registry: ToolRegistry | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Parse a command line and carry it out; returns the exit status (streams default to sys's)."""
+    stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
+    registry = registry or create_registry()
+    command_line = build_parser(registry)
+    args = command_line.parse(sys.argv[1:] if argv is None else list(argv))
     if args.command is None:
-        parser.print_help(sys.stderr)
+        command_line.parser.print_help(stderr)
         return EXIT_USAGE
     try:
         settings = _settings(args)
@@ -287,7 +311,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             serve(settings, registry)
             return 0
-        return run_tool(args.tool, args, settings, sys.stdin, sys.stdout, sys.stderr)
+        return run_tool(args.tool, args, settings, stdin, stdout, stderr)
     except UsageError as exc:
-        sys.stderr.write(f"fstools {args.command}: error: {exc}\n")
+        stderr.write(f"fstools {args.command}: error: {exc}\n")
         return EXIT_USAGE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `fstools` script and `python -m fstools`."""
+    return run(argv)
