@@ -17,7 +17,11 @@ from typing import Any, TextIO
 
 import orjson
 
+from ._context import ExecutionContext
+from ._errors import ToolError
+from ._fingerprint import remember
 from ._params import ToolParameter
+from ._paths import resolve_path
 from ._permissions import PermissionRequest
 from ._registry import ToolRegistry, create_registry
 from ._result import ToolResult
@@ -279,9 +283,30 @@ def print_result(result: ToolResult, as_json: bool, command: str, stdout: TextIO
         stderr.write(f"fstools {command}: {result.error} [{result.error_code}]\n")
 
 
+def presume_read(tool: BaseTool, ctx: ExecutionContext, arguments: dict[str, Any]) -> None:
+    """Count the file a mutating command names as read by this one-shot session.
+
+    Read-before-write guards an agent's session against clobbering a file it never looked
+    at; a command line is a whole session of one call that names its file explicitly, so
+    without this `fstools edit` could never succeed. The record is the file's current
+    stat, so a change between here and the write is still caught.
+    """
+    if tool.read_only:
+        return
+    for name in PATH_PARAMETERS:
+        if isinstance(arguments.get(name), str):
+            try:
+                target = resolve_path(ctx, arguments[name], param=name)
+            except ToolError:
+                return  # the tool itself reports the refusal
+            if target.is_file and target.stat is not None:
+                remember(ctx, target.path, target.stat, None)
+
+
 def run_tool(tool: BaseTool, args: argparse.Namespace, settings: SessionSettings, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     arguments = collect_arguments(args.bindings, args, stdin)
     ctx = settings.context(confirm=terminal_confirm(args.yes, stdin, stderr))
+    presume_read(tool, ctx, arguments)
     result = tool.run(ctx, **arguments)
     print_result(result, args.json, args.command, stdout, stderr)
     return 0 if result.success else EXIT_FAILED

@@ -18,11 +18,13 @@ from fstools._paths import resolve_path
 def _echo(name: str, *, mutating: bool):
     def run(ctx: fstools.ExecutionContext, **kwargs: Any) -> fstools.ToolResult:
         path = kwargs.get("file_path") or kwargs.get("path")
+        seen = False
         if path is not None:
             target = resolve_path(ctx, path)
+            seen = ctx.read_record(target.path) is not None
             if mutating and not ctx.dry_run:
                 authorize(ctx, name, target.path, diff=f"-{kwargs.get('old_string')}\n+{kwargs.get('new_string')}")
-        return fstools.ToolResult.ok(json.dumps(kwargs, sort_keys=True), file_path=path)
+        return fstools.ToolResult.ok(json.dumps(kwargs, sort_keys=True), file_path=path, was_read=seen)
 
     return run
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import ENV, WORKTREE
 
 import fstools
 
-WORKTREE = Path(fstools.__file__).resolve().parent.parent
 EXAMPLE = WORKTREE / "examples" / "agent_loop.py"
 TASK_TOOLS = ("LS", "Grep", "Read", "Edit")
 
@@ -25,9 +24,8 @@ def load_example():
 
 
 def run_example(project: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(WORKTREE)}
     return subprocess.run(
-        [sys.executable, str(EXAMPLE), str(project)], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, str(EXAMPLE), str(project)], env=ENV, capture_output=True, text=True, timeout=60
     )
 
 

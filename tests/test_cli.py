@@ -4,29 +4,14 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from helpers import fstools_cmd
 from probe_tools import probe_registry
 
 import fstools
 from fstools import _cli
 from fstools._cli import build_parser, command_name, run
-
-WORKTREE = Path(fstools.__file__).resolve().parent.parent
-
-
-def fstools_cmd(*args: str, cwd: Path, stdin: str | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
-    """Run `python -m fstools` from this checkout (whatever is installed) in `cwd`."""
-    env = {**os.environ, "PYTHONPATH": str(WORKTREE)}
-    return subprocess.run(
-        [sys.executable, "-m", "fstools", *args],
-        cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=timeout,
-    )
-
 
 class Streams:
     """In-process stdin/stdout/stderr; stdin has a byte buffer like the real one."""
@@ -120,6 +105,20 @@ def test_values_from_files_and_stdin(in_project):
     s = Streams(stdin=b'[{"old_string": "x", "new_string": "y"}]')
     assert s.run("batch-edit", "f", "--edits-file", "-", registry=probe_registry()) == 0
     assert s.received()["edits"][0]["new_string"] == "y"
+
+
+def test_a_mutating_command_counts_its_existing_file_as_read(in_project):
+    (in_project / "there.txt").write_text("x")
+    for name, expected in (("there.txt", True), ("absent.txt", False)):
+        s = Streams()
+        assert s.run("probe", name, "a", "b", "--json", registry=probe_registry()) == 0
+        assert json.loads(s.stdout.getvalue())["metadata"]["was_read"] is expected
+    s = Streams()
+    assert s.run("scan", "x", "there.txt", "--json", registry=probe_registry()) == 0
+    assert json.loads(s.stdout.getvalue())["metadata"]["was_read"] is False
+    s = Streams()
+    assert s.run("probe", "/etc/hosts", "a", "b", registry=probe_registry()) == 1
+    assert "[path_outside_workspace]" in s.stderr.getvalue()
 
 
 def test_optional_path_is_positional_and_relative_to_cwd(in_project):

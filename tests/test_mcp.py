@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
+from helpers import mcp_text as text
+from helpers import stdio_session
+from mcp import Client, types
+from probe_tools import probe_registry
 
-mcp = pytest.importorskip("mcp")
-from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types  # noqa: E402
-from probe_tools import probe_registry  # noqa: E402
-
-import fstools  # noqa: E402
-from fstools._mcp import call_result, create_server  # noqa: E402
-from fstools._permissions import PermissionRule  # noqa: E402
-from fstools._settings import SessionSettings  # noqa: E402
-
-WORKTREE = Path(fstools.__file__).resolve().parent.parent
+import fstools
+from fstools._mcp import call_result, create_server
+from fstools._permissions import PermissionRule
+from fstools._settings import SessionSettings
 
 
 def session_with(server, steps, **client_options):
@@ -30,10 +26,6 @@ def session_with(server, steps, **client_options):
             return await steps(client)
 
     return anyio.run(main)
-
-
-def text(result: types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if c.type == "text")
 
 
 def roots_callback(*dirs: Path | str):
@@ -307,26 +299,6 @@ def test_image_results_become_image_content():
 
 
 # A real server process, spoken to by the SDK's own stdio client --------------------------
-
-
-def stdio_session(root: Path, steps, *extra: str, errlog: Path):
-    """Start `python -m fstools mcp --root ROOT` from this checkout and run `steps(session)`."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "fstools", "mcp", "--root", str(root), *extra],
-        env={**os.environ, "PYTHONPATH": str(WORKTREE)},
-        cwd=str(root),
-    )
-
-    async def main():
-        with open(errlog, "w") as log:
-            async with stdio_client(params, errlog=log) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    with anyio.fail_after(60):
-                        return await steps(session)
-
-    return anyio.run(main)
 
 
 def test_stdio_server_end_to_end(project, tmp_path):
