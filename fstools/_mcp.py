@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import hashlib
 import logging
 import os
 from dataclasses import dataclass
@@ -51,17 +52,38 @@ _APPROVAL_SCHEMA: dict[str, Any] = {
     "properties": {"approve": {"type": "boolean", "title": "Apply this change", "default": False}},
     "required": ["approve"],
 }
+_CONFIRM_KEY = "fstools_confirm"
 _ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability())
 _ROOTS = types.ClientCapabilities(roots=types.RootsCapability())
 
 
 @dataclass(frozen=True)
 class _Caller:
-    """The request a tool call is serving: where a confirmation question must go."""
+    """The request a tool call is serving: where a confirmation question must go.
+
+    `responses`/`state` are what a 2026-07-28 client sent back when it retried the call
+    with the user's answer (that protocol has no server-to-client requests).
+    """
 
     loop: asyncio.AbstractEventLoop
     session: ServerSession
     request_id: Any
+    responses: dict[str, Any]
+    state: str | None
+
+
+class NeedsConfirmation(Exception):
+    """Raised by the confirm callback when the answer must come in the client's retry of the call."""
+
+    def __init__(self, request: PermissionRequest) -> None:
+        super().__init__(request.describe())
+        self.request = request
+
+    def input_required(self) -> types.InputRequiredResult:
+        question = types.ElicitRequest(
+            params=types.ElicitRequestFormParams(message=_question(self.request), requested_schema=_APPROVAL_SCHEMA)
+        )
+        return types.InputRequiredResult(input_requests={_CONFIRM_KEY: question}, request_state=_state(self.request))
 
 
 # Set around each tools/call; asyncio.to_thread copies it into the worker thread that runs the tool.
@@ -107,8 +129,25 @@ def _root_paths(result: types.ListRootsResult) -> list[str]:
     return paths
 
 
+def _question(request: PermissionRequest) -> str:
+    return f"fstools: allow {request.describe()}"
+
+
+def _state(request: PermissionRequest) -> str:
+    """Binds a retried answer to the very change it approved (same tool, path and diff)."""
+    return hashlib.sha256(_question(request).encode()).hexdigest()
+
+
+def _approved(answer: Any) -> bool:
+    return getattr(answer, "action", None) == "accept" and (answer.content or {}).get("approve") is True
+
+
 def _confirm(request: PermissionRequest) -> bool:
-    """An `ask` rule over MCP: ask the user through the client (elicitation), or refuse."""
+    """An `ask` rule over MCP: ask the user through the client (elicitation), or refuse.
+
+    Handshake-era clients get an elicitation/create request while the call waits; a
+    2026-07-28 client gets an input_required result and retries the call with the answer.
+    """
     caller = _caller.get()
     if caller is None or not caller.session.check_client_capability(_ELICITATION):
         raise ToolError(
@@ -116,16 +155,18 @@ def _confirm(request: PermissionRequest) -> bool:
             f"{request.tool} on {request.path} needs the user's confirmation, "
             "but this MCP client cannot ask the user (no elicitation support)",
         )
-    question = caller.session.elicit_form(
-        f"fstools: allow {request.describe()}", _APPROVAL_SCHEMA, related_request_id=caller.request_id
-    )
+    if not caller.session.can_send_request:
+        if caller.state != _state(request) or _CONFIRM_KEY not in caller.responses:
+            raise NeedsConfirmation(request)
+        return _approved(caller.responses[_CONFIRM_KEY])
+    question = caller.session.elicit_form(_question(request), _APPROVAL_SCHEMA, related_request_id=caller.request_id)
     try:
         answer = asyncio.run_coroutine_threadsafe(question, caller.loop).result(CONFIRM_TIMEOUT_SECONDS)
     except Exception as exc:  # the client failed or never answered: nobody approved the change
         raise ToolError(
             ErrorCode.PERMISSION_DENIED, f"Could not ask the user to confirm {request.tool} on {request.path}: {exc!r}"
         ) from None
-    return answer.action == "accept" and (answer.content or {}).get("approve") is True
+    return _approved(answer)
 
 
 class McpSession:
@@ -151,7 +192,8 @@ class McpSession:
             self._ctx = None
 
     async def _client_roots(self, session: ServerSession) -> list[str]:
-        if self.settings.roots or not session.check_client_capability(_ROOTS):
+        # A 2026-07-28 connection has no server-to-client requests (and deprecates roots).
+        if self.settings.roots or not session.can_send_request or not session.check_client_capability(_ROOTS):
             return []
         try:
             result = await session.send_request(
@@ -168,16 +210,24 @@ class McpSession:
             self._ctx = self.settings.context(roots=roots, confirm=_confirm)
         return self._ctx
 
-    async def call(self, name: str, arguments: dict[str, Any], rctx: ServerRequestContext[Any, Any]) -> ToolResult:
+    async def call(
+        self, params: types.CallToolRequestParams, rctx: ServerRequestContext[Any, Any]
+    ) -> types.CallToolResult | types.InputRequiredResult:
         ctx = await self.context(rctx.session)
-        token = _caller.set(_Caller(asyncio.get_running_loop(), rctx.session, rctx.request_id))
+        caller = _Caller(
+            asyncio.get_running_loop(), rctx.session, rctx.request_id, dict(params.input_responses or {}), params.request_state
+        )
+        token = _caller.set(caller)
         try:
-            return await self.registry.execute(name, ctx, **arguments)
+            result = await self.registry.execute(params.name, ctx, **(params.arguments or {}))
+        except NeedsConfirmation as pending:
+            return pending.input_required()
         except Exception as exc:  # a bug in a tool must reach the model as a tool error, not kill the session
-            log.exception("tool %s failed", name)
-            return ToolResult.fail(f"Internal error in {name}: {exc!r}", ErrorCode.IO_ERROR)
+            log.exception("tool %s failed", params.name)
+            result = ToolResult.fail(f"Internal error in {params.name}: {exc!r}", ErrorCode.IO_ERROR)
         finally:
             _caller.reset(token)
+        return call_result(result)
 
 
 def create_server(settings: SessionSettings, registry: ToolRegistry | None = None) -> Server[Any]:
@@ -187,8 +237,10 @@ def create_server(settings: SessionSettings, registry: ToolRegistry | None = Non
     async def list_tools(rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[tool_definition(t) for t in state.tools()])
 
-    async def call_tool(rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-        return call_result(await state.call(params.name, dict(params.arguments or {}), rctx))
+    async def call_tool(
+        rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        return await state.call(params, rctx)
 
     async def roots_list_changed(rctx: ServerRequestContext[Any, Any], params: types.NotificationParams) -> None:
         state.roots_changed()

@@ -261,6 +261,44 @@ def test_ask_without_elicitation_support_is_denied(in_project):
     assert failed.is_error and "permission_denied" in text(failed) and "Could not ask the user" in text(failed)
 
 
+@pytest.mark.parametrize(("action", "content", "error"), [("accept", {"approve": True}, None), ("decline", None, "user_rejected")])
+def test_ask_over_the_2026_protocol_is_an_input_required_round(in_project, action, content, error):
+    """The SDK's default client speaks 2026-07-28: no server-to-client requests, the answer comes in a retry."""
+    seen: list[str] = []
+
+    async def main():
+        async with Client(create_server(ASK, probe_registry()), elicitation_callback=elicitation(action, content, seen)) as client:
+            assert client.protocol_version == "2026-07-28"
+            return await probe_call(in_project)(client)
+
+    result = anyio.run(main)
+    assert seen == [f"fstools: allow Probe on {in_project.resolve() / 'a.txt'}:\n-hello\n+bye"]
+    assert result.is_error is (error is not None)
+    assert error is None or error in text(result)
+
+
+def test_a_retried_answer_only_approves_the_change_it_was_asked_about(in_project):
+    arguments = {"file_path": str(in_project / "a.txt"), "old_string": "hello", "new_string": "bye"}
+    yes = {"fstools_confirm": types.ElicitResult(action="accept", content={"approve": True})}
+
+    async def main():
+        async with Client(create_server(ASK, probe_registry()), elicitation_callback=elicitation("decline")) as client:
+            first = await client.session.call_tool("Probe", arguments, allow_input_required=True)
+            other = {**arguments, "new_string": "something else"}
+            stale = await client.session.call_tool(
+                "Probe", other, input_responses=yes, request_state=first.request_state, allow_input_required=True
+            )
+            fresh = await client.session.call_tool(
+                "Probe", arguments, input_responses=yes, request_state=first.request_state, allow_input_required=True
+            )
+            return first, stale, fresh
+
+    first, stale, fresh = anyio.run(main)
+    assert isinstance(first, types.InputRequiredResult) and list(first.input_requests) == ["fstools_confirm"]
+    assert isinstance(stale, types.InputRequiredResult) and stale.request_state != first.request_state
+    assert isinstance(fresh, types.CallToolResult) and not fresh.is_error
+
+
 def test_deny_rule(in_project):
     settings = SessionSettings(rules=(PermissionRule("*", "**", "allow"), PermissionRule("LS", "**/proj", "deny")))
 
