@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import runpy
+import sys
 
 import pytest
 from helpers import fstools_cmd
@@ -252,6 +254,14 @@ def test_option_names_never_collide_with_session_options():
 def test_main_uses_sys_streams(in_project, capsys):
     assert _cli.main(["ls", "."]) == 0
     assert capsys.readouterr().out.startswith(f"{in_project.resolve()}/")
+
+
+def test_python_dash_m_runs_main(in_project, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["fstools", "ls", "--json"])
+    with pytest.raises(SystemExit) as info:
+        runpy.run_module("fstools", run_name="__main__")
+    assert info.value.code == 0
+    assert json.loads(capsys.readouterr().out)["success"] is True
 
 
 # Real subprocesses ---------------------------------------------------------------------

@@ -347,19 +347,28 @@ def test_stdio_server_end_to_end(project, tmp_path):
     (outside / "secret.txt").write_text("no")
     link = project / "escape"
     link.symlink_to(outside)
+    (project / "private").mkdir()
 
     async def steps(session):
         tools = (await session.list_tools()).tools
         listed = await session.call_tool("LS", {"path": str(project / "src")})
         dotdot = await session.call_tool("LS", {"path": str(project / ".." / "outside")})
         via_link = await session.call_tool("LS", {"path": str(link)})
-        return tools, listed, dotdot, via_link
+        denied = await session.call_tool("LS", {"path": str(project / "private")})
+        limited = await session.call_tool("LS", {"path": str(project)})
+        return tools, listed, dotdot, via_link, denied, limited
 
-    tools, listed, dotdot, via_link = stdio_session(project, steps, errlog=tmp_path / "server.log")
+    options = ("--deny", "LS:**/private", "--rate-limit", "4", "--audit-log", str(tmp_path / "audit.jsonl"))
+    tools, listed, dotdot, via_link, denied, limited = stdio_session(
+        project, steps, *options, errlog=tmp_path / "server.log"
+    )
     registry = fstools.create_registry()
     assert [t.name for t in tools] == registry.names()
     assert all(t.input_schema == registry.get(t.name).input_schema() for t in tools)
     assert not listed.is_error and "m.py" in text(listed)
     for escape in (dotdot, via_link):
         assert escape.is_error and "path_outside_workspace" in text(escape)
+    assert denied.is_error and "permission_denied" in text(denied)
+    assert limited.is_error and "rate_limited" in text(limited)
+    assert len((tmp_path / "audit.jsonl").read_text().splitlines()) == 5
     assert "Traceback" not in (tmp_path / "server.log").read_text()

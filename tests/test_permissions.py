@@ -65,3 +65,11 @@ def test_deny_message_and_authorize_helper(project):
 def test_bad_action_rejected():
     with pytest.raises(ValueError):
         PermissionRule("*", "**", "maybe")
+
+
+def test_describe_shows_tool_path_and_a_bounded_diff():
+    assert PermissionRequest("LS", "/p").describe() == "LS on /p"
+    request = PermissionRequest("Write", "/p/a", diff="+" + "x" * 50)
+    assert request.describe() == "Write on /p/a:\n+" + "x" * 50
+    cut = request.describe(max_diff_chars=10)
+    assert cut == "Write on /p/a:\n+xxxxxxxxx\n... diff cut at 10 of 51 characters"
