@@ -5,10 +5,11 @@ from __future__ import annotations
 import io
 import json
 import runpy
+import subprocess
 import sys
 
 import pytest
-from helpers import fstools_cmd
+from helpers import ENV, fstools_cmd
 from probe_tools import probe_registry
 
 import fstools
@@ -284,3 +285,10 @@ def test_subprocess_help_and_ls(project):
     assert bad.returncode == 1 and "[invalid_argument]" in bad.stderr
     usage = fstools_cmd("nosuchtool", cwd=project)
     assert usage.returncode == 2
+
+
+def test_import_fstools_loads_neither_the_cli_nor_the_sdk(tmp_path):
+    probe = "import sys, fstools; print(sorted(m for m in ('mcp', 'argparse', 'anyio', 'fstools._cli', 'fstools._mcp') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", probe], env=ENV, cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
