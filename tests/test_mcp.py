@@ -151,7 +151,8 @@ def test_one_context_per_session_and_a_bug_is_a_tool_error(in_project):
     assert other != first
 
 
-def test_client_roots_are_the_sandbox_without_root_option(in_project, tmp_path):
+@pytest.mark.parametrize("root_option", [False, True], ids=["client-roots", "root-option-wins"])
+def test_client_roots_are_the_sandbox_only_without_root_option(in_project, tmp_path, root_option):
     client_root = tmp_path / "client_root"
     client_root.mkdir()
 
@@ -161,25 +162,14 @@ def test_client_roots_are_the_sandbox_without_root_option(in_project, tmp_path):
             await client.call_tool("LS", {"path": str(in_project)}),
         )
 
-    inside, cwd = session_with(create_server(SessionSettings()), steps, list_roots_callback=roots_callback(client_root))
-    assert not inside.is_error
-    assert cwd.is_error and "path_outside_workspace" in text(cwd)
-
-
-def test_root_option_wins_over_client_roots(in_project, tmp_path):
-    client_root = tmp_path / "client_root"
-    client_root.mkdir()
-
-    async def steps(client):
-        return (
-            await client.call_tool("LS", {"path": str(client_root)}),
-            await client.call_tool("LS", {"path": str(in_project)}),
-        )
-
-    settings = SessionSettings(roots=(str(in_project),))
-    outside, inside = session_with(create_server(settings), steps, list_roots_callback=roots_callback(client_root))
-    assert outside.is_error and "path_outside_workspace" in text(outside)
-    assert not inside.is_error
+    settings = SessionSettings(roots=(str(in_project),)) if root_option else SessionSettings()
+    in_client_root, in_project_dir = session_with(
+        create_server(settings), steps, list_roots_callback=roots_callback(client_root)
+    )
+    refused = in_client_root if root_option else in_project_dir
+    allowed = in_project_dir if root_option else in_client_root
+    assert refused.is_error and "path_outside_workspace" in text(refused)
+    assert not allowed.is_error
 
 
 def test_unusable_client_roots_fall_back_to_the_current_directory(in_project, tmp_path):
