@@ -31,7 +31,9 @@ def tool_message(call_id: str, result: fstools.ToolResult) -> Message:
     return {"role": "tool", "tool_call_id": call_id, "content": content}
 
 
-def run_agent(model: Any, registry: fstools.ToolRegistry, ctx: fstools.ExecutionContext, task: str, max_turns: int = 10) -> str:
+def run_agent(
+    model: Any, registry: fstools.ToolRegistry, ctx: fstools.ExecutionContext, task: str, max_turns: int = 10
+) -> str:
     """Drive `model` until it answers without tool calls; every call goes through the registry."""
     tools = registry.get_all_schemas("openai")
     messages: list[Message] = [
@@ -62,7 +64,9 @@ class ScriptedModel:
         self.file: str | None = None
         self.todo_line: str | None = None
         self.calls = 0
-        self.steps: list[Callable[[str], Message]] = [self.explore, self.search, self.read, self.edit, self.verify, self.answer]
+        self.steps: list[Callable[[str], Message]] = [
+            self.explore, self.search, self.read, self.edit, self.verify, self.answer
+        ]
 
     def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> Message:
         self.offered = {t["function"]["name"] for t in tools}
@@ -78,7 +82,8 @@ class ScriptedModel:
         if name not in self.offered:
             return self.say(f"I need the {name} tool, which is not offered.")
         self.calls += 1
-        call = {"id": f"call_{self.calls}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+        function = {"name": name, "arguments": json.dumps(arguments)}
+        call = {"id": f"call_{self.calls}", "type": "function", "function": function}
         return {"role": "assistant", "content": None, "tool_calls": [call]}
 
     def explore(self, _: str) -> Message:
@@ -95,7 +100,8 @@ class ScriptedModel:
     def edit(self, numbered: str) -> Message:
         # Read numbers lines `cat -n` style: "     1\t<text>".
         self.todo_line = next(line.split("\t", 1)[1] for line in numbered.splitlines() if "TODO" in line)
-        return self.call("Edit", file_path=self.file, old_string=self.todo_line, new_string=self.todo_line.replace("TODO", "DONE"))
+        done = self.todo_line.replace("TODO", "DONE")
+        return self.call("Edit", file_path=self.file, old_string=self.todo_line, new_string=done)
 
     def verify(self, _: str) -> Message:
         return self.call("Read", file_path=self.file)

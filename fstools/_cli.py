@@ -13,10 +13,12 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 
+from . import __version__
 from ._context import ExecutionContext
 from ._errors import ToolError
 from ._fingerprint import remember
@@ -114,7 +116,9 @@ def _bind(parser: argparse.ArgumentParser, p: ToolParameter, index: int) -> Bind
 class _RuleAction(argparse.Action):
     """--allow/--ask/--deny append to one ordered rule list (order matters: first match wins)."""
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: Any = None) -> None:
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: Any = None
+    ) -> None:
         try:
             rules = parse_rule(self.const, values)
         except ValueError as exc:
@@ -136,7 +140,9 @@ def _session_options() -> argparse.ArgumentParser:
         help="Allowed directory (repeatable; default: the current directory)",
     )
     group.add_argument("--read-only", action="store_true", help="Refuse every tool that changes files")
-    group.add_argument("--dry-run", action="store_true", help="Report what mutating tools would do, with a diff; change nothing")
+    group.add_argument(
+        "--dry-run", action="store_true", help="Report what mutating tools would do, with a diff; change nothing"
+    )
     for action, what in (("allow", "Allow"), ("ask", "Ask before"), ("deny", "Refuse")):
         group.add_argument(
             f"--{action}", dest="rules", action=_RuleAction, const=action, metavar="TOOL[:GLOB]",
@@ -167,11 +173,10 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
     """The whole command line: a subcommand per registered tool (from its parameters) and `mcp`."""
     parser = argparse.ArgumentParser(
         prog="fstools",
-        description="Fast, safe file tools for AI coding agents. Each tool is a subcommand; `fstools mcp` serves them over MCP.",
+        description="Fast, safe file tools for AI coding agents. "
+        "Each tool is a subcommand; `fstools mcp` serves them over MCP.",
         epilog="Paths may be relative to the current directory. Exit status: 0 success, 1 tool failure, 2 usage error.",
     )
-    from . import __version__
-
     parser.add_argument("--version", action="version", version=f"fstools {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     session = _session_options()
@@ -197,7 +202,7 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
 
 def _read_text(source: str, stdin: TextIO) -> str:
     try:
-        data = stdin.buffer.read() if source == "-" else open(source, "rb").read()  # noqa: SIM115
+        data = stdin.buffer.read() if source == "-" else Path(source).read_bytes()
     except OSError as exc:
         raise UsageError(f"cannot read {source}: {exc.strerror}") from None
     try:
@@ -244,7 +249,7 @@ def terminal_confirm(assume_yes: bool, stdin: TextIO, stderr: TextIO) -> Confirm
         if assume_yes:
             stderr.write("Confirmed by --yes.\n")
             return True
-        if not stdin.isatty():
+        if stdin is None or not stdin.isatty():
             stderr.write("Not confirmed: stdin is not a terminal (pass --yes to confirm).\n")
             return False
         stderr.write("Apply? [y/N] ")
@@ -257,7 +262,8 @@ def terminal_confirm(assume_yes: bool, stdin: TextIO, stderr: TextIO) -> Confirm
 def _check_rule_tools(settings: SessionSettings, registry: ToolRegistry) -> None:
     for rule in settings.rules:
         if not any(c in rule.tool for c in "*?[") and rule.tool not in registry:
-            raise UsageError(f"unknown tool in --{rule.action} rule: {rule.tool} (tools: {', '.join(registry.names())})")
+            known = ", ".join(registry.names())
+            raise UsageError(f"unknown tool in --{rule.action} rule: {rule.tool} (tools: {known})")
 
 
 def _settings(args: argparse.Namespace) -> SessionSettings:
@@ -303,7 +309,9 @@ def presume_read(tool: BaseTool, ctx: ExecutionContext, arguments: dict[str, Any
                 remember(ctx, target.path, target.stat, None)
 
 
-def run_tool(tool: BaseTool, args: argparse.Namespace, settings: SessionSettings, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+def run_tool(
+    tool: BaseTool, args: argparse.Namespace, settings: SessionSettings, stdin: TextIO, stdout: TextIO, stderr: TextIO
+) -> int:
     arguments = collect_arguments(args.bindings, args, stdin)
     ctx = settings.context(confirm=terminal_confirm(args.yes, stdin, stderr))
     presume_read(tool, ctx, arguments)
@@ -332,8 +340,10 @@ def run(
         settings = _settings(args)
         _check_rule_tools(settings, registry)
         if args.command == "mcp":
-            from ._mcp import serve
-
+            try:
+                from ._mcp import serve
+            except ImportError as exc:
+                raise UsageError(f"the MCP server needs the MCP SDK: pip install 'fstools[mcp]' ({exc})") from None
             serve(settings, registry)
             return 0
         return run_tool(args.tool, args, settings, stdin, stdout, stderr)

@@ -16,15 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-try:
-    import anyio
-    from mcp import types
-    from mcp.server.context import ServerRequestContext
-    from mcp.server.lowlevel import Server
-    from mcp.server.session import ServerSession
-    from mcp.server.stdio import stdio_server
-except ImportError as exc:  # pragma: no cover - depends on the installation
-    raise SystemExit(f"fstools mcp needs the MCP SDK: pip install 'fstools[mcp]' ({exc})") from None
+import anyio
+from mcp import types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
 
 from . import __version__
 from ._context import ExecutionContext
@@ -134,8 +131,8 @@ def _question(request: PermissionRequest) -> str:
 
 
 def _state(request: PermissionRequest) -> str:
-    """Binds a retried answer to the very change it approved (same tool, path and diff)."""
-    return hashlib.sha256(_question(request).encode()).hexdigest()
+    """Binds a retried answer to the very change it approved (same tool, path and whole diff)."""
+    return hashlib.sha256(repr((request.tool, request.path, request.diff)).encode()).hexdigest()
 
 
 def _approved(answer: Any) -> bool:
@@ -214,9 +211,8 @@ class McpSession:
         self, params: types.CallToolRequestParams, rctx: ServerRequestContext[Any, Any]
     ) -> types.CallToolResult | types.InputRequiredResult:
         ctx = await self.context(rctx.session)
-        caller = _Caller(
-            asyncio.get_running_loop(), rctx.session, rctx.request_id, dict(params.input_responses or {}), params.request_state
-        )
+        responses = dict(params.input_responses or {})
+        caller = _Caller(asyncio.get_running_loop(), rctx.session, rctx.request_id, responses, params.request_state)
         token = _caller.set(caller)
         try:
             result = await self.registry.execute(params.name, ctx, **(params.arguments or {}))
@@ -234,7 +230,9 @@ def create_server(settings: SessionSettings, registry: ToolRegistry | None = Non
     """A low-level MCP Server publishing each tool's own schema and annotations."""
     state = McpSession(settings, registry or create_registry())
 
-    async def list_tools(rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def list_tools(
+        rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[tool_definition(t) for t in state.tools()])
 
     async def call_tool(

@@ -257,6 +257,14 @@ def test_main_uses_sys_streams(in_project, capsys):
     assert capsys.readouterr().out.startswith(f"{in_project.resolve()}/")
 
 
+def test_mcp_without_the_sdk_says_how_to_install_it(in_project, monkeypatch):
+    monkeypatch.setitem(sys.modules, "mcp", None)  # fault injection: the optional extra is not installed
+    monkeypatch.delitem(sys.modules, "fstools._mcp", raising=False)
+    s = Streams()
+    assert s.run("mcp") == 2
+    assert "pip install 'fstools[mcp]'" in s.stderr.getvalue()
+
+
 def test_python_dash_m_runs_main(in_project, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["fstools", "ls", "--json"])
     with pytest.raises(SystemExit) as info:
@@ -288,7 +296,10 @@ def test_subprocess_help_and_ls(project):
 
 
 def test_import_fstools_loads_neither_the_cli_nor_the_sdk(tmp_path):
-    probe = "import sys, fstools; print(sorted(m for m in ('mcp', 'argparse', 'anyio', 'fstools._cli', 'fstools._mcp') if m in sys.modules))"
-    done = subprocess.run([sys.executable, "-c", probe], env=ENV, cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    heavy = ("mcp", "argparse", "anyio", "fstools._cli", "fstools._mcp")
+    probe = f"import sys, fstools; print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=ENV, cwd=tmp_path, capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

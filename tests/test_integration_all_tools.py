@@ -18,6 +18,7 @@ from helpers import mcp_text as text
 import fstools
 
 REGISTERED = set(fstools.create_registry().names())
+ALL_TOOLS = ("Read", "Write", "Edit", "MultiEdit", "Delete", "LS", "Glob", "Grep")
 
 
 def needs(*tools: str):
@@ -122,7 +123,7 @@ def test_cli_glob_and_grep(tree):
 # MCP over stdio ---------------------------------------------------------------------------
 
 
-@needs("Read", "Write", "Edit", "MultiEdit", "Delete", "LS", "Glob", "Grep")
+@needs(*ALL_TOOLS)
 def test_mcp_round_trip_over_every_tool(tree, tmp_path):
     from mcp import types
     from PIL import Image
@@ -139,7 +140,9 @@ def test_mcp_round_trip_over_every_tool(tree, tmp_path):
             "unread": await call("Edit", {"file_path": str(util), "old_string": "42", "new_string": "43"}),
             "read_util": await call("Read", {"file_path": str(util)}),
             "multi_edit": await call("MultiEdit", {"file_path": str(util), "edits": [
-                {"old_string": "42", "new_string": "43"}, {"old_string": "pass", "new_string": "...", "replace_all": True}]}),
+                {"old_string": "42", "new_string": "43"},
+                {"old_string": "pass", "new_string": "...", "replace_all": True},
+            ]}),
             "write": await call("Write", {"file_path": str(tree / "new.txt"), "content": "fresh\n"}),
             "glob": await call("Glob", {"pattern": "**/*.py", "path": str(tree)}),
             "grep": await call("Grep", {"pattern": "def ", "path": str(tree), "output_mode": "content", "-n": True}),
@@ -150,7 +153,7 @@ def test_mcp_round_trip_over_every_tool(tree, tmp_path):
         }
 
     r = stdio_session(tree, steps, errlog=tmp_path / "server.log")
-    assert sorted(t.name for t in r["tools"]) == sorted(["Read", "Write", "Edit", "MultiEdit", "Delete", "LS", "Glob", "Grep"])
+    assert sorted(t.name for t in r["tools"]) == sorted(ALL_TOOLS)
     hints = {t.name: t.annotations for t in r["tools"]}
     assert all(hints[n].read_only_hint for n in ("Read", "LS", "Glob", "Grep"))
     assert not any(hints[n].read_only_hint for n in ("Write", "Edit", "MultiEdit", "Delete"))
@@ -158,7 +161,8 @@ def test_mcp_round_trip_over_every_tool(tree, tmp_path):
     assert "     1\tdef main():" in text(r["read"])
     assert not r["edit"].is_error and "print('bye')" in app.read_text()
     assert r["unread"].is_error and "not_read" in text(r["unread"])
-    assert not r["multi_edit"].is_error and util.read_text() == "def helper():\n    return 43\n\n\nclass Tool:\n    ...\n"
+    assert not r["multi_edit"].is_error
+    assert util.read_text() == "def helper():\n    return 43\n\n\nclass Tool:\n    ...\n"
     assert not r["write"].is_error and (tree / "new.txt").read_text() == "fresh\n"
     assert str(app.resolve()) in text(r["glob"])
     assert f"{app.resolve()}:1> def main():" in text(r["grep"])

@@ -30,7 +30,8 @@ def session_with(server, steps, **client_options):
 
 def roots_callback(*dirs: Path | str):
     async def list_roots(context):
-        return types.ListRootsResult(roots=[types.Root(uri=Path(d).as_uri() if isinstance(d, Path) else d) for d in dirs])
+        uris = [Path(d).as_uri() if isinstance(d, Path) else d for d in dirs]
+        return types.ListRootsResult(roots=[types.Root(uri=uri) for uri in uris])
 
     return list_roots
 
@@ -101,7 +102,9 @@ def test_hints_follow_the_spec_flags(in_project):
 def test_read_only_server_offers_only_read_only_tools_and_refuses_the_rest(in_project):
     async def steps(client):
         names = [t.name for t in (await client.list_tools()).tools]
-        refused = await client.call_tool("Probe", {"file_path": str(in_project / "a.txt"), "old_string": "a", "new_string": "b"})
+        refused = await client.call_tool(
+            "Probe", {"file_path": str(in_project / "a.txt"), "old_string": "a", "new_string": "b"}
+        )
         return names, refused
 
     names, refused = session_with(create_server(SessionSettings(read_only=True), probe_registry()), steps)
@@ -251,13 +254,16 @@ def test_ask_without_elicitation_support_is_denied(in_project):
     assert failed.is_error and "permission_denied" in text(failed) and "Could not ask the user" in text(failed)
 
 
-@pytest.mark.parametrize(("action", "content", "error"), [("accept", {"approve": True}, None), ("decline", None, "user_rejected")])
+@pytest.mark.parametrize(
+    ("action", "content", "error"), [("accept", {"approve": True}, None), ("decline", None, "user_rejected")]
+)
 def test_ask_over_the_2026_protocol_is_an_input_required_round(in_project, action, content, error):
     """The SDK's default client speaks 2026-07-28: no server-to-client requests, the answer comes in a retry."""
     seen: list[str] = []
 
     async def main():
-        async with Client(create_server(ASK, probe_registry()), elicitation_callback=elicitation(action, content, seen)) as client:
+        server = create_server(ASK, probe_registry())
+        async with Client(server, elicitation_callback=elicitation(action, content, seen)) as client:
             assert client.protocol_version == "2026-07-28"
             return await probe_call(in_project)(client)
 
