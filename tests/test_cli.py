@@ -246,6 +246,12 @@ def test_audit_log_option(in_project, tmp_path):
     assert records[0]["path"] == str(in_project.resolve())
 
 
+def test_an_unwritable_audit_log_never_breaks_the_command(in_project, tmp_path):
+    s = Streams()
+    assert s.run("ls", ".", "--audit-log", str(tmp_path / "no-such-dir" / "audit.jsonl")) == 0
+    assert s.stdout.getvalue().startswith(f"{in_project.resolve()}/")
+
+
 def test_option_names_never_collide_with_session_options():
     """Building the parser over the real tools fails loudly if a parameter shadows --root, --json..."""
     for registry in (fstools.create_registry(), probe_registry()):

@@ -109,6 +109,7 @@ def test_read_only_and_dry_run_change_nothing(tool, sample):
 def test_one_audit_record_per_call_with_the_resolved_path(tool, sample):
     records: list[fstools.AuditRecord] = []
     run(tool, sample, audit_hook=records.append)
+    sample.write_text(CONTENT)  # the same starting point for the refused call
     run(tool, sample, audit_hook=records.append, permissions=rules(tool, "deny"))
     assert [(r.tool, r.success) for r in records] == [(tool.name, True), (tool.name, False)]
     assert records[0].path in (str(sample.resolve()), str(sample.parent.resolve()))
