@@ -10,6 +10,7 @@ from ._errors import ErrorCode
 from ._ls import LSTool, ls
 from ._params import ToolParameter
 from ._permissions import PermissionManager, PermissionRequest, PermissionRule
+from ._read import ReadTool, read
 from ._registry import ToolRegistry, create_registry, file_tools, register_file_tools
 from ._result import ToolResult
 from ._tool import BaseTool, FileTool, ToolCategory
@@ -26,6 +27,7 @@ __all__ = [
     "PermissionManager",
     "PermissionRequest",
     "PermissionRule",
+    "ReadTool",
     "ReadRecord",
     "ToolCategory",
     "ToolParameter",
@@ -35,5 +37,6 @@ __all__ = [
     "default_context",
     "file_tools",
     "ls",
+    "read",
     "register_file_tools",
 ]

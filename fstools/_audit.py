@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import logging
 import time
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
-
-import orjson
 
 if TYPE_CHECKING:
     from ._context import ExecutionContext
     from ._result import ToolResult
 
-log = logging.getLogger("fstools.audit")
+
+def _log_failure(message: str, *args: object) -> None:
+    import logging  # only on the failure path: logging is a noticeable part of import time
+
+    logging.getLogger("fstools.audit").exception(message, *args)
 
 
 @dataclass(frozen=True)
@@ -47,10 +48,12 @@ def audit(ctx: ExecutionContext, tool: str, path: str | None, result: ToolResult
         try:
             ctx.audit_hook(record)
         except Exception:  # an observer must not break the operation it observes
-            log.exception("audit hook failed")
+            _log_failure("audit hook failed")
     if ctx.audit_log is not None:
+        import orjson
+
         try:
             with open(ctx.audit_log, "ab") as f:
                 f.write(orjson.dumps(asdict(record)) + b"\n")
         except OSError:
-            log.exception("could not write audit log %s", ctx.audit_log)
+            _log_failure("could not write audit log %s", ctx.audit_log)

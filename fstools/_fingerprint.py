@@ -15,8 +15,15 @@ from ._context import ExecutionContext, ReadRecord
 DIGEST_LIMIT = 64 * 1024 * 1024
 
 
+def content_hasher() -> hashlib._Hash:
+    """A fresh content hash, for callers that feed a file in pieces; its digest equals content_digest(whole)."""
+    return hashlib.sha256()
+
+
 def content_digest(data: bytes | memoryview) -> bytes:
-    return hashlib.sha256(data).digest()
+    hasher = content_hasher()
+    hasher.update(data)
+    return hasher.digest()
 
 
 def fingerprint(st: os.stat_result, data: bytes | memoryview | None) -> ReadRecord:
@@ -31,6 +38,11 @@ def fingerprint(st: os.stat_result, data: bytes | memoryview | None) -> ReadReco
 def remember(ctx: ExecutionContext, path: str, st: os.stat_result, data: bytes | memoryview | None) -> None:
     """Record that `ctx` has seen `path` as `data` (after a read, or after its own write)."""
     ctx.record_read(path, fingerprint(st, data))
+
+
+def remember_digest(ctx: ExecutionContext, path: str, st: os.stat_result, digest: bytes | None) -> None:
+    """Like remember(), for a caller that hashed the content itself (Read hashes while it scans, and caches it)."""
+    ctx.record_read(path, ReadRecord.from_stat(st, digest if st.st_size <= DIGEST_LIMIT else None))
 
 
 def unchanged_since(record: ReadRecord, st: os.stat_result, data: bytes | memoryview | None) -> bool:

@@ -6,7 +6,6 @@ the checks on what the model sends, and the keyword the Python function receives
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -77,6 +76,13 @@ def object_schema(parameters: Sequence[ToolParameter]) -> dict[str, Any]:
     }
 
 
+def _json_text(value: str) -> Any:
+    """Parse a JSON-encoded array/object a model sent as a string; ValueError when it is not JSON."""
+    import json  # lazily: only models that stringify arrays pay for it
+
+    return json.loads(value)
+
+
 def _bad(param: str, message: str) -> ToolError:
     return ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid argument '{param}': {message}")
 
@@ -123,7 +129,7 @@ def _coerce(p: ToolParameter, value: Any, where: str) -> Any:
     if t == "array":
         if isinstance(value, str):
             try:
-                value = json.loads(value)
+                value = _json_text(value)
             except ValueError:
                 raise _bad(where, "expected an array (or its JSON text)") from None
         if not isinstance(value, (list, tuple)):
@@ -136,7 +142,7 @@ def _coerce(p: ToolParameter, value: Any, where: str) -> Any:
         return [_validate_object(p.items, item, f"{where}[{i}]", by_keyword=False) for i, item in enumerate(value)]
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = _json_text(value)
         except ValueError:
             raise _bad(where, "expected an object (or its JSON text)") from None
     if not isinstance(value, Mapping):

@@ -56,8 +56,9 @@ class ToolRegistry:
 def file_tools() -> list[BaseTool]:
     """One instance of every working file tool, in the order agents usually meet them."""
     from ._ls import LSTool
+    from ._read import ReadTool
 
-    return [LSTool()]
+    return [ReadTool(), LSTool()]
 
 
 def register_file_tools(registry: ToolRegistry) -> ToolRegistry:

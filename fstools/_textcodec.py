@@ -7,6 +7,7 @@ this is the one place that decides what a file's bytes mean.
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass
 
 # Longest BOM first: the UTF-32-LE BOM starts with the UTF-16-LE one.
@@ -39,6 +40,24 @@ _PREFERRED_LEGACY: tuple[str, ...] = (
     "iso8859_15",
 )
 _CHAOS_TOLERANCE = 0.02
+
+# Mostly-UTF-8 text with a few stray bytes (a pasted Latin-1 line) reads best as UTF-8 with
+# replacement characters; legacy CJK text decodes as UTF-8 only by accident, at well under
+# this many valid non-ASCII characters per invalid byte.
+_UTF8_VALID_PER_INVALID = 2
+_STRAY_BYTE = re.compile("[\udc80-\udcff]")
+_VALID_NON_ASCII = re.compile("[^\x00-\x7f\udc80-\udcff]")
+
+# Western European text in cp1252/Latin-1: its non-ASCII characters are accented Latin letters
+# and typographic punctuation, sprinkled among ASCII letters. charset-normalizer scores such
+# short samples as Baltic or Central European about as often as right, so this is decided first.
+# Cyrillic or Greek in cp125x also decodes to Latin-1 letters, but then nearly every letter is non-ASCII.
+_WESTERN_CHARS = frozenset(
+    "ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÑÒÓÔÕÖØÙÚÛÜÝßàáâãäåæçèéêëìíîïñòóôõöøùúûüýÿŒœŠšŸŽž"
+    "\u00a0’‘“”„–—…€«»°©®·¡¿§£¢¥ªº"
+)
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+_ASCII_LETTER = re.compile("[A-Za-z]")
 
 # Magic numbers of common binary formats whose first block may hold no NUL byte.
 _BINARY_SIGNATURES: tuple[bytes, ...] = (
@@ -104,14 +123,33 @@ def _is_utf8(sample: bytes, complete: bool) -> bool:
     return True
 
 
+def _is_mostly_utf8(sample: bytes) -> bool:
+    text = sample[:SNIFF_BYTES].decode("utf-8", "surrogateescape")
+    stray = len(_STRAY_BYTE.findall(text))
+    return len(_VALID_NON_ASCII.findall(text)) >= _UTF8_VALID_PER_INVALID * stray
+
+
+def _is_western(sample: bytes) -> bool:
+    try:
+        text = sample[:SNIFF_BYTES].decode("cp1252")
+    except UnicodeDecodeError:
+        return False
+    accented = _NON_ASCII.findall(text)
+    if not accented or not _WESTERN_CHARS.issuperset(accented):
+        return False
+    return len(accented) < len(_ASCII_LETTER.findall(text))
+
+
 def sniff_encoding(sample: bytes, *, complete: bool = True) -> TextEncoding:
     """Detect the encoding of `sample`; `complete=False` when it is only the start of a file
     (a multi-byte character cut at its end is then not an error)."""
     found = bom_encoding(sample)
     if found is not None:
         return found
-    if _is_utf8(sample, complete):
+    if _is_utf8(sample, complete) or _is_mostly_utf8(sample):
         return UTF8
+    if _is_western(sample):
+        return TextEncoding("cp1252")
     return TextEncoding(codecs.lookup(_detect_legacy(sample[:SNIFF_BYTES])).name)
 
 
@@ -143,8 +181,11 @@ def encode(text: str, encoding: TextEncoding, errors: str = "strict") -> bytes:
 def line_ending(text: str) -> str:
     """"LF", "CRLF", "CR", "mixed" or "none": the style a file's lines end with."""
     crlf = text.count("\r\n")
-    lf = text.count("\n") - crlf
-    cr = text.count("\r") - crlf
+    return line_ending_style(crlf, text.count("\n") - crlf, text.count("\r") - crlf)
+
+
+def line_ending_style(crlf: int, lf: int, cr: int) -> str:
+    """The line_ending() answer from counts of CRLF, bare LF and bare CR (Read counts them on bytes)."""
     kinds = [name for name, n in (("CRLF", crlf), ("LF", lf), ("CR", cr)) if n]
     if not kinds:
         return "none"

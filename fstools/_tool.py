@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from abc import ABC, abstractmethod
 from enum import Enum
@@ -75,6 +74,8 @@ class BaseTool(ABC):
 
     def run(self, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
         """Synchronous execute, for callers without an event loop."""
+        import asyncio  # lazily: asyncio alone would double the cost of `import fstools`
+
         return asyncio.run(self.execute(context, **kwargs))
 
 
@@ -108,6 +109,8 @@ class FileTool(BaseTool):
         return self.spec.destructive
 
     async def _execute(self, context: ExecutionContext, **kwargs: Any) -> ToolResult:
+        import asyncio
+
         # File I/O blocks: run it off the event loop so an async agent stays responsive.
         return await asyncio.to_thread(call_validated, self.spec, context, kwargs, time.perf_counter())
 
