@@ -174,6 +174,35 @@ def test_mcp_round_trip_over_every_tool(tree, tmp_path):
     assert isinstance(r["image"].content[-1], types.ImageContent)
 
 
+@needs("Read")
+def test_mcp_read_text_image_and_refusals(tree):
+    from mcp import Client
+    from PIL import Image
+
+    from fstools._mcp import create_server
+    from fstools._settings import SessionSettings
+
+    Image.new("RGB", (4, 3), "red").save(tree / "dot.png")
+    (tree / ".env").write_text("TOKEN=x\n")
+
+    async def main():
+        async with Client(create_server(SessionSettings(roots=(str(tree),))), mode="legacy") as client:
+            call = client.call_tool
+            return (
+                await call("Read", {"file_path": str(tree / "src" / "app.py"), "offset": "2", "limit": 1}),
+                await call("Read", {"file_path": str(tree / "dot.png")}),
+                await call("Read", {"file_path": str(tree / ".env")}),
+                await call("Read", {"file_path": "src/app.py"}),
+            )
+
+    numbered, image, secret, relative = anyio.run(main)
+    assert not numbered.is_error and text(numbered).splitlines()[0] == "     2\t    print('hello')"
+    assert [c.type for c in image.content] == ["text", "image"] and image.content[1].mime_type == "image/png"
+    assert image.content[1].data
+    assert secret.is_error and "sensitive_path" in text(secret)
+    assert relative.is_error and "must be an absolute path" in text(relative)
+
+
 # Permissions and audit with the real mutating tools -------------------------------------------
 
 
