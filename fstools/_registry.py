@@ -55,10 +55,13 @@ class ToolRegistry:
 
 def file_tools() -> list[BaseTool]:
     """One instance of every working file tool, in the order agents usually meet them."""
+    from ._delete import DeleteTool
+    from ._edit import EditTool, MultiEditTool
     from ._ls import LSTool
     from ._read import ReadTool
+    from ._write import WriteTool
 
-    return [ReadTool(), LSTool()]
+    return [ReadTool(), WriteTool(), EditTool(), MultiEditTool(), DeleteTool(), LSTool()]
 
 
 def register_file_tools(registry: ToolRegistry) -> ToolRegistry:

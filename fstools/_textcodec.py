@@ -43,8 +43,8 @@ _CHAOS_TOLERANCE = 0.02
 
 # Mostly-UTF-8 text with a few stray bytes (a pasted Latin-1 line) reads best as UTF-8 with
 # replacement characters; legacy CJK text decodes as UTF-8 only by accident, at well under
-# this many valid non-ASCII characters per invalid byte.
-_UTF8_VALID_PER_INVALID = 2
+# one valid non-ASCII character per invalid byte.
+_UTF8_VALID_PER_INVALID = 1
 _STRAY_BYTE = re.compile("[\udc80-\udcff]")
 _VALID_NON_ASCII = re.compile("[^\x00-\x7f\udc80-\udcff]")
 
