@@ -123,9 +123,8 @@ def test_cli_glob_and_grep(tree):
 # MCP over stdio ---------------------------------------------------------------------------
 
 
-@needs(*ALL_TOOLS)
-def test_mcp_round_trip_over_every_tool(tree, tmp_path):
-    from mcp import types
+@needs("Read", "Write", "Edit", "MultiEdit", "Delete")
+def test_mcp_stdio_read_edit_write_delete(tree, tmp_path):
     from PIL import Image
 
     Image.new("RGB", (4, 3), "red").save(tree / "dot.png")
@@ -144,18 +143,17 @@ def test_mcp_round_trip_over_every_tool(tree, tmp_path):
                 {"old_string": "pass", "new_string": "...", "replace_all": True},
             ]}),
             "write": await call("Write", {"file_path": str(tree / "new.txt"), "content": "fresh\n"}),
-            "glob": await call("Glob", {"pattern": "**/*.py", "path": str(tree)}),
-            "grep": await call("Grep", {"pattern": "def ", "path": str(tree), "output_mode": "content", "-n": True}),
             "image": await call("Read", {"file_path": str(tree / "dot.png")}),
             "delete": await call("Delete", {"path": str(tree / "new.txt")}),
             "escape": await call("Read", {"file_path": "/etc/passwd"}),
+            "dotdot": await call("Write", {"file_path": str(tree / ".." / "planted.txt"), "content": "x"}),
             "missing": await call("Read", {"file_path": str(tree / "nope.txt")}),
         }
 
     r = stdio_session(tree, steps, errlog=tmp_path / "server.log")
-    assert sorted(t.name for t in r["tools"]) == sorted(ALL_TOOLS)
     hints = {t.name: t.annotations for t in r["tools"]}
-    assert all(hints[n].read_only_hint for n in ("Read", "LS", "Glob", "Grep"))
+    assert set(hints) == REGISTERED
+    assert all(hints[n].read_only_hint and not hints[n].destructive_hint for n in ("Read", "LS"))
     assert not any(hints[n].read_only_hint for n in ("Write", "Edit", "MultiEdit", "Delete"))
     assert hints["Delete"].destructive_hint is True
     assert "     1\tdef main():" in text(r["read"])
@@ -163,15 +161,34 @@ def test_mcp_round_trip_over_every_tool(tree, tmp_path):
     assert r["unread"].is_error and "not_read" in text(r["unread"])
     assert not r["multi_edit"].is_error
     assert util.read_text() == "def helper():\n    return 43\n\n\nclass Tool:\n    ...\n"
-    assert not r["write"].is_error and (tree / "new.txt").read_text() == "fresh\n"
-    assert str(app.resolve()) in text(r["glob"])
-    assert f"{app.resolve()}:1> def main():" in text(r["grep"])
-    images = [c for c in r["image"].content if c.type == "image"]
-    assert len(images) == 1 and images[0].mime_type == "image/png"
+    assert not r["write"].is_error and "Created" in text(r["write"])
+    assert [c.type for c in r["image"].content] == ["text", "image"] and r["image"].content[1].mime_type == "image/png"
     assert not r["delete"].is_error and not (tree / "new.txt").exists()
-    assert r["escape"].is_error and "path_outside_workspace" in text(r["escape"])
+    for escape in (r["escape"], r["dotdot"]):
+        assert escape.is_error and "path_outside_workspace" in text(escape)
+    assert not (tree.parent / "planted.txt").exists()
     assert r["missing"].is_error and "file_not_found" in text(r["missing"])
-    assert isinstance(r["image"].content[-1], types.ImageContent)
+    assert "Traceback" not in (tmp_path / "server.log").read_text()
+
+
+@needs("Glob", "Grep")
+def test_mcp_stdio_glob_and_grep(tree, tmp_path):
+    app = tree / "src" / "app.py"
+
+    async def steps(session):
+        call = session.call_tool
+        return (
+            await call("Glob", {"pattern": "**/*.py", "path": str(tree)}),
+            await call("Grep", {"pattern": "def ", "path": str(tree), "output_mode": "content", "-n": True}),
+            await call("Grep", {"pattern": "hello", "path": "/etc"}),
+            await call("Grep", {"pattern": "[invalid(regex", "path": str(tree)}),
+        )
+
+    globbed, grepped, escape, bad = stdio_session(tree, steps, errlog=tmp_path / "server.log")
+    assert str(app.resolve()) in text(globbed).splitlines()
+    assert f"{app.resolve()}:1> def main():" in text(grepped)
+    assert escape.is_error and "path_outside_workspace" in text(escape)
+    assert bad.is_error and "invalid_regex" in text(bad)
 
 
 @needs("Read")
