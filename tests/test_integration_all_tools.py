@@ -101,12 +101,19 @@ def test_cli_ask_without_a_terminal_changes_nothing(tree):
     assert "print('bye')" in app.read_text()
 
 
-@needs("Glob", "Grep")
-def test_cli_glob_and_grep(tree):
+@needs("Glob")
+def test_cli_glob(tree):
     globbed = fstools_cmd("glob", "**/*.py", cwd=tree)
     assert globbed.returncode == 0, globbed.stderr
     assert sorted(globbed.stdout.split()) == sorted(str((tree / "src" / n).resolve()) for n in ("app.py", "util.py"))
+    none = fstools_cmd("glob", "**/*.xyz", "src", "--json", cwd=tree)
+    assert none.returncode == 0 and json.loads(none.stdout)["metadata"]["count"] == 0
+    missing = fstools_cmd("glob", "*.py", "nowhere", cwd=tree)
+    assert missing.returncode == 1 and "Directory not found" in missing.stderr
 
+
+@needs("Grep")
+def test_cli_grep(tree):
     counted = fstools_cmd("grep", "def ", ".", "--output-mode", "count", cwd=tree)
     assert counted.returncode == 0, counted.stderr
     assert sorted(counted.stdout.splitlines()) == sorted(
@@ -171,24 +178,44 @@ def test_mcp_stdio_read_edit_write_delete(tree, tmp_path):
     assert "Traceback" not in (tmp_path / "server.log").read_text()
 
 
-@needs("Glob", "Grep")
-def test_mcp_stdio_glob_and_grep(tree, tmp_path):
+@needs("Grep")
+def test_mcp_stdio_grep_and_escape(tree, tmp_path):
     app = tree / "src" / "app.py"
 
     async def steps(session):
         call = session.call_tool
         return (
-            await call("Glob", {"pattern": "**/*.py", "path": str(tree)}),
             await call("Grep", {"pattern": "def ", "path": str(tree), "output_mode": "content", "-n": True}),
-            await call("Grep", {"pattern": "hello", "path": "/etc"}),
+            await call("Grep", {"pattern": "CLASS", "path": str(tree), "-i": "true", "output_mode": "count"}),
+            await call("Grep", {"pattern": "root", "path": "/etc"}),
             await call("Grep", {"pattern": "[invalid(regex", "path": str(tree)}),
         )
 
-    globbed, grepped, escape, bad = stdio_session(tree, steps, errlog=tmp_path / "server.log")
-    assert str(app.resolve()) in text(globbed).splitlines()
+    grepped, counted, escape, bad = stdio_session(tree, steps, errlog=tmp_path / "server.log")
     assert f"{app.resolve()}:1> def main():" in text(grepped)
+    assert text(counted).splitlines()[0] == f"{(tree / 'src' / 'util.py').resolve()}: 1"
     assert escape.is_error and "path_outside_workspace" in text(escape)
     assert bad.is_error and "invalid_regex" in text(bad)
+
+
+@needs("Glob")
+def test_mcp_glob(tree):
+    from mcp import Client
+
+    from fstools._mcp import create_server
+    from fstools._settings import SessionSettings
+
+    async def main():
+        async with Client(create_server(SessionSettings(roots=(str(tree),))), mode="legacy") as client:
+            return (
+                await client.call_tool("Glob", {"pattern": "**/*.py", "path": str(tree)}),
+                await client.call_tool("Glob", {"pattern": "*", "path": "/etc"}),
+            )
+
+    globbed, escape = anyio.run(main)
+    expected = sorted(str((tree / "src" / n).resolve()) for n in ("app.py", "util.py"))
+    assert sorted(text(globbed).splitlines()) == expected
+    assert escape.is_error and "path_outside_workspace" in text(escape)
 
 
 @needs("Read")
