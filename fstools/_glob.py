@@ -8,13 +8,13 @@ from dataclasses import dataclass
 
 from ._context import ExecutionContext
 from ._errors import ErrorCode, ToolError
+from ._excludes import DEFAULT_EXCLUDES
 from ._globmatch import MAGIC_CHARS, glob_to_regex
 from ._invoke import ToolSpec, authorize, invoke
 from ._params import ToolParameter
 from ._paths import resolve_path, within_roots
 from ._result import ToolResult
 from ._tool import FileTool
-from ._excludes import DEFAULT_EXCLUDES
 from ._walk import ContainmentFilter, WalkSpec, list_files, newest_first
 
 DEFAULT_LIMIT = 1000
@@ -110,6 +110,17 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None) -> GlobPlan
     )
 
 
+def _followed_and_allowed(ctx: ExecutionContext, base: str, paths: list[str]) -> list[str]:
+    """Paths reached through links: kept only if they resolve inside the roots to something not secret."""
+    containment = ContainmentFilter(base, lambda p: within_roots(ctx, p))
+    kept = []
+    for p in paths:
+        canonical = containment.canonical(p)
+        if canonical is not None and (canonical == p or not (ctx.sensitive and ctx.sensitive.matches(canonical))):
+            kept.append(p)
+    return kept
+
+
 def _glob(
     ctx: ExecutionContext,
     pattern: str,
@@ -140,8 +151,7 @@ def _glob(
         timeout=ctx.timeout,
     )
     if follow_symlinks:
-        inside = ContainmentFilter(plan.base, lambda p: within_roots(ctx, p))
-        listing.paths = [p for p in listing.paths if inside.canonical(p) is not None]
+        listing.paths = _followed_and_allowed(ctx, plan.base, listing.paths)
     if sensitive:
         listing.paths = sensitive.exclude(listing.paths)
     top, count = newest_first(listing, limit)

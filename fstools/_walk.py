@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ._binaries import find_binary
+from ._binaries import find_binary, require_binary
 from ._errors import ErrorCode, ToolError
 from ._excludes import DEFAULT_EXCLUDES
 from ._runner import StreamingProcess
@@ -119,7 +119,7 @@ def is_small_tree(base: str, budget: int = SMALL_TREE_ENTRIES) -> bool:
     return True
 
 
-def choose_strategy(spec: WalkSpec, backend: str | None = None) -> Strategy:
+def choose_strategy(spec: WalkSpec) -> Strategy:
     """Pick the walker from measurements (README, "Decisions: Glob and LS").
 
     rg starts in half fd's time, so it takes small trees single-threaded. On big trees
@@ -128,24 +128,15 @@ def choose_strategy(spec: WalkSpec, backend: str | None = None) -> Strategy:
     when rg is absent (or is asked for); fd < 8.7 outside a git repository cannot read
     .gitignore, so rg takes those walks too.
     """
-    fd, rg = find_binary("fd"), find_binary("rg")
-    if backend is None:
-        if rg is not None:
-            backend = "rg"
-        elif fd is not None:
-            backend = "fd"
-        else:
-            raise ToolError(
-                ErrorCode.MISSING_BINARY,
-                "Glob needs `rg` or `fd` and neither was found: install ripgrep with "
-                "`pip install 'ripgrep>=14.1,<15'`, or fd with `apt-get install -y fd-find` (Debian/Ubuntu)",
-            )
-    elif (rg if backend == "rg" else fd) is None:
-        raise ToolError(ErrorCode.MISSING_BINARY, f"`{backend}` was not found")
-    small = is_small_tree(spec.base)
-    if backend == "rg":
-        return Strategy("rg", 1, walker_sorts=not small)
-    return Strategy("fd", 1 if small else max(os.cpu_count() or 1, 1))
+    if find_binary("rg") is not None:
+        return Strategy("rg", 1, walker_sorts=not is_small_tree(spec.base))
+    if find_binary("fd") is not None:
+        return Strategy("fd", 1 if is_small_tree(spec.base) else max(os.cpu_count() or 1, 1))
+    raise ToolError(
+        ErrorCode.MISSING_BINARY,
+        "Glob needs `rg` or `fd` and neither was found: install ripgrep with "
+        "`pip install 'ripgrep>=14.1,<15'`, or fd with `apt-get install -y fd-find` (Debian/Ubuntu)",
+    )
 
 
 def _rust_escape(text: str) -> str:
@@ -215,11 +206,10 @@ def _rg_filter(spec: WalkSpec, paths: list[str]) -> list[str]:
     return paths
 
 
-def list_files(spec: WalkSpec, *, backend: str | None = None, timeout: float | None = None) -> Listing:
+def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: float | None = None) -> Listing:
     """Run one walker over `spec.base` and return the matching files' absolute paths."""
-    strategy = choose_strategy(spec, backend)
-    binary = find_binary(strategy.backend)
-    assert binary is not None  # choose_strategy checked
+    strategy = strategy or choose_strategy(spec)
+    binary = require_binary(strategy.backend)
     warnings: list[str] = []
     if strategy.backend == "fd":
         argv = fd_argv(spec, binary, strategy)
