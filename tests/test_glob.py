@@ -146,7 +146,7 @@ MATRIX_TREE = [
     ".hidden.py", ".hdir/h.py",
     "src/main.py", "src/app.ts", "src/app.tsx", "src/index.d.ts", "src/comp/button.tsx", "src/comp/deep/x.tsx",
     "src/comp/deep/y.ts", "lib/a.py", "lib/b.js", "lib/old.pyc", "lib/sub/c.py", "lib/sub/d.py", "tests/test_a.py",
-    "dir with space/f.py", "ü/ß.py", "build/out.py",
+    "dir with space/f.py", "ü/ß.py", "build/out.py", "lit[.txt",
     "node_modules/pkg/index.js", "node_modules/pkg/x.py", "__pycache__/m.cpython-311.pyc", ".venv/lib/v.py",
     ".tox/t.py", ".mypy_cache/c.py", "pkg.egg-info/PKG-INFO", ".git/config",
 ]
@@ -155,7 +155,7 @@ PATTERNS = [
     "*.py", "**/*.py", "src/**/*.tsx", "?.py", "**/?.py", "[ab].py", "[!ab].py", "**/[!a]*.py", "*.{ts,tsx}",
     "**/*.{ts,tsx}", "src/*.{ts,tsx}", "lib/*.py", "lib/**", "lib/**/*", "**/sub/*.py", "src/*/button.tsx",
     "src/**/deep/*", "**/*", "**", "dir with space/*.py", "ü/*.py", "**/ß.py", "*.PY", "**/*.py[co]",
-    "x[[]1].py", "*code.py", "src/comp/**/*.tsx", "nothing/**/*.py", "**/*.d.ts",
+    "x[[]1].py", "*code.py", "lit[.txt", "*[.txt", "**/*[.txt", "src/comp/**/*.tsx", "nothing/**/*.py", "**/*.d.ts",
 ]
 
 
@@ -431,6 +431,19 @@ def test_permission_rules_apply(project):
     rules = [fstools.PermissionRule(tool="Glob", path="**", action="deny")]
     ctx = fstools.ExecutionContext(working_dir=str(project), permissions=fstools.PermissionManager(rules=rules))
     assert fstools.glob("*.py", ctx=ctx).error_code == "permission_denied"
+
+
+def test_timeout_is_flagged(project, monkeypatch):
+    make(project, "a.py")
+    slow = project.parent / "slow-rg"
+    slow.write_text(f"#!/bin/sh\nprintf '{project}/a.py\\0'\nexec sleep 30\n")
+    slow.chmod(0o755)
+    monkeypatch.setenv("FSTOOLS_RG", str(slow))
+    find_binary.cache_clear()
+    ctx = fstools.ExecutionContext(working_dir=str(project), timeout=0.5)
+    r = run("**/*.py", ctx)
+    find_binary.cache_clear()
+    assert r.metadata["timed_out"] is True and lines(r) == [str(project / "a.py")]
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads every directory")
