@@ -151,10 +151,11 @@ def _glob(
         timeout=ctx.timeout,
     )
     if follow_symlinks:
-        listing.paths = _followed_and_allowed(ctx, plan.base, listing.paths)
+        listing.keep(_followed_and_allowed(ctx, plan.base, listing.paths))
     if sensitive:
-        listing.paths = sensitive.exclude(listing.paths)
-    top, count = newest_first(listing, limit)
+        listing.keep(sensitive.exclude(listing.paths))
+    top = newest_first(listing, limit)
+    count = len(listing.files)
     extra: dict[str, object] = {"warnings": listing.warnings} if listing.warnings else {}
     if listing.timed_out:
         extra["timed_out"] = True

@@ -1,10 +1,11 @@
-"""Listing the files below a directory with fd or `rg --files`, and ordering them newest first.
+"""Listing the files below a directory with fd or `rg --files`, with their mtimes, newest first.
 
 Both backends get the same filters (hidden, ignore files, excludes, symlinks) and return
 absolute paths. The name pattern is a regular expression over the path relative to the
 base: fd gets it as a full-path regex; rg's listing is filtered by it in Python, after a
 file-type prefilter on the last component (`rg --glob` would not do: it is an override
-that lists gitignored and hidden files when they match).
+that lists gitignored and hidden files when they match). Each path is stat-ed as it
+streams in, while the walker is still working.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import re
 import stat
 import subprocess
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -23,9 +24,9 @@ from ._errors import ErrorCode, ToolError
 from ._excludes import DEFAULT_EXCLUDES
 from ._runner import StreamingProcess
 
-# Entries seen by a two-level scandir of the base below which a tree counts as small:
-# there one walker thread starts faster than a pool and sorting in Python is free.
-SMALL_TREE_ENTRIES = 200
+# Directories in the base's first two levels below which a tree counts as small: there a
+# single rg thread starts and finishes first (README, "Decisions: Glob and LS").
+SMALL_TREE_DIRS = 200
 
 # The only characters Rust's regex (fd) accepts escaped.
 _RUST_META = frozenset("\\.+*?()|[]{}^$#&-~")
@@ -54,20 +55,30 @@ class WalkSpec:
 
 @dataclass(frozen=True)
 class Strategy:
-    """How to run a walk: which walker, how many threads, and whether it sorts by mtime itself."""
+    """Which walker runs a walk, with how many threads."""
 
     backend: str
     threads: int
-    walker_sorts: bool = False
 
 
 @dataclass
 class Listing:
-    paths: list[str]
+    """The matches as (-mtime_ns, path): sorting them gives newest first, ties by path."""
+
+    files: list[tuple[int, str]]
     backend: str
-    newest_first: bool = False  # paths come sorted by the walker, newest mtime first
     timed_out: bool = False
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def paths(self) -> list[str]:
+        return [p for _, p in self.files]
+
+    def keep(self, paths: list[str]) -> None:
+        """Keep only the files in `paths`, a filtered copy of `self.paths`."""
+        if len(paths) != len(self.files):
+            wanted = set(paths)
+            self.files = [f for f in self.files if f[1] in wanted]
 
 
 @lru_cache(maxsize=None)
@@ -98,20 +109,24 @@ def fd_honours_gitignore(spec: WalkSpec, fd: str) -> bool:
     return in_git_worktree(spec.base)
 
 
-def is_small_tree(base: str, budget: int = SMALL_TREE_ENTRIES) -> bool:
-    """A cheap size probe: the base and its immediate subdirectories hold fewer than `budget` entries."""
+def is_small_tree(base: str, budget: int = SMALL_TREE_DIRS) -> bool:
+    """A cheap size probe: fewer than `budget` directories in the base's first two levels.
+
+    Walkers parallelise over directories, so their number, not the files', says whether a
+    thread pool pays for its start-up. The probe stops at the budget.
+    """
     seen = 0
     dirs = [base]
-    for depth in range(2):
+    for _ in range(2):
         below: list[str] = []
         for d in dirs:
             try:
                 with os.scandir(d) as it:
                     for entry in it:
-                        seen += 1
-                        if seen >= budget:
-                            return False
-                        if depth == 0 and entry.is_dir(follow_symlinks=False):
+                        if entry.is_dir(follow_symlinks=False):
+                            seen += 1
+                            if seen >= budget:
+                                return False
                             below.append(entry.path)
             except OSError:
                 continue
@@ -122,21 +137,24 @@ def is_small_tree(base: str, budget: int = SMALL_TREE_ENTRIES) -> bool:
 def choose_strategy(spec: WalkSpec) -> Strategy:
     """Pick the walker from measurements (README, "Decisions: Glob and LS").
 
-    rg starts in half fd's time, so it takes small trees single-threaded. On big trees
-    `rg --sortr modified` stats in Rust and leaves Python O(limit) stats instead of one
-    per match, which measured faster than fd's parallel walk plus Python stats. fd walks
-    when rg is absent (or is asked for); fd < 8.7 outside a git repository cannot read
-    .gitignore, so rg takes those walks too.
+    A small tree goes to one rg thread: rg starts in about half fd's time and a pool only
+    adds start-up. A big tree goes to fd with a thread per core, the Python stat of each
+    match overlapping its walk; fd < 8.7 outside a git repository cannot read .gitignore,
+    so rg takes those. Either binary stands in for the other when it is missing.
     """
-    if find_binary("rg") is not None:
-        return Strategy("rg", 1, walker_sorts=not is_small_tree(spec.base))
-    if find_binary("fd") is not None:
-        return Strategy("fd", 1 if is_small_tree(spec.base) else max(os.cpu_count() or 1, 1))
-    raise ToolError(
-        ErrorCode.MISSING_BINARY,
-        "Glob needs `rg` or `fd` and neither was found: install ripgrep with "
-        "`pip install 'ripgrep>=14.1,<15'`, or fd with `apt-get install -y fd-find` (Debian/Ubuntu)",
-    )
+    fd, rg = find_binary("fd"), find_binary("rg")
+    if fd is None and rg is None:
+        raise ToolError(
+            ErrorCode.MISSING_BINARY,
+            "Glob needs `rg` or `fd` and neither was found: install ripgrep with "
+            "`pip install 'ripgrep>=14.1,<15'`, or fd with `apt-get install -y fd-find` (Debian/Ubuntu)",
+        )
+    if is_small_tree(spec.base):
+        return Strategy("rg" if rg is not None else "fd", 1)
+    threads = max(os.cpu_count() or 1, 1)
+    if fd is not None and (rg is None or fd_honours_gitignore(spec, fd)):
+        return Strategy("fd", threads)
+    return Strategy("rg", threads)
 
 
 def _rust_escape(text: str) -> str:
@@ -175,39 +193,53 @@ def rg_argv(spec: WalkSpec, rg: str, strategy: Strategy) -> list[str]:
         argv += ["--glob", f"!{name}"]
     if spec.name_glob is not None:
         argv += ["--type-add", f"{_TYPE_NAME}:{spec.name_glob}", "--type", _TYPE_NAME]
-    if strategy.walker_sorts:
-        argv += ["--sortr", "modified"]
     return [*argv, *_common_flags(spec, strategy), "--", spec.base]
 
 
-def _split(data: bytes) -> list[str]:
-    """NUL-separated paths; a name that is not UTF-8 cannot reach an agent as text and is left out."""
-    try:
-        return [p for p in data.decode("utf-8").split("\0") if p]
-    except UnicodeDecodeError:
-        pass
-    out: list[str] = []
-    for raw in data.split(b"\0"):
-        try:
-            out.append(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            continue
-    return [p for p in out if p]
-
-
-def _rg_filter(spec: WalkSpec, paths: list[str]) -> list[str]:
-    """What rg's type prefilter let through beyond the pattern: other paths, and hidden names it whitelists."""
+def _path_filter(spec: WalkSpec, backend: str) -> Callable[[str], bool] | None:
+    """What rg's listing still needs in Python: the pattern beyond the name prefilter, and the
+    hidden rule for names its type filter whitelists. fd applies both itself."""
+    if backend != "rg":
+        return None
     start = len(_prefix(spec.base))
-    if spec.regex is not None and not (spec.name_glob is not None and spec.name_glob_exact):
-        match = re.compile(f"(?:{spec.regex})\\Z").match
-        paths = [p for p in paths if match(p, start)]
-    if spec.name_glob is not None and not spec.hidden:
-        paths = [p for p in paths if p[p.rfind("/") + 1] != "."]
-    return paths
+    needs_regex = spec.regex is not None and not (spec.name_glob is not None and spec.name_glob_exact)
+    match = re.compile(f"(?:{spec.regex})\\Z").match if needs_regex else None
+    drop_hidden = spec.name_glob is not None and not spec.hidden
+    if match is None and not drop_hidden:
+        return None
+
+    def wanted(path: str) -> bool:
+        if drop_hidden and path[path.rfind("/") + 1] == ".":
+            return False
+        return match is None or match(path, start) is not None
+
+    return wanted
+
+
+def _stat_stream(chunks: Iterable[bytes], wanted: Callable[[str], bool] | None) -> list[tuple[int, str]]:
+    """(-mtime_ns, path) for each NUL-separated path, as the walker writes them.
+
+    A name that is not UTF-8 cannot reach an agent as text and is left out; so is a file
+    that vanished before its stat, and an unterminated tail (a walker killed mid-write).
+    """
+    files: list[tuple[int, str]] = []
+    append = files.append
+    stat_ = os.stat
+    rest = b""
+    for chunk in chunks:
+        *complete, rest = (rest + chunk).split(b"\0")
+        for raw in complete:
+            try:
+                path = raw.decode("utf-8")
+                if wanted is None or wanted(path):
+                    append((-stat_(path).st_mtime_ns, path))
+            except (UnicodeDecodeError, OSError):
+                continue
+    return files
 
 
 def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: float | None = None) -> Listing:
-    """Run one walker over `spec.base` and return the matching files' absolute paths."""
+    """Run one walker over `spec.base`: the matching files' absolute paths and mtimes."""
     strategy = strategy or choose_strategy(spec)
     binary = require_binary(strategy.backend)
     warnings: list[str] = []
@@ -218,12 +250,9 @@ def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: flo
     else:
         argv = rg_argv(spec, binary, strategy)
     with StreamingProcess(argv, timeout=timeout, cwd=spec.base) as proc:
-        data = proc.read_all()
-    paths = _split(data)
-    if strategy.backend == "rg":
-        paths = _rg_filter(spec, paths)
+        files = _stat_stream(proc.chunks(), _path_filter(spec, strategy.backend))
     warnings += [line for line in proc.stderr.splitlines() if line.strip()][:20]
-    return Listing(paths, strategy.backend, strategy.walker_sorts, proc.timed_out, warnings)
+    return Listing(files, strategy.backend, proc.timed_out, warnings)
 
 
 class ContainmentFilter:
@@ -264,64 +293,11 @@ class ContainmentFilter:
         return target if self._inside(target) else None
 
 
-def _mtime(path: str) -> int | None:
-    try:
-        return os.stat(path).st_mtime_ns
-    except OSError:
-        return None
+def newest_first(listing: Listing, limit: int) -> list[tuple[str, int]]:
+    """The `limit` newest files as (path, mtime_ns), newest first, ties by path.
 
-
-def _stat_all(paths: Iterable[str], limit: int) -> tuple[list[tuple[str, int]], int]:
-    keyed: list[tuple[int, str]] = []
-    append = keyed.append
-    st = os.stat
-    for p in paths:
-        try:
-            append((-st(p).st_mtime_ns, p))
-        except OSError:
-            continue
-    top = heapq.nsmallest(limit, keyed) if len(keyed) > limit else sorted(keyed)
-    return [(p, -neg) for neg, p in top], len(keyed)
-
-
-def _from_sorted(paths: Sequence[str], limit: int) -> tuple[list[tuple[str, int]], int] | None:
-    """Top `limit` of a list the walker sorted newest first, with O(limit + log n) stats.
-
-    Only the walker's order of equal mtimes is arbitrary: the run of files sharing the
-    boundary mtime is found by binary search and its first paths in path order fill the
-    page. None when a stat fails or the order is not monotonic (a file changed meanwhile).
+    The order is total, so the same tree always gives the same pages.
     """
-    head = [_mtime(p) for p in paths[:limit]]
-    if any(m is None for m in head):
-        return None
-    mtimes: list[int] = head  # type: ignore[assignment]
-    boundary = mtimes[-1]
-    if any(a < b for a, b in zip(mtimes, mtimes[1:])):
-        return None
-    first_tied = next(i for i, m in enumerate(mtimes) if m == boundary)
-    lo, hi = limit, len(paths)  # find the end of the tied run in paths[limit:]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        m = _mtime(paths[mid])
-        if m is None or m > boundary:
-            return None
-        if m == boundary:
-            lo = mid + 1
-        else:
-            hi = mid
-    newer = sorted((-m, p) for m, p in zip(mtimes[:first_tied], paths[:first_tied]))
-    tied = heapq.nsmallest(limit - first_tied, paths[first_tied:lo])
-    return [(p, -neg) for neg, p in newer] + [(p, boundary) for p in tied], len(paths)
-
-
-def newest_first(listing: Listing, limit: int) -> tuple[list[tuple[str, int]], int]:
-    """The `limit` newest paths as (path, mtime_ns), newest first, ties by path; and the total.
-
-    The order is total, so the same tree always gives the same pages. A path that vanished
-    since the walk is dropped when it had to be stat-ed.
-    """
-    if listing.newest_first and len(listing.paths) > limit:
-        top = _from_sorted(listing.paths, limit)
-        if top is not None:
-            return top
-    return _stat_all(listing.paths, limit)
+    files = listing.files
+    top = heapq.nsmallest(limit, files) if len(files) > limit else sorted(files)
+    return [(p, -neg) for neg, p in top]

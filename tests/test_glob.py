@@ -96,12 +96,12 @@ def test_glob_limits_results_to_the_newest(project, ctx, backend):
     # 2000 files with distinct mtimes, created in an order unrelated to their age.
     order = sorted(range(2000), key=lambda i: (i * 7919) % 2000)
     for i in order:
-        make(project, f"pkg{i % 13}/m{i:04}.py", mtime=T0 + i)
+        make(project, f"pkg{i % 250}/m{i:04}.py", mtime=T0 + i)  # 250 dirs: a "big" tree, walked in parallel
     r = run("**/*.py", ctx, backend)
     got = lines(r)
     assert len(got) == 1000 and r.metadata["truncated"] is True
     assert r.metadata["count"] == 2000 and r.metadata["returned"] == 1000
-    assert got == [str(project / f"pkg{i % 13}/m{i:04}.py") for i in range(1999, 999, -1)]
+    assert got == [str(project / f"pkg{i % 250}/m{i:04}.py") for i in range(1999, 999, -1)]
 
 
 def test_glob_with_default_path(project, backend):

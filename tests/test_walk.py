@@ -54,32 +54,47 @@ def fake_binary(tmp_path: Path, name: str, script: str) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("strategy", [Strategy("rg", 1), Strategy("rg", 2, walker_sorts=True), Strategy("fd", 1),
-                                      Strategy("fd", 2)])
+@pytest.mark.parametrize("strategy", [Strategy("rg", 1), Strategy("rg", 2), Strategy("fd", 1), Strategy("fd", 2)])
 def test_every_strategy_lists_the_same_files(tmp_path, strategy):
     expected = sorted(tree(tmp_path, 30, lambda i: T0 + i % 4))
     spec = WalkSpec(base=str(tmp_path), regex=glob_to_regex("**/*.txt"), name_glob="*.txt")
     listing = list_files(spec, strategy)
     assert sorted(listing.paths) == expected and listing.backend == strategy.backend
-    assert listing.newest_first is strategy.walker_sorts
-    top, count = newest_first(listing, 10)
-    assert count == 30
+    top = newest_first(listing, 10)
     assert top == sorted(((p, os.stat(p).st_mtime_ns) for p in expected), key=lambda t: (-t[1], t[0]))[:10]
 
 
 def test_strategy_by_tree_size_and_binaries(tmp_path, monkeypatch):
-    small = WalkSpec(base=str(tmp_path))
-    assert choose_strategy(small) == Strategy("rg", 1, walker_sorts=False)
-    tree(tmp_path, 250)
-    assert choose_strategy(small) == Strategy("rg", 1, walker_sorts=True)
-    monkeypatch.setenv("FSTOOLS_RG", "")
-    find_binary.cache_clear()
-    assert choose_strategy(small).backend == "fd"
+    spec = WalkSpec(base=str(tmp_path))
+    cores = max(os.cpu_count() or 1, 1)
+    assert choose_strategy(spec) == Strategy("rg", 1)
+    for i in range(12):
+        for j in range(20):
+            (tmp_path / f"d{i}" / f"e{j}").mkdir(parents=True)
+    assert not is_small_tree(str(tmp_path))
+    (tmp_path / ".git").mkdir()
+    assert choose_strategy(spec) == Strategy("fd", cores)
     monkeypatch.setenv("FSTOOLS_FD", "")
     find_binary.cache_clear()
+    assert choose_strategy(spec) == Strategy("rg", cores)
+    monkeypatch.setenv("FSTOOLS_RG", "")
+    find_binary.cache_clear()
     with pytest.raises(ToolError) as info:
-        choose_strategy(small)
+        choose_strategy(spec)
     assert info.value.code == "missing_binary"
+    monkeypatch.delenv("FSTOOLS_FD")
+    find_binary.cache_clear()
+    assert choose_strategy(spec) == Strategy("fd", cores)
+
+
+def test_old_fd_outside_a_repository_hands_big_walks_to_rg(tmp_path):
+    for i in range(12):
+        for j in range(20):
+            (tmp_path / f"d{i}" / f"e{j}").mkdir(parents=True)
+    spec = WalkSpec(base=str(tmp_path))
+    expected = "fd" if _walk.fd_version(find_binary("fd")) >= (8, 7, 0) else "rg"
+    assert choose_strategy(spec).backend == expected
+    assert choose_strategy(WalkSpec(base=str(tmp_path), respect_gitignore=False)).backend == "fd"
 
 
 def test_small_tree_probe_skips_unreadable(tmp_path, monkeypatch):
@@ -119,6 +134,7 @@ def test_timeout_returns_what_was_found(tmp_path, monkeypatch):
     slow = fake_binary(tmp_path, "rg", f"printf '{tmp_path}/a.txt\\0'; exec sleep 30")
     monkeypatch.setenv("FSTOOLS_RG", slow)
     find_binary.cache_clear()
+    (tmp_path / "a.txt").write_text("x")
     listing = list_files(WalkSpec(base=str(tmp_path)), Strategy("rg", 1), timeout=0.5)
     assert listing.timed_out and listing.paths == [f"{tmp_path}/a.txt"]
 
@@ -133,19 +149,18 @@ def test_names_that_are_not_utf8_are_left_out(tmp_path, backend):
     assert listing.paths == [str(good)]
 
 
-def test_sorted_listing_shortcut_and_fallbacks(tmp_path):
+def test_vanished_files_are_dropped_and_order_is_total(tmp_path):
     paths = tree(tmp_path, 40, lambda i: T0 + (0 if i < 30 else 10 + i))
-    by_walker = sorted(paths, key=lambda p: -os.stat(p).st_mtime_ns)  # ties in arbitrary order
+    chunks = [b"\0".join(p.encode() for p in paths[:25]) + b"\0" + paths[25].encode()[:7],
+              paths[25].encode()[7:] + b"\0" + str(tmp_path / "gone.txt").encode() + b"\0",
+              b"\0".join(p.encode() for p in paths[26:]) + b"\0" + paths[0].encode()]  # cut off: dropped
+    listing = Listing(_walk._stat_stream(chunks, None), "fd")
+    assert sorted(listing.paths) == sorted(paths)
     expected = sorted(((p, os.stat(p).st_mtime_ns) for p in paths), key=lambda t: (-t[1], t[0]))
-    assert newest_first(Listing(by_walker, "rg", newest_first=True), 15) == (expected[:15], 40)
-    assert newest_first(Listing(list(reversed(by_walker)), "rg", newest_first=True), 15) == (expected[:15], 40)
-    vanished = [*by_walker[:5], str(tmp_path / "gone.txt"), *by_walker[5:]]
-    assert newest_first(Listing(vanished, "rg", newest_first=True), 15) == (expected[:15], 40)
-    late_gone = [*by_walker[:20], str(tmp_path / "gone.txt"), *by_walker[20:]]
-    assert newest_first(Listing(late_gone, "rg", newest_first=True), 15)[0] == expected[:15]  # counted as listed
-    os.utime(by_walker[12], (T0 + 99, T0 + 99))  # changed after the walker sorted: order no longer monotonic
-    top, count = newest_first(Listing(by_walker, "rg", newest_first=True), 15)
-    assert top[0] == (by_walker[12], (T0 + 99) * 10**9) and count == 40
+    assert newest_first(listing, 15) == expected[:15]
+    assert newest_first(listing, 100) == expected
+    listing.keep(listing.paths[:3])
+    assert len(listing.files) == 3
 
 
 def test_containment_filter(tmp_path):
