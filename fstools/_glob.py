@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ._context import ExecutionContext
 from ._errors import ErrorCode, ToolError
 from ._excludes import DEFAULT_EXCLUDES
-from ._globmatch import MAGIC_CHARS, glob_to_regex
+from ._globmatch import MAGIC_CHARS, byte_glob_superset, glob_to_regex
 from ._invoke import ToolSpec, authorize, invoke
 from ._params import ToolParameter
 from ._paths import resolve_path, within_roots
@@ -19,7 +19,6 @@ from ._walk import ContainmentFilter, WalkSpec, list_files, newest_first
 
 DEFAULT_LIMIT = 1000
 MAX_PATTERN_LENGTH = 4096
-_CLASS = re.compile(r"\[!?\]?[^]]*\]")
 
 
 @dataclass(frozen=True)
@@ -51,23 +50,6 @@ def _components(pattern: str) -> list[str]:
     return [c for c in pattern.split("/") if c not in ("", ".")]
 
 
-def name_prefilter(component: str) -> str | None:
-    """A glob over file names that every match of `component` satisfies, for rg's type filter.
-
-    rg's globs match bytes, so `?` and classes (which may need a multi-byte character)
-    widen to `*`; the exact check is the regex. None when no safe prefilter exists.
-    """
-    if "**" in component or "\\" in component or ":" in component:
-        return None
-    widened = _CLASS.sub("*", component).replace("?", "*")
-    depth = 0
-    for c in widened:
-        depth += (c == "{") - (c == "}")
-        if depth < 0 or "[" == c:
-            return None
-    return widened if depth == 0 else None
-
-
 def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None) -> GlobPlan:
     """Split `pattern` into a directory to walk and a glob below it; raise ToolError when refused."""
     parts = _components(pattern)
@@ -97,7 +79,7 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None) -> GlobPlan
             re.compile(regex)
         except re.error as exc:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern {pattern!r}: {exc}") from None
-    name_glob = name_prefilter(rest[-1])
+    name_glob = byte_glob_superset(rest[-1])
     return GlobPlan(
         base=base_path,
         pattern=glob,

@@ -126,6 +126,35 @@ def glob_match(pattern: str, path: str) -> bool:
     return any(rx.match("/".join(parts[k:])) for k in range(len(parts)))
 
 
+def byte_glob_superset(name_glob: str) -> str | None:
+    """A glob for engines that match bytes (rg's globset) that accepts every name `name_glob` does.
+
+    A `?` or class may have to match a multi-byte character, which a byte engine cannot
+    do, so both widen to `*`; the exact check is left to the regex. None when the glob has
+    no such form (`**`, escapes, unclosed classes or braces, or a `:`, which rg's type
+    definitions cannot hold).
+    """
+    if "**" in name_glob or "\\" in name_glob or ":" in name_glob:
+        return None
+    out: list[str] = []
+    i, depth = 0, 0
+    while i < len(name_glob):
+        c = name_glob[i]
+        if c == "[":
+            j = _class_end(name_glob, i)
+            if j == -1:
+                return None
+            out.append("*")
+            i = j
+        else:
+            depth += (c == "{") - (c == "}")
+            if depth < 0:
+                return None
+            out.append("*" if c == "?" else c)
+        i += 1
+    return "".join(out) if depth == 0 else None
+
+
 # Characters that make a glob more than a literal name.
 MAGIC_CHARS = frozenset("*?[{\\")
 

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from fstools._binaries import find_binary
-from fstools._globmatch import GlobSet, compile_glob, glob_match, glob_to_regex
+from fstools._globmatch import GlobSet, byte_glob_superset, compile_glob, glob_match, glob_to_regex
 
 
 @pytest.mark.parametrize(
@@ -106,3 +106,16 @@ def test_globset_of_many():
     for path in GLOBSET_PATHS:
         assert many.matches(path) is any(glob_match(p, path) for p in many.patterns), path
     assert not GlobSet([]) and not GlobSet([]).matches("/x")
+
+
+@pytest.mark.parametrize(
+    "glob,superset",
+    [("*.py", "*.py"), ("?.py", "*.py"), ("[ab].py", "*.py"), ("[!]x].c", "*.c"), ("[^]x]", "*"),
+     ("*.{ts,tsx}", "*.{ts,tsx}"), ("[{].c", "*.c"), ("{a", None), ("a}", None), ("a:b", None), ("**", None),
+     ("x\\*", None), ("lit[.txt", None)],
+)
+def test_byte_glob_superset(glob, superset):
+    assert byte_glob_superset(glob) == superset
+    if superset is not None:
+        for name in ["a.py", "é.py", "].c", "x.c", "{.c", "q", "a.ts", "b.tsx"]:
+            assert not compile_glob(glob).match(name) or compile_glob(superset).match(name), (glob, name)
