@@ -137,7 +137,7 @@ def _glob(
     if sensitive:
         listing.keep(sensitive.exclude(listing.paths))
     top = newest_first(listing, limit)
-    count = len(listing.files)
+    count = len(listing.paths)
     extra: dict[str, object] = {"warnings": listing.warnings} if listing.warnings else {}
     if listing.timed_out:
         extra["timed_out"] = True

@@ -5,7 +5,7 @@ absolute paths. The name pattern is a regular expression over the path relative 
 base: fd gets it as a full-path regex; rg's listing is filtered by it in Python, after a
 file-type prefilter on the last component (`rg --glob` would not do: it is an override
 that lists gitignored and hidden files when they match). Each path is stat-ed as it
-streams in, while the walker is still working.
+streams in, while the walker is still working, unless the walker sorts by mtime itself.
 """
 
 from __future__ import annotations
@@ -55,30 +55,36 @@ class WalkSpec:
 
 @dataclass(frozen=True)
 class Strategy:
-    """Which walker runs a walk, with how many threads."""
+    """Which walker runs a walk, with how many threads, and whether it sorts by mtime itself."""
 
     backend: str
     threads: int
+    walker_sorts: bool = False
 
 
 @dataclass
 class Listing:
-    """The matches as (-mtime_ns, path): sorting them gives newest first, ties by path."""
+    """The matching files' absolute paths.
 
-    files: list[tuple[int, str]]
+    With `neg_mtimes` (-mtime_ns, one per path) they are in walk order; without, the
+    walker sorted them newest first and only a page's worth needs a stat.
+    """
+
+    paths: list[str]
     backend: str
+    neg_mtimes: list[int] | None = None
     timed_out: bool = False
     warnings: list[str] = field(default_factory=list)
 
-    @property
-    def paths(self) -> list[str]:
-        return [p for _, p in self.files]
-
-    def keep(self, paths: list[str]) -> None:
-        """Keep only the files in `paths`, a filtered copy of `self.paths`."""
-        if len(paths) != len(self.files):
-            wanted = set(paths)
-            self.files = [f for f in self.files if f[1] in wanted]
+    def keep(self, kept: list[str]) -> None:
+        """Keep only the files in `kept`, a filtered copy of `self.paths` (order is kept)."""
+        if len(kept) == len(self.paths):
+            return
+        if self.neg_mtimes is not None:
+            wanted = set(kept)
+            pairs = [(m, p) for m, p in zip(self.neg_mtimes, self.paths) if p in wanted]
+            self.neg_mtimes = [m for m, _ in pairs]
+        self.paths = kept
 
 
 @lru_cache(maxsize=None)
@@ -138,9 +144,9 @@ def choose_strategy(spec: WalkSpec) -> Strategy:
     """Pick the walker from measurements (README, "Decisions: Glob and LS").
 
     A small tree goes to one rg thread: rg starts in about half fd's time and a pool only
-    adds start-up. A big tree goes to fd with a thread per core, the Python stat of each
-    match overlapping its walk; fd < 8.7 outside a git repository cannot read .gitignore,
-    so rg takes those. Either binary stands in for the other when it is missing.
+    adds start-up. A big tree goes to `rg --sortr modified`, which stats in Rust, so Python
+    stats a page instead of every match: on the kernel tree that beat fd's parallel walk
+    plus a Python stat per match in wall and CPU time. fd walks when rg is missing.
     """
     fd, rg = find_binary("fd"), find_binary("rg")
     if fd is None and rg is None:
@@ -149,12 +155,10 @@ def choose_strategy(spec: WalkSpec) -> Strategy:
             "Glob needs `rg` or `fd` and neither was found: install ripgrep with "
             "`pip install 'ripgrep>=14.1,<15'`, or fd with `apt-get install -y fd-find` (Debian/Ubuntu)",
         )
-    if is_small_tree(spec.base):
-        return Strategy("rg" if rg is not None else "fd", 1)
-    threads = max(os.cpu_count() or 1, 1)
-    if fd is not None and (rg is None or fd_honours_gitignore(spec, fd)):
-        return Strategy("fd", threads)
-    return Strategy("rg", threads)
+    small = is_small_tree(spec.base)
+    if rg is not None:
+        return Strategy("rg", 1, walker_sorts=not small)
+    return Strategy("fd", 1 if small else max(os.cpu_count() or 1, 1))
 
 
 def _rust_escape(text: str) -> str:
@@ -193,6 +197,8 @@ def rg_argv(spec: WalkSpec, rg: str, strategy: Strategy) -> list[str]:
         argv += ["--glob", f"!{name}"]
     if spec.name_glob is not None:
         argv += ["--type-add", f"{_TYPE_NAME}:{spec.name_glob}", "--type", _TYPE_NAME]
+    if strategy.walker_sorts:
+        argv += ["--sortr", "modified"]
     return [*argv, *_common_flags(spec, strategy), "--", spec.base]
 
 
@@ -216,14 +222,17 @@ def _path_filter(spec: WalkSpec, backend: str) -> Callable[[str], bool] | None:
     return wanted
 
 
-def _stat_stream(chunks: Iterable[bytes], wanted: Callable[[str], bool] | None) -> list[tuple[int, str]]:
-    """(-mtime_ns, path) for each NUL-separated path, as the walker writes them.
+def _read_stream(
+    chunks: Iterable[bytes], wanted: Callable[[str], bool] | None, stat_each: bool
+) -> tuple[list[str], list[int] | None]:
+    """The NUL-separated paths as the walker writes them, each stat-ed on arrival if asked.
 
     A name that is not UTF-8 cannot reach an agent as text and is left out; so is a file
     that vanished before its stat, and an unterminated tail (a walker killed mid-write).
     """
-    files: list[tuple[int, str]] = []
-    append = files.append
+    paths: list[str] = []
+    neg_mtimes: list[int] = []
+    add_path, add_mtime = paths.append, neg_mtimes.append
     stat_ = os.stat
     rest = b""
     for chunk in chunks:
@@ -232,10 +241,12 @@ def _stat_stream(chunks: Iterable[bytes], wanted: Callable[[str], bool] | None) 
             try:
                 path = raw.decode("utf-8")
                 if wanted is None or wanted(path):
-                    append((-stat_(path).st_mtime_ns, path))
+                    if stat_each:
+                        add_mtime(-stat_(path).st_mtime_ns)
+                    add_path(path)
             except (UnicodeDecodeError, OSError):
                 continue
-    return files
+    return paths, (neg_mtimes if stat_each else None)
 
 
 def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: float | None = None) -> Listing:
@@ -250,9 +261,11 @@ def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: flo
     else:
         argv = rg_argv(spec, binary, strategy)
     with StreamingProcess(argv, timeout=timeout, cwd=spec.base) as proc:
-        files = _stat_stream(proc.chunks(), _path_filter(spec, strategy.backend))
+        paths, neg_mtimes = _read_stream(
+            proc.chunks(), _path_filter(spec, strategy.backend), stat_each=not strategy.walker_sorts
+        )
     warnings += [line for line in proc.stderr.splitlines() if line.strip()][:20]
-    return Listing(files, strategy.backend, proc.timed_out, warnings)
+    return Listing(paths, strategy.backend, neg_mtimes, proc.timed_out, warnings)
 
 
 class ContainmentFilter:
@@ -293,11 +306,54 @@ class ContainmentFilter:
         return target if self._inside(target) else None
 
 
+def _mtime(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+
+
+def _page_of_sorted(paths: list[str], limit: int) -> list[tuple[str, int]] | None:
+    """The first `limit` of paths the walker sorted newest first, ties by path, with O(limit + log n) stats.
+
+    Only the walker's order among equal mtimes is arbitrary: the run of files sharing the
+    page's last mtime is found by binary search and its first paths in path order fill
+    the page. None when a stat fails or the order is not monotonic (a file changed since).
+    """
+    head = [_mtime(p) for p in paths[:limit]]
+    known = [m for m in head if m is not None]
+    if len(known) < len(head) or any(a < b for a, b in zip(known, known[1:])):
+        return None
+    boundary = known[-1]
+    first_tied = known.index(boundary)
+    lo, hi = limit, len(paths)  # the tied run continues up to lo
+    while lo < hi:
+        mid = (lo + hi) // 2
+        m = _mtime(paths[mid])
+        if m is None or m > boundary:
+            return None
+        if m == boundary:
+            lo = mid + 1
+        else:
+            hi = mid
+    newer = sorted(zip(known[:first_tied], paths[:first_tied]), key=lambda t: (-t[0], t[1]))
+    tied = heapq.nsmallest(limit - first_tied, paths[first_tied:lo])
+    return [(p, m) for m, p in newer] + [(p, boundary) for p in tied]
+
+
 def newest_first(listing: Listing, limit: int) -> list[tuple[str, int]]:
     """The `limit` newest files as (path, mtime_ns), newest first, ties by path.
 
-    The order is total, so the same tree always gives the same pages.
+    The order is total, so the same tree always gives the same pages. A file that
+    vanished since the walk is left out when it had to be stat-ed.
     """
-    files = listing.files
-    top = heapq.nsmallest(limit, files) if len(files) > limit else sorted(files)
+    if listing.neg_mtimes is None:
+        if len(listing.paths) > limit:
+            page = _page_of_sorted(listing.paths, limit)
+            if page is not None:
+                return page
+        keyed = [(-m, p) for p in listing.paths if (m := _mtime(p)) is not None]
+    else:
+        keyed = list(zip(listing.neg_mtimes, listing.paths))
+    top = heapq.nsmallest(limit, keyed) if len(keyed) > limit else sorted(keyed)
     return [(p, -neg) for neg, p in top]

@@ -54,12 +54,14 @@ def fake_binary(tmp_path: Path, name: str, script: str) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("strategy", [Strategy("rg", 1), Strategy("rg", 2), Strategy("fd", 1), Strategy("fd", 2)])
+@pytest.mark.parametrize("strategy", [Strategy("rg", 1), Strategy("rg", 2), Strategy("rg", 1, walker_sorts=True),
+                                      Strategy("fd", 1), Strategy("fd", 2)])
 def test_every_strategy_lists_the_same_files(tmp_path, strategy):
     expected = sorted(tree(tmp_path, 30, lambda i: T0 + i % 4))
     spec = WalkSpec(base=str(tmp_path), regex=glob_to_regex("**/*.txt"), name_glob="*.txt")
     listing = list_files(spec, strategy)
     assert sorted(listing.paths) == expected and listing.backend == strategy.backend
+    assert (listing.neg_mtimes is None) is strategy.walker_sorts
     top = newest_first(listing, 10)
     assert top == sorted(((p, os.stat(p).st_mtime_ns) for p in expected), key=lambda t: (-t[1], t[0]))[:10]
 
@@ -72,29 +74,18 @@ def test_strategy_by_tree_size_and_binaries(tmp_path, monkeypatch):
         for j in range(20):
             (tmp_path / f"d{i}" / f"e{j}").mkdir(parents=True)
     assert not is_small_tree(str(tmp_path))
-    (tmp_path / ".git").mkdir()
+    assert choose_strategy(spec) == Strategy("rg", 1, walker_sorts=True)
+    monkeypatch.setenv("FSTOOLS_RG", "")
+    find_binary.cache_clear()
     assert choose_strategy(spec) == Strategy("fd", cores)
     monkeypatch.setenv("FSTOOLS_FD", "")
-    find_binary.cache_clear()
-    assert choose_strategy(spec) == Strategy("rg", cores)
-    monkeypatch.setenv("FSTOOLS_RG", "")
     find_binary.cache_clear()
     with pytest.raises(ToolError) as info:
         choose_strategy(spec)
     assert info.value.code == "missing_binary"
-    monkeypatch.delenv("FSTOOLS_FD")
+    monkeypatch.delenv("FSTOOLS_RG")
     find_binary.cache_clear()
-    assert choose_strategy(spec) == Strategy("fd", cores)
-
-
-def test_old_fd_outside_a_repository_hands_big_walks_to_rg(tmp_path):
-    for i in range(12):
-        for j in range(20):
-            (tmp_path / f"d{i}" / f"e{j}").mkdir(parents=True)
-    spec = WalkSpec(base=str(tmp_path))
-    expected = "fd" if _walk.fd_version(find_binary("fd")) >= (8, 7, 0) else "rg"
-    assert choose_strategy(spec).backend == expected
-    assert choose_strategy(WalkSpec(base=str(tmp_path), respect_gitignore=False)).backend == "fd"
+    assert choose_strategy(WalkSpec(base=str(tmp_path / "d0"))) == Strategy("rg", 1)
 
 
 def test_small_tree_probe_skips_unreadable(tmp_path, monkeypatch):
@@ -149,18 +140,38 @@ def test_names_that_are_not_utf8_are_left_out(tmp_path, backend):
     assert listing.paths == [str(good)]
 
 
-def test_vanished_files_are_dropped_and_order_is_total(tmp_path):
+def test_stream_is_split_across_chunks_and_vanished_files_are_dropped(tmp_path):
     paths = tree(tmp_path, 40, lambda i: T0 + (0 if i < 30 else 10 + i))
     chunks = [b"\0".join(p.encode() for p in paths[:25]) + b"\0" + paths[25].encode()[:7],
               paths[25].encode()[7:] + b"\0" + str(tmp_path / "gone.txt").encode() + b"\0",
               b"\0".join(p.encode() for p in paths[26:]) + b"\0" + paths[0].encode()]  # cut off: dropped
-    listing = Listing(_walk._stat_stream(chunks, None), "fd")
-    assert sorted(listing.paths) == sorted(paths)
+    got, neg_mtimes = _walk._read_stream(chunks, None, stat_each=True)
+    assert got == paths and neg_mtimes == [-os.stat(p).st_mtime_ns for p in paths]
+    listing = Listing(got, "fd", neg_mtimes)
     expected = sorted(((p, os.stat(p).st_mtime_ns) for p in paths), key=lambda t: (-t[1], t[0]))
-    assert newest_first(listing, 15) == expected[:15]
-    assert newest_first(listing, 100) == expected
-    listing.keep(listing.paths[:3])
-    assert len(listing.files) == 3
+    assert newest_first(listing, 15) == expected[:15] and newest_first(listing, 100) == expected
+    listing.keep(got[:3])
+    assert listing.paths == got[:3] and listing.neg_mtimes == neg_mtimes[:3]
+    unstated, none = _walk._read_stream(chunks, None, stat_each=False)
+    assert none is None and unstated == [*paths[:26], str(tmp_path / "gone.txt"), *paths[26:]]
+
+
+def test_page_of_a_walker_sorted_listing(tmp_path):
+    paths = tree(tmp_path, 40, lambda i: T0 + (0 if i < 30 else 10 + i))
+    by_walker = sorted(paths, key=lambda p: -os.stat(p).st_mtime_ns)  # ties in arbitrary order
+    expected = sorted(((p, os.stat(p).st_mtime_ns) for p in paths), key=lambda t: (-t[1], t[0]))
+
+    def page(order, limit=15):
+        return newest_first(Listing(list(order), "rg"), limit)
+
+    assert page(by_walker) == expected[:15]
+    assert page(by_walker, 100) == expected
+    assert page([*by_walker[:5], str(tmp_path / "gone.txt"), *by_walker[5:]]) == expected[:15]  # falls back
+    assert page([*by_walker[:20], str(tmp_path / "gone.txt"), *by_walker[20:]]) == expected[:15]  # never stat-ed
+    assert page([*by_walker[:28], str(tmp_path / "gone.txt"), *by_walker[28:]]) == expected[:15]  # probed: falls back
+    assert page([*by_walker[:12], *by_walker[14:], *by_walker[12:14]])[:12] == expected[:12]
+    os.utime(by_walker[12], (T0 + 99, T0 + 99))  # changed after the walker sorted: not monotonic, falls back
+    assert page(by_walker)[0] == (by_walker[12], (T0 + 99) * 10**9)
 
 
 def test_containment_filter(tmp_path):
