@@ -88,6 +88,14 @@ def test_strategy_by_tree_size_and_binaries(tmp_path, monkeypatch):
     assert choose_strategy(WalkSpec(base=str(tmp_path / "d0"))) == Strategy("rg", 1)
 
 
+def test_small_tree_probe_counts_entries_too(tmp_path):
+    for i in range(999):
+        (tmp_path / f"f{i}").touch()
+    assert is_small_tree(str(tmp_path))
+    (tmp_path / "last").touch()
+    assert not is_small_tree(str(tmp_path))
+
+
 def test_small_tree_probe_skips_unreadable(tmp_path, monkeypatch):
     (tmp_path / "sub").mkdir()
     real_scandir = os.scandir
