@@ -32,7 +32,6 @@ class GlobPlan:
     """
 
     base: str | None
-    pattern: str
     regex: str | None
     name_glob: str | None
     name_glob_exact: bool
@@ -82,7 +81,6 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None) -> GlobPlan
     name_glob = byte_glob_superset(rest[-1])
     return GlobPlan(
         base=base_path,
-        pattern=glob,
         regex=regex,
         name_glob=name_glob,
         # `*.c` or `**/*.c`: rg's name filter is the whole pattern when it was not widened.
