@@ -9,6 +9,7 @@ from ._context import ExecutionContext, ReadRecord, default_context
 from ._delete import DeleteTool, delete
 from ._edit import EditTool, MultiEditTool, edit, multi_edit
 from ._errors import ErrorCode
+from ._glob import GlobTool, glob
 from ._ls import LSTool, ls
 from ._params import ToolParameter
 from ._permissions import PermissionManager, PermissionRequest, PermissionRule
@@ -28,6 +29,7 @@ __all__ = [
     "ErrorCode",
     "ExecutionContext",
     "FileTool",
+    "GlobTool",
     "LSTool",
     "MultiEditTool",
     "PermissionManager",
@@ -45,6 +47,7 @@ __all__ = [
     "delete",
     "edit",
     "file_tools",
+    "glob",
     "ls",
     "multi_edit",
     "read",

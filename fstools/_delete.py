@@ -123,9 +123,9 @@ def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
     what = f"{removal.kind} {target.display}"
     if removal.kind == "directory":
         what += f" ({removal.files} files, {removal.directories - 1} subdirectories)"
+    authorize(ctx, "Delete", removal.victim, diff, removed=len(removal.paths))
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would delete {what}:\n{_listing(removal)}", **meta)
-    authorize(ctx, "Delete", removal.victim, diff, removed=len(removal.paths))
     try:
         if removal.kind == "directory":
             shutil.rmtree(removal.victim)

@@ -127,9 +127,9 @@ def _apply(
     else:
         meta["match_strategy"] = results[0]["match_strategy"]
     verb, what = _summary(target.display, created, replacements, results, numbered)
+    authorize(ctx, tool, target.path, diff, replacements=replacements)
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would {verb} {what}\n{diff}", **meta)
-    authorize(ctx, tool, target.path, diff, replacements=replacements)
     written = save(ctx, target, data, seen)
     return ToolResult.ok(f"{_PAST[verb]} {what}\n{diff}", in_place=written.in_place, **meta)
 

@@ -67,7 +67,14 @@ def invoke(spec: ToolSpec, ctx: ExecutionContext | None, args: Mapping[str, Any]
     return call_validated(spec, ctx or default_context(), kwargs, started)
 
 
-def authorize(ctx: ExecutionContext, tool: str, path: str, diff: str | None = None, **details: Any) -> None:
-    """Ask the context's PermissionManager, if any, whether `tool` may act on `path`."""
+def authorize(
+    ctx: ExecutionContext, tool: str, path: str, diff: str | None = None, *, ask: bool = True, **details: Any
+) -> None:
+    """Ask the context's PermissionManager, if any, whether `tool` may act on `path`.
+
+    A deny rule refuses even a dry run or a no-op; `ask` rules consult the human only for a real
+    change (`ask=False` for a no-op, and never in a dry run).
+    """
     if ctx.permissions is not None:
-        ctx.permissions.authorize(PermissionRequest(tool, path, diff, details), dry_run=ctx.dry_run)
+        request = PermissionRequest(tool, path, diff, details)
+        ctx.permissions.authorize(request, dry_run=ctx.dry_run or not ask)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import stat
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from ._context import ExecutionContext
 from ._errors import ErrorCode, ToolError
 from ._excludes import DEFAULT_EXCLUDES, is_hidden
-from ._globmatch import glob_match
+from ._globmatch import GlobSet
 from ._invoke import ToolSpec, authorize, invoke
 from ._params import ToolParameter
 from ._paths import resolve_path
@@ -27,6 +27,10 @@ class Entry:
     type: str  # "dir", "file", "symlink" or "other"
     size: int
     mtime: float
+    target: str | None = None  # where a symlink points, as written in the link
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
 
 
 def _entry_type(mode: int) -> str:
@@ -42,8 +46,18 @@ def _entry_type(mode: int) -> str:
 def _format(entry: Entry) -> str:
     size = "-" if entry.type == "dir" else str(entry.size)
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.mtime))
-    suffix = "/" if entry.type == "dir" else ""
+    suffix = "/" if entry.type == "dir" else f" -> {entry.target}" if entry.target is not None else ""
     return f"{entry.type:<7} {size:>12}  {when}  {entry.name}{suffix}"
+
+
+def _entry(de: os.DirEntry[str]) -> Entry | None:
+    try:
+        st = de.stat(follow_symlinks=False)
+        kind = _entry_type(st.st_mode)
+        target = os.readlink(de.path) if kind == "symlink" else None
+    except OSError:
+        return None  # gone since the directory was read
+    return Entry(de.name, de.path, kind, st.st_size, st.st_mtime, target)
 
 
 def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidden: bool, limit: int) -> ToolResult:
@@ -53,40 +67,38 @@ def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidde
     if not target.is_dir:
         raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {target.display}")
     authorize(ctx, "LS", target.path)
-    patterns = [*(ignore or ()), *DEFAULT_EXCLUDES]
-    entries: list[Entry] = []
+    ignored = GlobSet([*(ignore or ()), *DEFAULT_EXCLUDES])
+    candidates: list[os.DirEntry[str]] = []
     hidden_skipped = 0
     try:
         with os.scandir(target.path) as it:
             for de in it:
                 if not hidden and is_hidden(de.name):
                     hidden_skipped += 1
-                    continue
-                if any(glob_match(p, de.name) for p in patterns):
-                    continue
-                if ctx.sensitive and ctx.sensitive.matches(de.path):
-                    continue
-                try:
-                    st = de.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                entries.append(Entry(de.name, de.path, _entry_type(st.st_mode), st.st_size, st.st_mtime))
+                elif not ignored.matches(de.name):
+                    candidates.append(de)
     except PermissionError:
         raise ToolError(ErrorCode.PERMISSION_DENIED, f"Permission denied: {target.display}") from None
-    entries.sort(key=lambda e: (e.type != "dir", e.name.lower(), e.name))
-    shown = entries[:limit]
+    if ctx.sensitive:
+        allowed = set(ctx.sensitive.exclude([de.path for de in candidates]))
+        candidates = [de for de in candidates if de.path in allowed]
+    # The order needs only the entry type the directory listing already carries; only the
+    # entries shown are stat-ed, so a huge directory costs one stat per shown entry.
+    candidates.sort(key=lambda de: (not de.is_dir(follow_symlinks=False), de.name.lower(), de.name))
+    shown = [e for e in map(_entry, candidates[:limit]) if e is not None]
+    entries_total = len(candidates) - (min(limit, len(candidates)) - len(shown))
     lines = [f"{target.path}/"] + [_format(e) for e in shown]
-    truncated = len(entries) > limit
+    truncated = entries_total > len(shown)
     if truncated:
-        lines.append(f"... {len(entries) - limit} more entries not shown (raise limit to see them)")
+        lines.append(f"... {entries_total - len(shown)} more entries not shown (raise limit to see them)")
     return ToolResult.ok(
         "\n".join(lines),
         path=target.path,
-        count=len(entries),
+        count=entries_total,
         returned=len(shown),
         truncated=truncated,
         hidden_skipped=hidden_skipped,
-        entries=[asdict(e) for e in shown],
+        entries=[e.as_dict() for e in shown],
     )
 
 

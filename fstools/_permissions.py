@@ -39,6 +39,16 @@ class PermissionRequest:
     diff: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
+    def describe(self, max_diff_chars: int = 4000) -> str:
+        """What a person is asked to approve: the tool, the path and the (bounded) diff preview."""
+        text = f"{self.tool} on {self.path}"
+        if not self.diff:
+            return text
+        diff = self.diff
+        if len(diff) > max_diff_chars:
+            diff = diff[:max_diff_chars] + f"\n... diff cut at {max_diff_chars} of {len(self.diff)} characters"
+        return f"{text}:\n{diff}"
+
 
 @dataclass
 class PermissionManager:

@@ -57,11 +57,12 @@ def file_tools() -> list[BaseTool]:
     """One instance of every working file tool, in the order agents usually meet them."""
     from ._delete import DeleteTool
     from ._edit import EditTool, MultiEditTool
+    from ._glob import GlobTool
     from ._ls import LSTool
     from ._read import ReadTool
     from ._write import WriteTool
 
-    return [ReadTool(), WriteTool(), EditTool(), MultiEditTool(), DeleteTool(), LSTool()]
+    return [ReadTool(), WriteTool(), EditTool(), MultiEditTool(), DeleteTool(), LSTool(), GlobTool()]
 
 
 def register_file_tools(registry: ToolRegistry) -> ToolRegistry:

@@ -57,6 +57,14 @@ class StreamingProcess:
         yield from self._proc.stdout
         self._eof = True
 
+    def chunks(self, size: int = 1 << 16) -> Iterator[bytes]:
+        """Stdout as it arrives, in pieces of at most `size` bytes, so the reader can work while the child runs."""
+        assert self._proc.stdout is not None
+        read = self._proc.stdout.read1
+        while chunk := read(size):
+            yield chunk
+        self._eof = True
+
     def read_all(self) -> bytes:
         assert self._proc.stdout is not None
         data = self._proc.stdout.read()

@@ -65,6 +65,7 @@ def _write(ctx: ExecutionContext, file_path: str, content: str, backup: bool) ->
         "line_ending": Document(encoding, content).line_ending,
     }
     if seen is not None and seen.data == data:
+        authorize(ctx, "Write", target.path, ask=False)  # a no-op asks no one, but a deny still refuses
         prefix = "[Dry Run] " if ctx.dry_run else ""
         return ToolResult.ok(f"{prefix}Unchanged: {target.display} already has this content", bytes_written=0, **meta)
     if previous is None and not created:
@@ -79,6 +80,7 @@ def _write(ctx: ExecutionContext, file_path: str, content: str, backup: bool) ->
             new_label=target.display,
         )
     verb = "create" if created else "update"
+    authorize(ctx, "Write", target.path, diff, bytes=len(data), created=created)
     if ctx.dry_run:
         return ToolResult.ok(
             f"[Dry Run] Would {verb} {target.display} ({len(data)} bytes)\n{diff}",
@@ -86,7 +88,6 @@ def _write(ctx: ExecutionContext, file_path: str, content: str, backup: bool) ->
             diff=diff,
             **meta,
         )
-    authorize(ctx, "Write", target.path, diff, bytes=len(data), created=created)
     written = save(ctx, target, data, seen, backup=backup)
     notes = f"; previous version kept at {written.backup_path}" if written.backup_path else ""
     extra = {"backup_path": written.backup_path} if backup else {}

@@ -81,3 +81,52 @@ def test_permission_denied(project, ctx, monkeypatch):
 def test_empty_directory(project, ctx):
     r = fstools.ls(str(project), ctx=ctx)
     assert r.success and r.metadata["count"] == 0 and r.output == f"{project}/"
+
+
+def test_symlink_target_is_shown(project, ctx):
+    (project / "b.txt").write_text("x")
+    (project / "link").symlink_to("b.txt")
+    (project / "dangling").symlink_to("nowhere")
+    r = fstools.ls(str(project), ctx=ctx)
+    by_name = {e["name"]: e for e in r.metadata["entries"]}
+    assert by_name["link"]["target"] == "b.txt" and by_name["b.txt"]["target"] is None
+    assert by_name["dangling"]["type"] == "symlink"
+    assert any(line.endswith("link -> b.txt") for line in r.output.splitlines())
+
+
+def test_entry_vanishing_while_listing(project, ctx, monkeypatch):
+    for n in ["a.txt", "b.txt", "c.txt"]:
+        (project / n).write_text("x")
+    real_scandir = os.scandir
+
+    class Snapshot:
+        """The directory as read, then b.txt deleted before LS stats it (fault injection)."""
+
+        def __init__(self, path):
+            with real_scandir(path) as it:
+                self.entries = list(it)
+            (project / "b.txt").unlink()
+
+        def __enter__(self):
+            return iter(self.entries)
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(os, "scandir", Snapshot)
+    r = fstools.ls(str(project), ctx=ctx)
+    assert names(r) == ["a.txt", "c.txt"] and r.metadata["count"] == 2 and not r.metadata["truncated"]
+
+
+def test_large_directory_stats_only_what_it_shows(project, ctx):
+    for i in range(300):
+        (project / f"f{i:03}.txt").write_text("x")
+    (project / "zdir").mkdir()
+    r = fstools.ls(str(project), ctx=ctx, limit=10)
+    assert names(r)[:2] == ["zdir", "f000.txt"] and r.metadata["count"] == 301 and r.metadata["returned"] == 10
+
+
+def test_fifo_is_listed_as_other(project, ctx):
+    os.mkfifo(project / "pipe")
+    r = fstools.ls(str(project), ctx=ctx)
+    assert r.metadata["entries"][0]["type"] == "other"

@@ -65,3 +65,48 @@ def test_deny_message_and_authorize_helper(project):
 def test_bad_action_rejected():
     with pytest.raises(ValueError):
         PermissionRule("*", "**", "maybe")
+
+
+def test_describe_shows_tool_path_and_a_bounded_diff():
+    assert PermissionRequest("LS", "/p").describe() == "LS on /p"
+    request = PermissionRequest("Write", "/p/a", diff="+" + "x" * 50)
+    assert request.describe() == "Write on /p/a:\n+" + "x" * 50
+    cut = request.describe(max_diff_chars=10)
+    assert cut == "Write on /p/a:\n+xxxxxxxxx\n... diff cut at 10 of 51 characters"
+
+
+def _denying(project, tool: str, **kwargs) -> fstools.ExecutionContext:
+    pm = manager(PermissionRule(tool, "**", "deny"))
+    return fstools.ExecutionContext(working_dir=str(project), permissions=pm, **kwargs)
+
+
+def test_deny_is_reported_in_a_dry_run(project):
+    target = project / "a.txt"
+    target.write_text("old\n")
+    dry = _denying(project, "*", dry_run=True)
+    assert fstools.write(str(target), "new\n", ctx=dry).error_code == "permission_denied"
+    assert fstools.edit(str(target), "old", "new", ctx=dry).error_code == "permission_denied"
+    assert fstools.delete(str(target), ctx=dry).error_code == "permission_denied"
+    assert target.read_text() == "old\n"
+
+
+def test_deny_refuses_even_a_no_op_write(project):
+    target = project / "a.txt"
+    target.write_text("same\n")
+    ctx = _denying(project, "Write")
+    assert fstools.read(str(target), ctx=ctx).success
+    r = fstools.write(str(target), "same\n", ctx=ctx)
+    assert r.error_code == "permission_denied"
+
+
+def test_no_op_write_asks_no_one(project):
+    target = project / "a.txt"
+    target.write_text("same\n")
+    asked: list[PermissionRequest] = []
+    pm = manager(PermissionRule("Write", "**", "ask"), confirm=lambda req: asked.append(req) or True)
+    ctx = fstools.ExecutionContext(working_dir=str(project), permissions=pm)
+    assert fstools.read(str(target), ctx=ctx).success
+    assert fstools.write(str(target), "same\n", ctx=ctx).success
+    assert asked == []
+    assert fstools.write(str(target), "changed\n", ctx=ctx).success
+    assert [req.tool for req in asked] == ["Write"] and "+changed" in asked[0].diff
