@@ -7,6 +7,7 @@ ToolResult, as agent tools with OpenAI/Anthropic schemas, as an MCP server and a
 from ._audit import AuditRecord
 from ._context import ExecutionContext, ReadRecord, default_context
 from ._errors import ErrorCode
+from ._grep import GrepTool, grep
 from ._ls import LSTool, ls
 from ._params import ToolParameter
 from ._permissions import PermissionManager, PermissionRequest, PermissionRule
@@ -22,6 +23,7 @@ __all__ = [
     "ErrorCode",
     "ExecutionContext",
     "FileTool",
+    "GrepTool",
     "LSTool",
     "PermissionManager",
     "PermissionRequest",
@@ -34,6 +36,7 @@ __all__ = [
     "create_registry",
     "default_context",
     "file_tools",
+    "grep",
     "ls",
     "register_file_tools",
 ]

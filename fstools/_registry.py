@@ -55,9 +55,10 @@ class ToolRegistry:
 
 def file_tools() -> list[BaseTool]:
     """One instance of every working file tool, in the order agents usually meet them."""
+    from ._grep import GrepTool
     from ._ls import LSTool
 
-    return [LSTool()]
+    return [LSTool(), GrepTool()]
 
 
 def register_file_tools(registry: ToolRegistry) -> ToolRegistry:

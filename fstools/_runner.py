@@ -57,6 +57,14 @@ class StreamingProcess:
         yield from self._proc.stdout
         self._eof = True
 
+    def chunks(self, size: int = 1 << 20) -> Iterator[bytes]:
+        """Stdout in large blocks, for readers that scan bytes instead of splitting lines."""
+        assert self._proc.stdout is not None
+        read = self._proc.stdout.read
+        for block in iter(lambda: read(size), b""):
+            yield block
+        self._eof = True
+
     def read_all(self) -> bytes:
         assert self._proc.stdout is not None
         data = self._proc.stdout.read()

@@ -1,0 +1,227 @@
+"""Running rg for Grep: which runs a call needs, their deadline, and what their errors mean.
+
+A directory search is two steps. Step one learns every matching file and its number of
+matching lines: `rg --count` (or, in multiline mode, only the `end` messages of
+`rg --json`, since `--count` counts a multi-line match once). Step two, content mode
+only, runs `rg --json` on the page's files alone, with `--max-count` so rg stops reading
+each of them after the page's last line. A search of one file, or of everything
+(head_limit 0), is a single `rg --json` run. A directory search that finds nothing is
+followed by a probe that says what could not be seen: binary files and ignored/hidden
+files that contain the pattern, and files over the size limit.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TypeVar
+
+from ._binaries import require_binary
+from ._errors import ErrorCode, ToolError
+from ._grep_args import GrepQuery, SensitiveFilter, count_argv, files_argv, json_argv, probe_argv, type_list_argv
+from ._grep_results import FileHit, LineHit, line_ranges, order_files
+from ._rgjson import FileEnd, PageCollector, parse_counts, scan_ends
+from ._runner import StreamingProcess
+
+T = TypeVar("T")
+
+# A page's files go to rg as arguments; batches stay far below the kernel's ARG_MAX.
+_ARGV_BUDGET = 100_000
+# After a timeout the page's lines are still fetched, from the few files already found.
+_PAGE_GRACE = 1.0
+_REGEX_ERRORS = ("regex parse error", "error parsing regex", "is not allowed in a regex", "regex exceeds size limit")
+
+
+@dataclass
+class SearchOutcome:
+    """What the rg runs found: every matching file in page order, the page's lines, what was missed."""
+
+    files: list[FileHit] = field(default_factory=list)
+    lines: list[LineHit] = field(default_factory=list)
+    timed_out: bool = False
+    unreadable: list[str] = field(default_factory=list)
+    binary: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    too_large: list[str] = field(default_factory=list)
+    probed: bool = False
+    probe_complete: bool = True
+
+
+class _Deadline:
+    def __init__(self, seconds: float) -> None:
+        self.end = time.monotonic() + seconds
+
+    def remaining(self) -> float:
+        return max(0.0, self.end - time.monotonic())
+
+
+@lru_cache(maxsize=4)
+def rg_type_names(rg: str) -> tuple[str, ...]:
+    """The file type names this rg knows (`rg --type-list`), for the unknown-type error."""
+    with StreamingProcess(type_list_argv(rg), timeout=10) as proc:
+        listing = proc.read_all().decode("utf-8", "replace")
+    return tuple(line.split(":", 1)[0] for line in listing.splitlines() if ":" in line)
+
+
+def _explain(stderr: str) -> str:
+    return "\n".join(line[4:] if line.startswith("rg: ") else line for line in stderr.strip().splitlines())
+
+
+def _path_errors(rg: str, q: GrepQuery, code: int, stderr: str) -> list[str]:
+    """Turn rg's complaints into a ToolError (bad pattern, type, glob) or unreadable-path warnings."""
+    if code != 2 or not stderr.strip():
+        return []
+    if any(marker in stderr for marker in _REGEX_ERRORS):
+        raise ToolError(ErrorCode.INVALID_REGEX, f"Invalid regex pattern: {q.pattern}\n{_explain(stderr)}")
+    if "unrecognized file type" in stderr:
+        names = ", ".join(rg_type_names(rg))
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT, f"Unknown file type: {', '.join(q.types)}. Valid types: {names}"
+        )
+    if "error parsing glob" in stderr:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern: {q.glob}\n{_explain(stderr)}")
+    prefix = "rg: " + q.root
+    return [line[4:] for line in stderr.splitlines() if line.startswith(prefix)]
+
+
+def _run(rg: str, q: GrepQuery, argv: list[str], timeout: float, out: SearchOutcome,
+         consume: Callable[[StreamingProcess], T]) -> T:
+    """One rg run: consume its stdout, record a timeout and unreadable paths, raise on bad input."""
+    proc = StreamingProcess(argv, timeout=timeout)
+    try:
+        value = consume(proc)
+    finally:
+        code = proc.close()
+    out.timed_out = out.timed_out or proc.timed_out
+    errors = _path_errors(rg, q, code, proc.stderr)
+    if code == 2 and not errors and not proc.timed_out and proc.stderr.strip():
+        raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {_explain(proc.stderr)}")
+    out.unreadable += errors
+    return value
+
+
+def _collect(collector: PageCollector) -> Callable[[StreamingProcess], None]:
+    return lambda proc: collector.feed_all(proc)
+
+
+def _keep(ends: list[FileEnd], sensitive: SensitiveFilter, out: SearchOutcome) -> list[tuple[str, int]]:
+    """Matching files minus binary ones (reported as skipped) and secrets (never reported)."""
+    kept = []
+    for end in ends:
+        if sensitive.is_sensitive(end.path):
+            continue
+        if end.binary:
+            out.binary.append(end.path)
+        elif end.matched_lines:
+            kept.append((end.path, end.matched_lines))
+    return kept
+
+
+def _fetch_page(rg: str, q: GrepQuery, files: list[FileHit], offset: int, limit: int,
+                deadline: _Deadline, out: SearchOutcome) -> None:
+    """Step two: the page's lines, from rg runs over the page's files only."""
+    ranges = line_ranges(files, offset, limit)
+    if not ranges:
+        return
+    collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
+    max_count = max(stop for _, stop in ranges.values())
+    batch: list[str] = []
+    size = 0
+    paths = list(ranges)
+    for i, path in enumerate(paths):
+        batch.append(path)
+        size += len(path) + 1
+        if size >= _ARGV_BUDGET or i == len(paths) - 1:
+            argv = json_argv(rg, q, batch, context=True, max_count=max_count)
+            _run(rg, q, argv, max(deadline.remaining(), _PAGE_GRACE), out, _collect(collector))
+            batch, size = [], 0
+    out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
+
+
+def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int,
+                 deadline: _Deadline, out: SearchOutcome) -> None:
+    """One file: a single JSON run (its page is known before the search starts)."""
+    try:
+        size = os.stat(q.root).st_size
+    except OSError:
+        size = 0
+    if size > q.max_filesize:
+        out.too_large.append(q.root)
+        return
+    ranges = {q.root: (offset, offset + limit if limit else float("inf"))} if content else {}
+    collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
+    _run(rg, q, json_argv(rg, q, context=content), deadline.remaining(), out, _collect(collector))
+    for end in collector.ends:
+        if end.binary:
+            out.binary.append(end.path)
+    out.files = order_files([(e.path, e.matched_lines) for e in collector.ends if not e.binary and e.matched_lines])
+    out.lines = collector.lines.get(q.root, [])
+
+
+def _search_all(rg: str, q: GrepQuery, sensitive: SensitiveFilter, deadline: _Deadline, out: SearchOutcome) -> None:
+    """Content mode without a limit: one JSON run keeps every line (the caller asked for all)."""
+    collector = PageCollector(None, before=q.before, after=q.after, multiline=q.multiline)
+    _run(rg, q, json_argv(rg, q, context=True), deadline.remaining(), out, _collect(collector))
+    out.files = order_files(_keep(collector.ends, sensitive, out))
+    out.lines = [hit for f in out.files for hit in collector.lines.get(f.path, ())]
+
+
+def _count_files(rg: str, q: GrepQuery, sensitive: SensitiveFilter, deadline: _Deadline,
+                 out: SearchOutcome) -> list[tuple[str, int]]:
+    """Step one: every matching file with its number of matching lines."""
+    if q.multiline:
+        ends = _run(rg, q, json_argv(rg, q), deadline.remaining(), out, lambda p: list(scan_ends(p.chunks())))
+        return _keep(ends, sensitive, out)
+    data = _run(rg, q, count_argv(rg, q), deadline.remaining(), out, StreamingProcess.read_all)
+    return [(path, n) for path, n in parse_counts(data) if not sensitive.is_sensitive(path)]
+
+
+def _probe(rg: str, q: GrepQuery, sensitive: SensitiveFilter, budget: float, out: SearchOutcome) -> None:
+    """After finding nothing: binary or ignored files that contain the pattern, oversized files."""
+    probe = SearchOutcome()
+    deadline = _Deadline(budget)
+    ends = _run(rg, q, probe_argv(rg, q), deadline.remaining(), probe, lambda p: list(scan_ends(p.chunks())))
+    for end in ends:
+        if sensitive.is_sensitive(end.path):
+            continue
+        (out.binary if end.binary else out.ignored).append(end.path)
+    listing = b""
+    if not probe.timed_out:
+        listing = _run(rg, q, files_argv(rg, q), deadline.remaining(), probe, StreamingProcess.read_all)
+    for raw in listing.split(b"\0"):
+        if raw:
+            path = os.fsdecode(raw)
+            try:
+                too_large = os.stat(path).st_size > q.max_filesize
+            except OSError:
+                continue
+            if too_large and not sensitive.is_sensitive(path):
+                out.too_large.append(path)
+    out.probed = True
+    out.probe_complete = not probe.timed_out
+
+
+def search(q: GrepQuery, *, content: bool, offset: int, limit: int, timeout: float,
+           sensitive: SensitiveFilter) -> SearchOutcome:
+    """Run the rg searches a call needs and return every matching file in page order."""
+    rg = require_binary("rg")
+    out = SearchOutcome()
+    deadline = _Deadline(timeout)
+    started = time.monotonic()
+    if q.root_is_file:
+        _search_file(rg, q, content, offset, limit, deadline, out)
+        out.probed = True
+        return out
+    if content and limit == 0:
+        _search_all(rg, q, sensitive, deadline, out)
+    else:
+        out.files = order_files(_count_files(rg, q, sensitive, deadline, out))
+        if content:
+            _fetch_page(rg, q, out.files, offset, limit, deadline, out)
+    if not out.files and not out.timed_out:
+        elapsed = time.monotonic() - started
+        _probe(rg, q, sensitive, min(deadline.remaining(), max(1.0, 2 * elapsed)), out)
+    return out
