@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._context import ExecutionContext
 from ._errors import ErrorCode, ToolError
-from ._grep_args import GrepQuery, SensitiveFilter, exclusion_globs
+from ._grep_args import GrepQuery, SensitiveFilter, sensitive_plan
 from ._grep_format import format_content, format_counts, format_files
 from ._invoke import ToolSpec, authorize, invoke
 from ._params import ToolParameter
@@ -28,7 +28,7 @@ _EXAMPLES = 20
 
 @lru_cache(maxsize=16)
 def _sensitive_filter(patterns: tuple[str, ...]) -> SensitiveFilter:
-    return SensitiveFilter(SensitiveMatcher(patterns))
+    return SensitiveFilter(SensitiveMatcher(patterns), sensitive_plan(patterns).residual)
 
 
 def _types(value: str | None) -> tuple[str, ...]:
@@ -115,7 +115,7 @@ def _grep(
         before=before_context if before_context is not None else context or 0,
         after=after_context if after_context is not None else context or 0,
         max_filesize=ctx.grep_max_filesize,
-        excludes=exclusion_globs(tuple(ctx.sensitive.patterns)),
+        excludes=sensitive_plan(tuple(ctx.sensitive.patterns)).globs,
     )
     from ._grep_search import search  # the rg runner and stream parser load on first use
 

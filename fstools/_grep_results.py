@@ -8,7 +8,7 @@ Only files that matched are stat'ed, never every file searched.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,18 +52,18 @@ class LineHit:
         }
 
 
-def order_files(counts: Mapping[str, int] | Iterable[tuple[str, int]]) -> list[FileHit]:
+def file_hit(path: str, count: int) -> FileHit:
+    """A matching file with its mtime (stat'ed as soon as rg reports it, while rg keeps searching)."""
+    try:
+        mtime = os.stat(path).st_mtime_ns
+    except OSError:  # vanished since rg saw it: still listed, after every file that exists
+        mtime = 0
+    return FileHit(path, count, mtime)
+
+
+def page_order(hits: Iterable[FileHit]) -> list[FileHit]:
     """Files with matches in page order: newest mtime first, ties by path."""
-    items = counts.items() if isinstance(counts, Mapping) else counts
-    hits = []
-    for path, count in items:
-        try:
-            mtime = os.stat(path).st_mtime_ns
-        except OSError:  # vanished since rg saw it: still listed, last among equals
-            mtime = 0
-        hits.append(FileHit(path, count, mtime))
-    hits.sort(key=lambda h: (-h.mtime_ns, h.path))
-    return hits
+    return sorted(hits, key=lambda h: (-h.mtime_ns, h.path))
 
 
 def line_ranges(files: list[FileHit], offset: int, limit: int) -> dict[str, tuple[int, int]]:

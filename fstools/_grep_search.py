@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TypeVar
@@ -22,7 +22,7 @@ from typing import TypeVar
 from ._binaries import require_binary
 from ._errors import ErrorCode, ToolError
 from ._grep_args import GrepQuery, SensitiveFilter, count_argv, files_argv, json_argv, probe_argv, type_list_argv
-from ._grep_results import FileHit, LineHit, line_ranges, order_files
+from ._grep_results import FileHit, LineHit, file_hit, line_ranges, page_order
 from ._rgjson import FileEnd, PageCollector, parse_counts, scan_ends
 from ._runner import StreamingProcess
 
@@ -107,7 +107,7 @@ def _collect(collector: PageCollector) -> Callable[[StreamingProcess], None]:
     return lambda proc: collector.feed_all(proc)
 
 
-def _keep(ends: list[FileEnd], sensitive: SensitiveFilter, out: SearchOutcome) -> list[tuple[str, int]]:
+def _keep(ends: Iterable[FileEnd], sensitive: SensitiveFilter, out: SearchOutcome) -> list[FileHit]:
     """Matching files minus binary ones (reported as skipped) and secrets (never reported)."""
     kept = []
     for end in ends:
@@ -116,7 +116,7 @@ def _keep(ends: list[FileEnd], sensitive: SensitiveFilter, out: SearchOutcome) -
         if end.binary:
             out.binary.append(end.path)
         elif end.matched_lines:
-            kept.append((end.path, end.matched_lines))
+            kept.append(file_hit(end.path, end.matched_lines))
     return kept
 
 
@@ -157,7 +157,7 @@ def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int,
     for end in collector.ends:
         if end.binary:
             out.binary.append(end.path)
-    out.files = order_files([(e.path, e.matched_lines) for e in collector.ends if not e.binary and e.matched_lines])
+    out.files = [file_hit(e.path, e.matched_lines) for e in collector.ends if not e.binary and e.matched_lines]
     out.lines = collector.lines.get(q.root, [])
 
 
@@ -165,18 +165,27 @@ def _search_all(rg: str, q: GrepQuery, sensitive: SensitiveFilter, deadline: _De
     """Content mode without a limit: one JSON run keeps every line (the caller asked for all)."""
     collector = PageCollector(None, before=q.before, after=q.after, multiline=q.multiline)
     _run(rg, q, json_argv(rg, q, context=True), deadline.remaining(), out, _collect(collector))
-    out.files = order_files(_keep(collector.ends, sensitive, out))
+    out.files = page_order(_keep(collector.ends, sensitive, out))
     out.lines = [hit for f in out.files for hit in collector.lines.get(f.path, ())]
 
 
+def _stream_counts(proc: StreamingProcess, sensitive: SensitiveFilter) -> list[FileHit]:
+    """`--count` records parsed as rg writes them; each file is stat'ed while rg keeps searching."""
+    hits: list[FileHit] = []
+    rest = b""
+    for chunk in proc.chunks():
+        records, rest = parse_counts(rest + chunk if rest else chunk)
+        hits += [file_hit(path, n) for path, n in records if not sensitive.is_sensitive(path)]
+    return hits
+
+
 def _count_files(rg: str, q: GrepQuery, sensitive: SensitiveFilter, deadline: _Deadline,
-                 out: SearchOutcome) -> list[tuple[str, int]]:
+                 out: SearchOutcome) -> list[FileHit]:
     """Step one: every matching file with its number of matching lines."""
     if q.multiline:
-        ends = _run(rg, q, json_argv(rg, q), deadline.remaining(), out, lambda p: list(scan_ends(p.chunks())))
-        return _keep(ends, sensitive, out)
-    data = _run(rg, q, count_argv(rg, q), deadline.remaining(), out, StreamingProcess.read_all)
-    return [(path, n) for path, n in parse_counts(data) if not sensitive.is_sensitive(path)]
+        return _run(rg, q, json_argv(rg, q), deadline.remaining(), out,
+                    lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
+    return _run(rg, q, count_argv(rg, q), deadline.remaining(), out, lambda p: _stream_counts(p, sensitive))
 
 
 def _probe(rg: str, q: GrepQuery, sensitive: SensitiveFilter, budget: float, out: SearchOutcome) -> None:
@@ -215,10 +224,10 @@ def search(q: GrepQuery, *, content: bool, offset: int, limit: int, timeout: flo
         _search_file(rg, q, content, offset, limit, deadline, out)
         out.probed = True
         return out
-    if content and limit == 0:
+    if content and limit == 0 and offset == 0:
         _search_all(rg, q, sensitive, deadline, out)
     else:
-        out.files = order_files(_count_files(rg, q, sensitive, deadline, out))
+        out.files = page_order(_count_files(rg, q, sensitive, deadline, out))
         if content:
             _fetch_page(rg, q, out.files, offset, limit, deadline, out)
     if not out.files and not out.timed_out:

@@ -80,22 +80,21 @@ def scan_ends(chunks: Iterable[bytes]) -> Iterator[FileEnd]:
         yield from _ends_in(rest + b"\n", len(rest) + 1)
 
 
-def parse_counts(data: bytes) -> list[tuple[str, int]]:
-    """`rg --count --with-filename --null` output: `path NUL count LF` per file.
+def parse_counts(data: bytes) -> tuple[list[tuple[str, int]], bytes]:
+    """`rg --count --with-filename --null` output (`path NUL count LF` per file) and the unparsed rest.
 
-    Split on NUL, a count never contains a newline, so paths with newlines survive; a
-    record cut short by a kill is dropped.
+    A record ends at the first LF after its NUL (a count never holds one), so paths with
+    newlines survive and a record cut by a chunk boundary or a kill waits in the rest.
     """
-    parts = data.split(b"\0")
     out: list[tuple[str, int]] = []
-    path = parts[0]
-    for part in parts[1:]:
-        nl = part.find(b"\n")
+    pos = 0
+    while True:
+        nul = data.find(b"\0", pos)
+        nl = data.find(b"\n", nul) if nul >= 0 else -1
         if nl < 0:
-            break
-        out.append((os.fsdecode(path), int(part[:nl])))
-        path = part[nl + 1 :]
-    return out
+            return out, data[pos:]
+        out.append((os.fsdecode(data[pos:nul]), int(data[nul + 1 : nl])))
+        pos = nl + 1
 
 
 def _char_offset(raw: bytes, offset: int) -> int:

@@ -58,9 +58,9 @@ class StreamingProcess:
         self._eof = True
 
     def chunks(self, size: int = 1 << 20) -> Iterator[bytes]:
-        """Stdout in large blocks, for readers that scan bytes instead of splitting lines."""
+        """Stdout in blocks as they arrive, for readers that scan bytes instead of splitting lines."""
         assert self._proc.stdout is not None
-        read = self._proc.stdout.read
+        read = self._proc.stdout.read1
         for block in iter(lambda: read(size), b""):
             yield block
         self._eof = True

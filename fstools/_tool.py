@@ -50,7 +50,7 @@ class BaseTool(ABC):
         return False
 
     @abstractmethod
-    async def _execute(self, context: ExecutionContext, **kwargs: Any) -> ToolResult: ...
+    async def _execute(self, context: ExecutionContext, /, **kwargs: Any) -> ToolResult: ...
 
     def input_schema(self) -> dict[str, Any]:
         return object_schema(self.parameters)
@@ -107,7 +107,8 @@ class FileTool(BaseTool):
     def destructive(self) -> bool:
         return self.spec.destructive
 
-    async def _execute(self, context: ExecutionContext, **kwargs: Any) -> ToolResult:
+    async def _execute(self, context: ExecutionContext, /, **kwargs: Any) -> ToolResult:
+        # Positional-only context: a tool argument may itself be called `context` (Grep's -C).
         # File I/O blocks: run it off the event loop so an async agent stays responsive.
         return await asyncio.to_thread(call_validated, self.spec, context, kwargs, time.perf_counter())
 
