@@ -56,7 +56,7 @@ def parse_end(line: bytes) -> FileEnd:
 def _ends_in(buf: bytes, stop: int) -> Iterator[FileEnd]:
     pos = 0
     while True:
-        if buf.startswith(_END, pos):
+        if buf.startswith(_END, pos, stop):
             start = pos
         else:
             hit = buf.find(_NL_END, pos, stop)
