@@ -141,7 +141,7 @@ def _fetch_page(rg: str, q: GrepQuery, files: list[FileHit], offset: int, limit:
     out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
 
 
-def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int,
+def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int, sensitive: SensitiveFilter,
                  deadline: _Deadline, out: SearchOutcome) -> None:
     """One file: a single JSON run (its page is known before the search starts)."""
     try:
@@ -154,10 +154,7 @@ def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int,
     ranges = {q.root: (offset, offset + limit if limit else float("inf"))} if content else {}
     collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
     _run(rg, q, json_argv(rg, q, context=content), deadline.remaining(), out, _collect(collector))
-    for end in collector.ends:
-        if end.binary:
-            out.binary.append(end.path)
-    out.files = [file_hit(e.path, e.matched_lines) for e in collector.ends if not e.binary and e.matched_lines]
+    out.files = _keep(collector.ends, sensitive, out)
     out.lines = collector.lines.get(q.root, [])
 
 
@@ -221,7 +218,7 @@ def search(q: GrepQuery, *, content: bool, offset: int, limit: int, timeout: flo
     deadline = _Deadline(timeout)
     started = time.monotonic()
     if q.root_is_file:
-        _search_file(rg, q, content, offset, limit, deadline, out)
+        _search_file(rg, q, content, offset, limit, sensitive, deadline, out)
         out.probed = True
         return out
     if content and limit == 0 and offset == 0:

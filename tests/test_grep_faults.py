@@ -25,7 +25,7 @@ fault = os.environ["FAKE_RG_FAULT"]
 if fault == "unreadable":
     sys.stderr.write("rg: " + os.environ["FAKE_RG_PATH"] + ": Permission denied (os error 13)\\n")
     sys.exit(2)
-if fault == "hang":
+if fault == "hang" or (fault == "hang_probe" and "--binary" in sys.argv):
     time.sleep(60)
 if fault == "crash":
     sys.stderr.write("rg: something unexpected broke\\n")
@@ -82,6 +82,17 @@ def test_timeout_stops_rg_and_returns_what_was_found(project, fake_rg):
     assert r.success and r.metadata["timed_out"] is True
     assert sorted(r.output.splitlines()) == [str(project / "a.txt"), str(project / "b.txt")]
     assert any("timed out" in w for w in r.metadata["warnings"])
+
+
+def test_a_slow_probe_is_cut_short_and_says_so(project, fake_rg):
+    ctx = fstools.ExecutionContext(working_dir=str(project), timeout=5.0)
+    write(project / "a.txt", "hay\n")
+    fake_rg("hang_probe")
+    started = time.monotonic()
+    r = fstools.grep("needle", ctx=ctx)
+    assert time.monotonic() - started < 4.5  # the probe gets max(1 s, twice the search), not the whole timeout
+    assert r.success and r.output == "No matches found" and r.metadata["timed_out"] is False
+    assert any("ran out of time" in w for w in r.metadata["warnings"])
 
 
 def test_rg_failure_without_results_is_an_error(project, ctx, fake_rg):
