@@ -127,15 +127,22 @@ def _grep(
         limit=head_limit,
         timeout=ctx.timeout,
         sensitive=_sensitive_filter(tuple(ctx.sensitive.patterns)),
+        line_numbers=line_numbers,
     )
     total_matches = sum(f.count for f in out.files)
     total_files = len(out.files)
     meta: dict[str, Any] = {}
     if content:
-        returned = sum(not hit.is_context for hit in out.lines)
+        returned = sum(not hit.is_context for hit in out.lines) + sum(f.count for f in out.tail)
         total_items = total_matches
-        text = format_content(out.lines, line_numbers=line_numbers, separators=bool(query.before or query.after))
+        text = format_content(
+            out.lines,
+            line_numbers=line_numbers,
+            separators=bool(query.before or query.after),
+            tail=out.tail_text,
+        )
         meta["matches"] = [hit.as_dict() for hit in out.lines]
+        meta["matches_complete"] = not out.tail
     else:
         page = out.files[offset : offset + head_limit] if head_limit else out.files[offset:]
         returned = len(page)

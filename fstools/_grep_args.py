@@ -95,9 +95,10 @@ def _longest_literal(pattern: str) -> str:
 class SensitiveFilter:
     """Drops the secrets rg could not exclude by itself from result paths.
 
-    Only the residual patterns are tried, as two combined regexes (names against the
-    last component, paths with a `/` after a literal pre-check), so a path costs about
-    a microsecond; a hit is confirmed by the context's full matcher (exemptions included).
+    Only the residual patterns are tried: first one search for their literal parts (a
+    path holding none of them cannot match; about 0.4 µs), then two combined regexes
+    (names against the last component, patterns with a `/` against the path); a hit is
+    confirmed by the context's full matcher, exemptions included.
     """
 
     def __init__(self, matcher: SensitiveMatcher, residual: tuple[str, ...]) -> None:
@@ -113,14 +114,16 @@ class SensitiveFilter:
             if paths
             else None
         )
-        literals = [_longest_literal(p) for p in paths]
-        self._literals = tuple(literals) if all(len(lit) >= 2 for lit in literals) else ()
+        literals = [_longest_literal(p) for p in residual]
+        usable = literals and all(len(lit) >= 2 for lit in literals)
+        self._literals = re.compile("|".join(map(re.escape, literals))) if usable else None
 
     def is_sensitive(self, path: str) -> bool:
+        if self._literals is not None and self._literals.search(path) is None:
+            return False
         hit = self._names is not None and self._names.match(path, path.rfind("/") + 1) is not None
         if not hit and self._paths is not None:
-            if not self._literals or any(lit in path for lit in self._literals):
-                hit = self._paths.search(path) is not None
+            hit = self._paths.search(path) is not None
         return hit and self._matcher.matches(path)
 
 
@@ -172,6 +175,14 @@ def json_argv(
     if max_count is not None:
         args += ["--max-count", str(max_count)]
     return [*args, *_filter_args(q), *_tail(q, paths)]
+
+
+def lines_argv(rg: str, q: GrepQuery) -> list[str]:
+    """rg's line printer, one `path NUL` headed block per file, lines already `N> text` / `N  text`."""
+    return [rg, "--no-config", "--line-number", "--heading", "--null",
+            "--field-match-separator", "> ", "--field-context-separator", "  ",
+            "--before-context", str(q.before), "--after-context", str(q.after),
+            *_matcher_args(q), *_filter_args(q), *_tail(q)]
 
 
 def probe_argv(rg: str, q: GrepQuery) -> list[str]:

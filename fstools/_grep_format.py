@@ -23,7 +23,8 @@ def format_counts(files: Iterable[FileHit]) -> str:
     return "\n".join(f"{f.path}: {f.count}" for f in files) or NO_MATCHES
 
 
-def format_content(lines: Iterable[LineHit], *, line_numbers: bool, separators: bool) -> str:
+def format_content(lines: Iterable[LineHit], *, line_numbers: bool, separators: bool, tail: str = "") -> str:
+    """Lines as `path:N> text` / `path:N  text`; `tail` holds further files already in that form."""
     out: list[str] = []
     prev: LineHit | None = None
     for hit in lines:
@@ -33,4 +34,8 @@ def format_content(lines: Iterable[LineHit], *, line_numbers: bool, separators: 
         where = f"{hit.path}:{hit.line}" if line_numbers else hit.path
         out.append(f"{where}{mark} {hit.text}")
         prev = hit
+    if tail:
+        if separators and out:
+            out.append("--")
+        out.append(tail)
     return "\n".join(out) or NO_MATCHES

@@ -8,9 +8,10 @@ Only files that matched are stat'ed, never every file searched.
 from __future__ import annotations
 
 import os
+from operator import attrgetter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 # The bound Read uses too: one minified line must not flood the agent's context.
 MAX_LINE_CHARS = 2000
@@ -20,9 +21,11 @@ _LEAD = 200
 Span = tuple[int, int]
 
 
-@dataclass(frozen=True)
-class FileHit:
-    """A file with matches: `count` is its matching lines (rg's `matched_lines`)."""
+class FileHit(NamedTuple):
+    """A file with matches: `count` is its matching lines (rg's `matched_lines`).
+
+    A named tuple, not a dataclass: a big result makes one per matching file.
+    """
 
     path: str
     count: int
@@ -62,8 +65,13 @@ def file_hit(path: str, count: int) -> FileHit:
 
 
 def page_order(hits: Iterable[FileHit]) -> list[FileHit]:
-    """Files with matches in page order: newest mtime first, ties by path."""
-    return sorted(hits, key=lambda h: (-h.mtime_ns, h.path))
+    """Files with matches in page order: newest mtime first, ties by path.
+
+    Two stable C-level sorts (path, then mtime descending) instead of a tuple key per file.
+    """
+    ordered = sorted(hits, key=attrgetter("path"))
+    ordered.sort(key=attrgetter("mtime_ns"), reverse=True)
+    return ordered
 
 
 def line_ranges(files: list[FileHit], offset: int, limit: int) -> dict[str, tuple[int, int]]:

@@ -4,8 +4,10 @@ A directory search is two steps. Step one learns every matching file and its num
 matching lines: `rg --count` (or, in multiline mode, only the `end` messages of
 `rg --json`, since `--count` counts a multi-line match once). Step two, content mode
 only, runs `rg --json` on the page's files alone, with `--max-count` so rg stops reading
-each of them after the page's last line. A search of one file, or of everything
-(head_limit 0), is a single `rg --json` run. A directory search that finds nothing is
+each of them after the page's last line. A search of one file is a single `rg --json` run.
+Content mode with every line (head_limit 0) is one run of rg's line printer, regrouped per
+file (`_rglines`); only the first files, up to STRUCTURED_LINES lines, are fetched again
+as JSON for the structured matches. A directory search that finds nothing is
 followed by a probe that says what could not be seen: binary files and ignored/hidden
 files that contain the pattern, and files over the size limit.
 """
@@ -21,9 +23,19 @@ from typing import TypeVar
 
 from ._binaries import require_binary
 from ._errors import ErrorCode, ToolError
-from ._grep_args import GrepQuery, SensitiveFilter, count_argv, files_argv, json_argv, probe_argv, type_list_argv
+from ._grep_args import (
+    GrepQuery,
+    SensitiveFilter,
+    count_argv,
+    files_argv,
+    json_argv,
+    lines_argv,
+    probe_argv,
+    type_list_argv,
+)
 from ._grep_results import FileHit, LineHit, file_hit, line_ranges, page_order
 from ._rgjson import FileEnd, PageCollector, parse_counts, scan_ends
+from ._rglines import Block, blocks_text, split_blocks
 from ._runner import StreamingProcess
 
 T = TypeVar("T")
@@ -32,6 +44,8 @@ T = TypeVar("T")
 _ARGV_BUDGET = 100_000
 # After a timeout the page's lines are still fetched, from the few files already found.
 _PAGE_GRACE = 1.0
+# Structured matches of an "every line" result cover whole files up to this many lines.
+STRUCTURED_LINES = 2_000
 _REGEX_ERRORS = ("regex parse error", "error parsing regex", "is not allowed in a regex", "regex exceeds size limit")
 
 
@@ -41,6 +55,8 @@ class SearchOutcome:
 
     files: list[FileHit] = field(default_factory=list)
     lines: list[LineHit] = field(default_factory=list)
+    tail: list[FileHit] = field(default_factory=list)  # files past `lines`, formatted in `tail_text`
+    tail_text: str = ""
     timed_out: bool = False
     unreadable: list[str] = field(default_factory=list)
     binary: list[str] = field(default_factory=list)
@@ -159,11 +175,38 @@ def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int, 
 
 
 def _search_all(rg: str, q: GrepQuery, sensitive: SensitiveFilter, deadline: _Deadline, out: SearchOutcome) -> None:
-    """Content mode without a limit: one JSON run keeps every line (the caller asked for all)."""
-    collector = PageCollector(None, before=q.before, after=q.after, multiline=q.multiline)
-    _run(rg, q, json_argv(rg, q, context=True), deadline.remaining(), out, _collect(collector))
-    out.files = page_order(_keep(collector.ends, sensitive, out))
-    out.lines = [hit for f in out.files for hit in collector.lines.get(f.path, ())]
+    """Content mode, every line: one pass of rg's line printer; JSON only for the first files."""
+    blocks: dict[str, Block] = {}
+
+    def consume(proc: StreamingProcess) -> list[FileHit]:
+        hits = []
+        for block in split_blocks(proc.chunks(), with_context=bool(q.before or q.after)):
+            if sensitive.is_sensitive(block.path):
+                continue
+            if block.binary:
+                out.binary.append(block.path)
+                continue
+            blocks[block.path] = block
+            hits.append(file_hit(block.path, block.matched_lines))
+        return hits
+
+    out.files = page_order(_run(rg, q, lines_argv(rg, q), deadline.remaining(), out, consume))
+    head: list[FileHit] = []
+    budget = STRUCTURED_LINES
+    for f in out.files:
+        if f.count > budget:
+            break
+        head.append(f)
+        budget -= f.count
+    _fetch_page(rg, q, head, 0, 0, deadline, out)
+    fetched = {hit.path for hit in out.lines}
+    covered = 0
+    while covered < len(head) and head[covered].path in fetched:
+        covered += 1
+    shown = {f.path for f in head[:covered]}
+    out.lines = [hit for hit in out.lines if hit.path in shown]
+    out.tail = out.files[covered:]
+    out.tail_text = blocks_text((blocks[f.path] for f in out.tail), separators=bool(q.before or q.after))
 
 
 def _stream_counts(proc: StreamingProcess, sensitive: SensitiveFilter) -> list[FileHit]:
@@ -193,7 +236,10 @@ def _probe(rg: str, q: GrepQuery, sensitive: SensitiveFilter, budget: float, out
     for end in ends:
         if sensitive.is_sensitive(end.path):
             continue
-        (out.binary if end.binary else out.ignored).append(end.path)
+        if end.binary:
+            out.binary.append(end.path)
+        elif q.respect_gitignore or not q.hidden:  # else the search saw it: the tree changed since
+            out.ignored.append(end.path)
     listing = b""
     if not probe.timed_out:
         listing = _run(rg, q, files_argv(rg, q), deadline.remaining(), probe, StreamingProcess.read_all)
@@ -211,7 +257,7 @@ def _probe(rg: str, q: GrepQuery, sensitive: SensitiveFilter, budget: float, out
 
 
 def search(q: GrepQuery, *, content: bool, offset: int, limit: int, timeout: float,
-           sensitive: SensitiveFilter) -> SearchOutcome:
+           sensitive: SensitiveFilter, line_numbers: bool = True) -> SearchOutcome:
     """Run the rg searches a call needs and return every matching file in page order."""
     rg = require_binary("rg")
     out = SearchOutcome()
@@ -221,7 +267,7 @@ def search(q: GrepQuery, *, content: bool, offset: int, limit: int, timeout: flo
         _search_file(rg, q, content, offset, limit, sensitive, deadline, out)
         out.probed = True
         return out
-    if content and limit == 0 and offset == 0:
+    if content and limit == 0 and offset == 0 and line_numbers:
         _search_all(rg, q, sensitive, deadline, out)
     else:
         out.files = page_order(_count_files(rg, q, sensitive, deadline, out))

@@ -228,6 +228,6 @@ class PageCollector:
             for number, text, spans in _split_lines(orjson.loads(line)["data"]):
                 self._emit(number, text, spans, True)
             self._after_left -= 1
-        elif self._before:
+        elif self._before and self._idx < self._range[1]:
             self._pending.append(line)
 

@@ -346,3 +346,36 @@ def test_binary_file_that_starts_as_text_is_skipped(project, ctx):
         for multiline in (False, True):
             r = fstools.grep("needle", ctx=ctx, output_mode=mode, multiline=multiline)
             assert r.metadata["total_files"] == 1 and "late.bin" not in r.output
+
+
+# Every line (head_limit 0): rg's line printer, structured matches for the first files ---
+
+
+@pytest.mark.parametrize("context", [0, 1])
+def test_every_line_text_equals_the_paged_text(project, ctx, monkeypatch, context):
+    write(project / "a.txt", "hit one\nctx\nhit two\n\nfar\nfar\nhit three\n", age=1)
+    write(project / "crlf.txt", b"x\r\nhit crlf\r\n", age=2)
+    write(project / "latin.txt", b"caf\xe9 hit\n", age=3)
+    write(project / "long.txt", "hit " + "y" * 3000 + "\n", age=4)
+    write(project / "late.bin", b"hit first\n" + b"x" * 200_000 + b"\n\x00 hit\n", age=5)
+    write(project / ".env.local", "hit secret\n", age=6)
+    write(project / "sub/z.txt", "".join(f"hit {i}\n" for i in range(30)), age=7)
+    kwargs = dict(output_mode="content", context=context, hidden=True)
+    paged = fstools.grep("hit", ctx=ctx, head_limit=10_000, **kwargs)
+    full = fstools.grep("hit", ctx=ctx, head_limit=0, **kwargs)
+    assert full.output == paged.output and full.metadata["matches_complete"] is True
+    monkeypatch.setattr(_grep_search, "STRUCTURED_LINES", 3)
+    bulk = fstools.grep("hit", ctx=ctx, head_limit=0, **kwargs)
+    assert bulk.output == paged.output
+    assert "secret" not in bulk.output and "late.bin" not in bulk.output
+    assert bulk.metadata["matches_complete"] is False
+    assert [m["path"] for m in bulk.metadata["matches"] if not m["is_context"]] == [str(project / "a.txt")] * 3
+    for key in ("total_matches", "total_files", "returned_matches"):
+        assert bulk.metadata[key] == paged.metadata[key]
+    assert bulk.metadata["returned_matches"] == 3 + 1 + 1 + 1 + 30
+
+
+def test_every_line_without_line_numbers_uses_the_json_path(project, ctx):
+    write(project / "a.txt", "hit\n")
+    r = fstools.grep("hit", ctx=ctx, head_limit=0, output_mode="content", line_numbers=False)
+    assert r.output == f"{project / 'a.txt'}> hit" and r.metadata["matches_complete"] is True

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import fstools
+from fstools import _grep_search
 from fstools._grep_args import sensitive_plan
 from grep_helpers import BASE_MTIME, raw_rg, write
 
@@ -74,7 +75,7 @@ def tree(request, tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("pattern,kwargs,flags", QUERIES, ids=[q[0] + str(i) for i, q in enumerate(QUERIES)])
-def test_every_mode_matches_raw_rg(tree, pattern, kwargs, flags):
+def test_every_mode_matches_raw_rg(tree, pattern, kwargs, flags, monkeypatch):
     ctx = fstools.ExecutionContext(working_dir=str(tree))
     lines = rg_lines(rg_reference(tree, pattern, flags, "-n", "--null", "-H"))
     per_file = Counter(path for path, *_ in lines)
@@ -101,3 +102,7 @@ def test_every_mode_matches_raw_rg(tree, pattern, kwargs, flags):
         paged = fstools.grep(pattern, ctx=ctx, head_limit=3, offset=2, output_mode="content", context=ctx_lines, **kwargs)
         page_matches = [(m["path"], m["line"]) for m in paged.metadata["matches"] if not m["is_context"]]
         assert page_matches == [(p, n) for p, n, is_ctx, _ in got if not is_ctx][2:5]
+        with monkeypatch.context() as patch:  # every line through rg's line printer, not JSON
+            patch.setattr(_grep_search, "STRUCTURED_LINES", 1)
+            bulk = fstools.grep(pattern, ctx=ctx, head_limit=0, output_mode="content", context=ctx_lines, **kwargs)
+        assert bulk.output == content.output and bulk.metadata["returned_matches"] == len(lines)
