@@ -103,10 +103,9 @@ def _path_errors(rg: str, q: GrepQuery, code: int, stderr: str) -> list[str]:
     return [line[4:] for line in stderr.splitlines() if line.startswith(prefix)]
 
 
-def _run(rg: str, q: GrepQuery, argv: list[str], timeout: float, out: SearchOutcome,
+def _run(rg: str, q: GrepQuery, proc: StreamingProcess, out: SearchOutcome,
          consume: Callable[[StreamingProcess], T]) -> T:
-    """One rg run: consume its stdout, record a timeout and unreadable paths, raise on bad input."""
-    proc = StreamingProcess(argv, timeout=timeout)
+    """Finish one rg run: consume its stdout, record a timeout and unreadable paths, raise on bad input."""
     try:
         value = consume(proc)
     finally:
@@ -152,7 +151,7 @@ def _fetch_page(rg: str, q: GrepQuery, files: list[FileHit], offset: int, limit:
         size += len(path) + 1
         if size >= _ARGV_BUDGET or i == len(paths) - 1:
             argv = json_argv(rg, q, batch, context=True, max_count=max_count)
-            _run(rg, q, argv, max(deadline.remaining(), _PAGE_GRACE), out, _collect(collector))
+            _run(rg, q, StreamingProcess(argv, timeout=max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
             batch, size = [], 0
     out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
 
@@ -169,7 +168,7 @@ def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int, 
         return
     ranges = {q.root: (offset, offset + limit if limit else float("inf"))} if content else {}
     collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
-    _run(rg, q, json_argv(rg, q, context=content), deadline.remaining(), out, _collect(collector))
+    _run(rg, q, StreamingProcess(json_argv(rg, q, context=content), timeout=deadline.remaining()), out, _collect(collector))
     out.files = _keep(collector.ends, sensitive, out)
     out.lines = collector.lines.get(q.root, [])
 
@@ -190,7 +189,8 @@ def _search_all(rg: str, q: GrepQuery, sensitive: SensitiveFilter, deadline: _De
             hits.append(file_hit(block.path, block.matched_lines))
         return hits
 
-    out.files = page_order(_run(rg, q, lines_argv(rg, q), deadline.remaining(), out, consume))
+    proc = StreamingProcess(lines_argv(rg, q), timeout=deadline.remaining())
+    out.files = page_order(_run(rg, q, proc, out, consume))
     head: list[FileHit] = []
     budget = STRUCTURED_LINES
     for f in out.files:
@@ -223,16 +223,24 @@ def _count_files(rg: str, q: GrepQuery, sensitive: SensitiveFilter, deadline: _D
                  out: SearchOutcome) -> list[FileHit]:
     """Step one: every matching file with its number of matching lines."""
     if q.multiline:
-        return _run(rg, q, json_argv(rg, q), deadline.remaining(), out,
-                    lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
-    return _run(rg, q, count_argv(rg, q), deadline.remaining(), out, lambda p: _stream_counts(p, sensitive))
+        proc = StreamingProcess(json_argv(rg, q), timeout=deadline.remaining())
+        return _run(rg, q, proc, out, lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
+    proc = StreamingProcess(count_argv(rg, q), timeout=deadline.remaining())
+    return _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
 
 
 def _probe(rg: str, q: GrepQuery, sensitive: SensitiveFilter, budget: float, out: SearchOutcome) -> None:
-    """After finding nothing: binary or ignored files that contain the pattern, oversized files."""
+    """After finding nothing: binary or ignored files that contain the pattern, oversized files.
+
+    Both rg runs start at once: the walk for oversized files overlaps the search.
+    """
     probe = SearchOutcome()
-    deadline = _Deadline(budget)
-    ends = _run(rg, q, probe_argv(rg, q), deadline.remaining(), probe, lambda p: list(scan_ends(p.chunks())))
+    search_proc = StreamingProcess(probe_argv(rg, q), timeout=budget)
+    files_proc = StreamingProcess(files_argv(rg, q), timeout=budget)
+    try:
+        ends = _run(rg, q, search_proc, probe, lambda p: list(scan_ends(p.chunks())))
+    finally:
+        listing = _run(rg, q, files_proc, probe, StreamingProcess.read_all)
     for end in ends:
         if sensitive.is_sensitive(end.path):
             continue
@@ -240,9 +248,6 @@ def _probe(rg: str, q: GrepQuery, sensitive: SensitiveFilter, budget: float, out
             out.binary.append(end.path)
         elif q.respect_gitignore or not q.hidden:  # else the search saw it: the tree changed since
             out.ignored.append(end.path)
-    listing = b""
-    if not probe.timed_out:
-        listing = _run(rg, q, files_argv(rg, q), deadline.remaining(), probe, StreamingProcess.read_all)
     for raw in listing.split(b"\0"):
         if raw:
             path = os.fsdecode(raw)
