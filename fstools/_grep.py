@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ._context import ExecutionContext
 from ._errors import ErrorCode, ToolError
 from ._grep_args import GrepQuery, SensitiveFilter, sensitive_plan
-from ._grep_format import format_content, format_counts, format_files
+from ._grep_format import NO_MATCHES, format_content, format_counts, format_files
 from ._invoke import ToolSpec, authorize, invoke
 from ._params import ToolParameter
 from ._paths import resolve_path
@@ -47,6 +47,7 @@ def _report_skipped(out: SearchOutcome, q: GrepQuery, timeout: float) -> tuple[d
         warnings.append(f"Search timed out after {timeout:g}s: results and totals cover only what was found")
     if out.unreadable:
         warnings.append(f"Could not read {len(out.unreadable)} path(s): " + "; ".join(out.unreadable[:_EXAMPLES]))
+    warnings += out.notices[:_EXAMPLES]
     if out.binary:
         warnings.append(f"{len(out.binary)} binary file(s) contain the pattern and are not shown: {_listing(out.binary)}")
     if out.ignored:
@@ -133,16 +134,15 @@ def _grep(
     total_files = len(out.files)
     meta: dict[str, Any] = {}
     if content:
-        returned = sum(not hit.is_context for hit in out.lines) + sum(f.count for f in out.tail)
         total_items = total_matches
-        text = format_content(
-            out.lines,
-            line_numbers=line_numbers,
-            separators=bool(query.before or query.after),
-            tail=out.tail_text,
-        )
+        if out.text is None:
+            returned = sum(not hit.is_context for hit in out.lines)
+            text = format_content(out.lines, line_numbers=line_numbers, separators=bool(query.before or query.after))
+        else:  # every line, printed by rg itself
+            returned = total_matches
+            text = out.text or NO_MATCHES
         meta["matches"] = [hit.as_dict() for hit in out.lines]
-        meta["matches_complete"] = not out.tail
+        meta["matches_complete"] = out.lines_complete
     else:
         page = out.files[offset : offset + head_limit] if head_limit else out.files[offset:]
         returned = len(page)

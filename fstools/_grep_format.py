@@ -23,8 +23,7 @@ def format_counts(files: Iterable[FileHit]) -> str:
     return "\n".join(f"{f.path}: {f.count}" for f in files) or NO_MATCHES
 
 
-def format_content(lines: Iterable[LineHit], *, line_numbers: bool, separators: bool, tail: str = "") -> str:
-    """Lines as `path:N> text` / `path:N  text`; `tail` holds further files already in that form."""
+def format_content(lines: Iterable[LineHit], *, line_numbers: bool, separators: bool) -> str:
     out: list[str] = []
     prev: LineHit | None = None
     for hit in lines:
@@ -34,8 +33,4 @@ def format_content(lines: Iterable[LineHit], *, line_numbers: bool, separators: 
         where = f"{hit.path}:{hit.line}" if line_numbers else hit.path
         out.append(f"{where}{mark} {hit.text}")
         prev = hit
-    if tail:
-        if separators and out:
-            out.append("--")
-        out.append(tail)
     return "\n".join(out) or NO_MATCHES

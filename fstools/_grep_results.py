@@ -36,13 +36,14 @@ class FileHit(NamedTuple):
 class LineHit:
     """One output line: a matching line or a context line, text already cut to the bound.
 
-    `submatches` are character offsets into `text`.
+    `submatches` are character offsets into `text`; None when rg did not report them
+    (lines read from rg's line printer).
     """
 
     path: str
     line: int
     text: str
-    submatches: tuple[Span, ...]
+    submatches: tuple[Span, ...] | None
     is_context: bool
 
     def as_dict(self) -> dict[str, Any]:
@@ -50,7 +51,7 @@ class LineHit:
             "path": self.path,
             "line": self.line,
             "text": self.text,
-            "submatches": [list(s) for s in self.submatches],
+            "submatches": None if self.submatches is None else [list(s) for s in self.submatches],
             "is_context": self.is_context,
         }
 

@@ -6,8 +6,7 @@ matching lines: `rg --count` (or, in multiline mode, only the `end` messages of
 only, runs `rg --json` on the page's files alone, with `--max-count` so rg stops reading
 each of them after the page's last line. A search of one file is a single `rg --json` run.
 Content mode with every line (head_limit 0) is one run of rg's line printer, regrouped per
-file (`_rglines`); only the first files, up to STRUCTURED_LINES lines, are fetched again
-as JSON for the structured matches. A directory search that finds nothing is
+file (`_rglines`); its first STRUCTURED_LINES lines are also given as structured lines. A directory search that finds nothing is
 followed by a probe that says what could not be seen: binary files and ignored/hidden
 files that contain the pattern, and files over the size limit.
 """
@@ -16,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TypeVar
@@ -35,7 +34,7 @@ from ._grep_args import (
 )
 from ._grep_results import FileHit, LineHit, file_hit, line_ranges, page_order
 from ._rgjson import FileEnd, PageCollector, parse_counts, scan_ends
-from ._rglines import Block, blocks_text, split_blocks
+from ._rglines import Block, block_lines, blocks_text, split_blocks
 from ._runner import StreamingProcess
 
 T = TypeVar("T")
@@ -44,9 +43,9 @@ T = TypeVar("T")
 _ARGV_BUDGET = 100_000
 # After a timeout the page's lines are still fetched, from the few files already found.
 _PAGE_GRACE = 1.0
-# Structured matches of an "every line" result cover whole files up to this many lines.
+# Structured lines of an "every line" result: its first this many output lines.
 STRUCTURED_LINES = 2_000
-_REGEX_ERRORS = ("regex parse error", "error parsing regex", "is not allowed in a regex", "regex exceeds size limit")
+_REGEX_ERRORS = ("rg: regex parse error", "rg: the literal", "rg: compiled regex exceeds size limit")
 
 
 @dataclass
@@ -55,10 +54,11 @@ class SearchOutcome:
 
     files: list[FileHit] = field(default_factory=list)
     lines: list[LineHit] = field(default_factory=list)
-    tail: list[FileHit] = field(default_factory=list)  # files past `lines`, formatted in `tail_text`
-    tail_text: str = ""
+    text: str | None = None  # the whole content output, when rg's line printer produced it
+    lines_complete: bool = True  # `lines` holds every output line (not only the first ones)
     timed_out: bool = False
     unreadable: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # rg's other messages about paths (a bad .gitignore line)
     binary: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     too_large: list[str] = field(default_factory=list)
@@ -86,21 +86,25 @@ def _explain(stderr: str) -> str:
     return "\n".join(line[4:] if line.startswith("rg: ") else line for line in stderr.strip().splitlines())
 
 
-def _path_errors(rg: str, q: GrepQuery, code: int, stderr: str) -> list[str]:
-    """Turn rg's complaints into a ToolError (bad pattern, type, glob) or unreadable-path warnings."""
-    if code != 2 or not stderr.strip():
-        return []
-    if any(marker in stderr for marker in _REGEX_ERRORS):
+def _path_messages(rg: str, q: GrepQuery, code: int, stderr: str) -> list[str]:
+    """rg's complaints: a ToolError for bad input (pattern, type, glob), else its messages about paths.
+
+    Messages about the caller's input open the line (`rg: regex parse error`); messages
+    about files under the root start with their path (an unreadable file, a bad
+    .gitignore line), and rg reports the latter even when it exits 0.
+    """
+    lines = stderr.splitlines()
+    if code == 2 and any(line.startswith(_REGEX_ERRORS) for line in lines):
         raise ToolError(ErrorCode.INVALID_REGEX, f"Invalid regex pattern: {q.pattern}\n{_explain(stderr)}")
-    if "unrecognized file type" in stderr:
+    if code == 2 and any(line.startswith("rg: unrecognized file type") for line in lines):
         names = ", ".join(rg_type_names(rg))
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT, f"Unknown file type: {', '.join(q.types)}. Valid types: {names}"
         )
-    if "error parsing glob" in stderr:
+    if code == 2 and any(line.startswith("rg: error parsing glob") for line in lines):
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern: {q.glob}\n{_explain(stderr)}")
     prefix = "rg: " + q.root
-    return [line[4:] for line in stderr.splitlines() if line.startswith(prefix)]
+    return [line[4:] for line in lines if line.startswith(prefix)]
 
 
 def _run(rg: str, q: GrepQuery, proc: StreamingProcess, out: SearchOutcome,
@@ -111,10 +115,11 @@ def _run(rg: str, q: GrepQuery, proc: StreamingProcess, out: SearchOutcome,
     finally:
         code = proc.close()
     out.timed_out = out.timed_out or proc.timed_out
-    errors = _path_errors(rg, q, code, proc.stderr)
-    if code == 2 and not errors and not proc.timed_out and proc.stderr.strip():
+    messages = _path_messages(rg, q, code, proc.stderr)
+    if code == 2 and not messages and not proc.timed_out and proc.stderr.strip():
         raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {_explain(proc.stderr)}")
-    out.unreadable += errors
+    for message in messages:
+        (out.unreadable if "(os error" in message else out.notices).append(message)
     return value
 
 
@@ -122,7 +127,7 @@ def _collect(collector: PageCollector) -> Callable[[StreamingProcess], None]:
     return lambda proc: collector.feed_all(proc)
 
 
-def _keep(ends: Iterable[FileEnd], sensitive: SensitiveFilter, out: SearchOutcome) -> list[FileHit]:
+def _keep(ends: Iterable[FileEnd | Block], sensitive: SensitiveFilter, out: SearchOutcome) -> list[FileHit]:
     """Matching files minus binary ones (reported as skipped) and secrets (never reported)."""
     kept = []
     for end in ends:
@@ -174,39 +179,25 @@ def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int, 
 
 
 def _search_all(rg: str, q: GrepQuery, sensitive: SensitiveFilter, deadline: _Deadline, out: SearchOutcome) -> None:
-    """Content mode, every line: one pass of rg's line printer; JSON only for the first files."""
+    """Content mode, every line: one pass of rg's line printer, the first lines also structured."""
     blocks: dict[str, Block] = {}
 
-    def consume(proc: StreamingProcess) -> list[FileHit]:
-        hits = []
+    def remember(proc: StreamingProcess) -> Iterator[Block]:
         for block in split_blocks(proc.chunks(), with_context=bool(q.before or q.after)):
-            if sensitive.is_sensitive(block.path):
-                continue
-            if block.binary:
-                out.binary.append(block.path)
-                continue
             blocks[block.path] = block
-            hits.append(file_hit(block.path, block.matched_lines))
-        return hits
+            yield block
 
     proc = StreamingProcess(lines_argv(rg, q), timeout=deadline.remaining())
-    out.files = page_order(_run(rg, q, proc, out, consume))
-    head: list[FileHit] = []
-    budget = STRUCTURED_LINES
-    for f in out.files:
-        if f.count > budget:
+    out.files = page_order(_run(rg, q, proc, out, lambda p: _keep(remember(p), sensitive, out)))
+    ordered = [blocks[f.path] for f in out.files]
+    out.text = blocks_text(ordered, separators=bool(q.before or q.after))
+    for block in ordered:
+        room = STRUCTURED_LINES - len(out.lines)
+        lines = block_lines(block, room + 1)  # one line more than fits says whether lines remain
+        out.lines += lines[:room]
+        if len(lines) > room:
+            out.lines_complete = False
             break
-        head.append(f)
-        budget -= f.count
-    _fetch_page(rg, q, head, 0, 0, deadline, out)
-    fetched = {hit.path for hit in out.lines}
-    covered = 0
-    while covered < len(head) and head[covered].path in fetched:
-        covered += 1
-    shown = {f.path for f in head[:covered]}
-    out.lines = [hit for hit in out.lines if hit.path in shown]
-    out.tail = out.files[covered:]
-    out.tail_text = blocks_text((blocks[f.path] for f in out.tail), separators=bool(q.before or q.after))
 
 
 def _stream_counts(proc: StreamingProcess, sensitive: SensitiveFilter) -> list[FileHit]:

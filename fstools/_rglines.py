@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from ._grep_results import MAX_LINE_CHARS, cut_line
+from ._grep_results import MAX_LINE_CHARS, LineHit, cut_line
 
 _BLOCK_END = b"\n\n"
 _BINARY_WARNING = b": WARNING: stopped searching binary file"
@@ -74,12 +74,17 @@ def _cut_long_lines(body: bytes) -> bytes:
     return "\n".join(lines).encode("utf-8")
 
 
-def _block_bytes(block: Block) -> bytes:
-    body = block.body
-    if b"\r" in body:  # CRLF lines are shown without their CR (the last line's LF is already gone)
+def _clean(body: bytes) -> bytes:
+    """CRLF lines without their CR (the last line's LF is already gone), long lines cut."""
+    if b"\r" in body:
         body = body.replace(b"\r\n", b"\n").removesuffix(b"\r")
     if len(body) > MAX_LINE_CHARS and _LONG_LINE.search(body):
         body = _cut_long_lines(body)
+    return body
+
+
+def _block_bytes(block: Block) -> bytes:
+    body = _clean(block.body)
     prefix = block.head + b":"
     out = prefix + body.replace(b"\n", b"\n" + prefix)
     return out.replace(b"\n" + prefix + b"--\n", b"\n--\n") if b"\n--\n" in body else out
@@ -92,3 +97,17 @@ def blocks_text(blocks: Iterable[Block], *, separators: bool) -> str:
     """
     joiner = b"\n--\n" if separators else b"\n"
     return joiner.join(_block_bytes(b) for b in blocks).decode("utf-8", "replace")
+
+
+def block_lines(block: Block, limit: int) -> list[LineHit]:
+    """Up to `limit` lines of a block as structured lines; rg's printer gives no match offsets."""
+    hits = []
+    for line in _clean(block.body).decode("utf-8", "replace").split("\n"):
+        field = _FIELD.match(line)
+        if field is None:  # the `--` between groups
+            continue
+        if len(hits) == limit:
+            break
+        end = field.end()
+        hits.append(LineHit(block.path, int(line[: end - 2]), line[end:], None, line[end - 2] == " "))
+    return hits
