@@ -20,7 +20,7 @@ from ._grep_results import MAX_LINE_CHARS, LineHit, cut_line
 _BLOCK_END = b"\n\n"
 _BINARY_WARNING = b": WARNING: stopped searching binary file"
 _MATCH_LINE = re.compile(rb"^\d+> ", re.MULTILINE)
-_LONG_LINE = re.compile(rb"[^\n]{%d}" % (MAX_LINE_CHARS + 1))
+_LONG_LINE = re.compile(rb"^[^\n]{%d}" % (MAX_LINE_CHARS + 1), re.MULTILINE)  # anchored: one try per line
 _FIELD = re.compile(r"\d+(?:> |  )")
 
 
@@ -39,8 +39,6 @@ def _block(raw: bytes, with_context: bool) -> Block | None:
     if nul < 0:
         return None
     head, body = raw[:nul], raw[nul + 1 :]
-    if body.endswith(b"\n"):
-        body = body[:-1]
     # rg's warning about a NUL met after some matches is the block's last line
     last = body.rfind(b"\n") + 1
     binary = body.startswith(head, last) and body.startswith(_BINARY_WARNING, last + len(head))
@@ -58,6 +56,7 @@ def split_blocks(chunks: Iterable[bytes], *, with_context: bool) -> Iterator[Blo
             block = _block(raw, with_context)
             if block is not None:
                 yield block
+    rest = rest.removesuffix(b"\n")  # the output's final LF; blocks in between lose theirs to the split
     if rest:
         block = _block(rest, with_context)
         if block is not None:
@@ -83,20 +82,27 @@ def _clean(body: bytes) -> bytes:
     return body
 
 
-def _block_bytes(block: Block) -> bytes:
+def _block_pieces(block: Block) -> tuple[bytes, bytes]:
     body = _clean(block.body)
     prefix = block.head + b":"
-    out = prefix + body.replace(b"\n", b"\n" + prefix)
-    return out.replace(b"\n" + prefix + b"--\n", b"\n--\n") if b"\n--\n" in body else out
+    lines = body.replace(b"\n", b"\n" + prefix)
+    if b"\n--\n" in body:
+        lines = lines.replace(b"\n" + prefix + b"--\n", b"\n--\n")
+    return prefix, lines
 
 
 def blocks_text(blocks: Iterable[Block], *, separators: bool) -> str:
-    """Blocks as Grep prints them (`path:N> text`, `path:N  text`), decoded once.
+    """Blocks as Grep prints them (`path:N> text`, `path:N  text`), joined and decoded once.
 
     Line text that is not UTF-8 becomes U+FFFD, as everywhere in Grep's output.
     """
     joiner = b"\n--\n" if separators else b"\n"
-    return joiner.join(_block_bytes(b) for b in blocks).decode("utf-8", "replace")
+    pieces: list[bytes] = []
+    for block in blocks:
+        if pieces:
+            pieces.append(joiner)
+        pieces += _block_pieces(block)
+    return b"".join(pieces).decode("utf-8", "replace")
 
 
 def block_lines(block: Block, limit: int) -> list[LineHit]:
