@@ -8,16 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from ._context import ExecutionContext
 from ._errors import ErrorCode, ToolError
-from ._grep_args import GrepQuery, SensitiveFilter, sensitive_plan
-from ._grep_format import NO_MATCHES, format_content, format_counts, format_files
 from ._invoke import ToolSpec, authorize, invoke
 from ._params import ToolParameter
 from ._paths import resolve_path
 from ._result import ToolResult
-from ._sensitive import SensitiveMatcher
 from ._tool import FileTool
 
 if TYPE_CHECKING:
+    from ._grep_args import GrepQuery, SensitiveFilter
     from ._grep_search import SearchOutcome
 
 DEFAULT_HEAD_LIMIT = 100
@@ -28,6 +26,9 @@ _EXAMPLES = 20
 
 @lru_cache(maxsize=16)
 def _sensitive_filter(patterns: tuple[str, ...]) -> SensitiveFilter:
+    from ._grep_args import SensitiveFilter, sensitive_plan
+    from ._sensitive import SensitiveMatcher
+
     return SensitiveFilter(SensitiveMatcher(patterns), sensitive_plan(patterns).residual)
 
 
@@ -94,6 +95,11 @@ def _grep(
     hidden: bool,
     respect_gitignore: bool,
 ) -> ToolResult:
+    # The search machinery loads on first use, so `import fstools` stays light.
+    from ._grep_args import GrepQuery, sensitive_plan
+    from ._grep_format import NO_MATCHES, format_content, format_counts, format_files
+    from ._grep_search import search
+
     if not pattern:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern must not be empty")
     if "\x00" in pattern or (glob and "\x00" in glob):
@@ -118,8 +124,6 @@ def _grep(
         max_filesize=ctx.grep_max_filesize,
         excludes=sensitive_plan(tuple(ctx.sensitive.patterns)).globs,
     )
-    from ._grep_search import search  # the rg runner and stream parser load on first use
-
     content = output_mode == "content"
     out = search(
         query,
