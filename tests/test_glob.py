@@ -135,7 +135,10 @@ def test_glob_grep_workflow(project, ctx):
     for path in found:
         g = fstools.grep("^class ", path=path, ctx=ctx)
         assert g.success, g.error
-        with_class.update(lines(g))
+        if g.metadata["total_matches"]:
+            with_class.update(lines(g))
+        else:
+            assert g.output == "No matches found"
     assert with_class == {str(project / "a.py"), str(project / "pkg/c.py")}
 
 
