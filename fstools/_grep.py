@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ._context import ExecutionContext
@@ -15,21 +14,13 @@ from ._result import ToolResult
 from ._tool import FileTool
 
 if TYPE_CHECKING:
-    from ._grep_args import GrepQuery, SensitiveFilter
+    from ._grep_args import GrepQuery
     from ._grep_search import SearchOutcome
 
 DEFAULT_HEAD_LIMIT = 100
 OUTPUT_MODES = ("files_with_matches", "content", "count")
 # Paths listed per kind of skipped file; the counts are complete.
 _EXAMPLES = 20
-
-
-@lru_cache(maxsize=16)
-def _sensitive_filter(patterns: tuple[str, ...]) -> SensitiveFilter:
-    from ._grep_args import SensitiveFilter, sensitive_plan
-    from ._sensitive import SensitiveMatcher
-
-    return SensitiveFilter(SensitiveMatcher(patterns), sensitive_plan(patterns).residual)
 
 
 def _types(value: str | None) -> tuple[str, ...]:
@@ -96,7 +87,7 @@ def _grep(
     respect_gitignore: bool,
 ) -> ToolResult:
     # The search machinery loads on first use, so `import fstools` stays light.
-    from ._grep_args import GrepQuery, sensitive_plan
+    from ._grep_args import GrepQuery, exclusion_globs
     from ._grep_format import NO_MATCHES, format_content, format_counts, format_files
     from ._grep_search import search
 
@@ -122,7 +113,7 @@ def _grep(
         before=before_context if before_context is not None else context or 0,
         after=after_context if after_context is not None else context or 0,
         max_filesize=ctx.grep_max_filesize,
-        excludes=sensitive_plan(tuple(ctx.sensitive.patterns)).globs,
+        excludes=exclusion_globs(ctx.sensitive),
     )
     content = output_mode == "content"
     out = search(
@@ -131,7 +122,7 @@ def _grep(
         offset=offset,
         limit=head_limit,
         timeout=ctx.timeout,
-        sensitive=_sensitive_filter(tuple(ctx.sensitive.patterns)),
+        sensitive=ctx.sensitive.walker_split[1],
         line_numbers=line_numbers,
     )
     total_matches = sum(f.count for f in out.files)

@@ -9,16 +9,11 @@ last matching glob win.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ._excludes import DEFAULT_EXCLUDES
-from ._globmatch import glob_to_regex as _translate
 from ._sensitive import SensitiveMatcher
-
-_GLOB_META = re.compile(r"[*?\[\]{}]")
 
 
 @dataclass(frozen=True)
@@ -41,90 +36,14 @@ class GrepQuery:
     excludes: tuple[str, ...] = ()
 
 
-def _rg_glob(pattern: str) -> str | None:
-    """A sensitive pattern as an rg exclusion glob, or None when rg's semantics differ.
+def exclusion_globs(sensitive: SensitiveMatcher) -> tuple[str, ...]:
+    """rg `--glob` overrides: the default excludes, then the secrets a walker may prune.
 
-    Our patterns with a `/` match trailing path components at any depth; rg anchors such
-    globs at the search root, so they get a `**/` prefix. Absolute patterns are left to
-    the post-filter.
+    The split is the one Glob uses (SensitiveMatcher.walker_split); what rg cannot be told
+    is checked on each result path by `sensitive.walker_split[1]`.
     """
-    if pattern.startswith("/"):
-        return None
-    if "/" in pattern and not pattern.startswith("**/"):
-        pattern = "**/" + pattern
-    return "!" + pattern
-
-
-@dataclass(frozen=True)
-class SensitivePlan:
-    """How the sensitive patterns are enforced: rg exclusion globs, and what is left to check.
-
-    A name pattern (no `/`) means the same to rg as to our matcher, so rg enforces it
-    alone. A deny pattern an exemption could overlap (`.env.*` vs `!.env.example`) cannot
-    be an rg glob; patterns with a `/` are anchored differently when the search root is
-    inside them (a search of `~/.aws` sees `credentials`, not `.aws/credentials`). Those
-    are `residual`: checked on every result path.
-    """
-
-    globs: tuple[str, ...]
-    residual: tuple[str, ...]
-
-
-@lru_cache(maxsize=32)
-def sensitive_plan(sensitive_patterns: tuple[str, ...]) -> SensitivePlan:
-    """rg `--glob` values for the default excludes and the secrets, plus the residual patterns."""
-    allow = [p[1:] for p in sensitive_patterns if p.startswith("!")]
-    globs = ["!" + name for name in DEFAULT_EXCLUDES]
-    residual = []
-    for deny in (p for p in sensitive_patterns if not p.startswith("!")):
-        if any(_GLOB_META.search(a) or SensitiveMatcher([deny]).matches(a) for a in allow):
-            residual.append(deny)
-            continue
-        glob = _rg_glob(deny)
-        if glob is not None:
-            globs.append(glob)
-        if glob is None or "/" in deny:
-            residual.append(deny)
-    return SensitivePlan(tuple(dict.fromkeys(globs)), tuple(residual))
-
-
-def _longest_literal(pattern: str) -> str:
-    return max(_GLOB_META.split(pattern), key=len)
-
-
-class SensitiveFilter:
-    """Drops the secrets rg could not exclude by itself from result paths.
-
-    Only the residual patterns are tried: first one search for their literal parts (a
-    path holding none of them cannot match; about 0.4 µs), then two combined regexes
-    (names against the last component, patterns with a `/` against the path); a hit is
-    confirmed by the context's full matcher, exemptions included.
-    """
-
-    def __init__(self, matcher: SensitiveMatcher, residual: tuple[str, ...]) -> None:
-        self._matcher = matcher
-        names = [p for p in residual if "/" not in p]
-        paths = [p for p in residual if "/" in p]
-        self._names = re.compile("(?:%s)\\Z" % "|".join(map(_translate, names)), re.DOTALL) if names else None
-        self._paths = (
-            re.compile(
-                "|".join(f"^(?:{_translate(p)})\\Z" if p.startswith("/") else f"(?:^|/)(?:{_translate(p)})\\Z" for p in paths),
-                re.DOTALL,
-            )
-            if paths
-            else None
-        )
-        literals = [_longest_literal(p) for p in residual]
-        usable = literals and all(len(lit) >= 2 for lit in literals)
-        self._literals = re.compile("|".join(map(re.escape, literals))) if usable else None
-
-    def is_sensitive(self, path: str) -> bool:
-        if self._literals is not None and self._literals.search(path) is None:
-            return False
-        hit = self._names is not None and self._names.match(path, path.rfind("/") + 1) is not None
-        if not hit and self._paths is not None:
-            hit = self._paths.search(path) is not None
-        return hit and self._matcher.matches(path)
+    pruned = sensitive.walker_split[0]
+    return tuple(dict.fromkeys(["!" + name for name in DEFAULT_EXCLUDES] + ["!" + glob for glob in pruned]))
 
 
 def _matcher_args(q: GrepQuery) -> list[str]:

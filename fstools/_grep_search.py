@@ -24,7 +24,6 @@ from ._binaries import require_binary
 from ._errors import ErrorCode, ToolError
 from ._grep_args import (
     GrepQuery,
-    SensitiveFilter,
     count_argv,
     files_argv,
     json_argv,
@@ -36,6 +35,7 @@ from ._grep_results import FileHit, LineHit, file_hit, line_ranges, page_order
 from ._rgjson import FileEnd, PageCollector, parse_counts, scan_ends
 from ._rglines import Block, block_lines, blocks_text, split_blocks
 from ._runner import StreamingProcess
+from ._sensitive import SensitiveMatcher
 
 T = TypeVar("T")
 
@@ -127,11 +127,11 @@ def _collect(collector: PageCollector) -> Callable[[StreamingProcess], None]:
     return lambda proc: collector.feed_all(proc)
 
 
-def _keep(ends: Iterable[FileEnd | Block], sensitive: SensitiveFilter, out: SearchOutcome) -> list[FileHit]:
+def _keep(ends: Iterable[FileEnd | Block], sensitive: SensitiveMatcher, out: SearchOutcome) -> list[FileHit]:
     """Matching files minus binary ones (reported as skipped) and secrets (never reported)."""
     kept = []
     for end in ends:
-        if sensitive.is_sensitive(end.path):
+        if sensitive.matches(end.path):
             continue
         if end.binary:
             out.binary.append(end.path)
@@ -161,7 +161,7 @@ def _fetch_page(rg: str, q: GrepQuery, files: list[FileHit], offset: int, limit:
     out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
 
 
-def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int, sensitive: SensitiveFilter,
+def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int, sensitive: SensitiveMatcher,
                  deadline: _Deadline, out: SearchOutcome) -> None:
     """One file: a single JSON run (its page is known before the search starts)."""
     try:
@@ -178,7 +178,7 @@ def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int, 
     out.lines = collector.lines.get(q.root, [])
 
 
-def _search_all(rg: str, q: GrepQuery, sensitive: SensitiveFilter, deadline: _Deadline, out: SearchOutcome) -> None:
+def _search_all(rg: str, q: GrepQuery, sensitive: SensitiveMatcher, deadline: _Deadline, out: SearchOutcome) -> None:
     """Content mode, every line: one pass of rg's line printer, the first lines also structured."""
     blocks: dict[str, Block] = {}
 
@@ -200,17 +200,17 @@ def _search_all(rg: str, q: GrepQuery, sensitive: SensitiveFilter, deadline: _De
             break
 
 
-def _stream_counts(proc: StreamingProcess, sensitive: SensitiveFilter) -> list[FileHit]:
+def _stream_counts(proc: StreamingProcess, sensitive: SensitiveMatcher) -> list[FileHit]:
     """`--count` records parsed as rg writes them; each file is stat'ed while rg keeps searching."""
     hits: list[FileHit] = []
     rest = b""
     for chunk in proc.chunks():
         records, rest = parse_counts(rest + chunk if rest else chunk)
-        hits += [file_hit(path, n) for path, n in records if not sensitive.is_sensitive(path)]
+        hits += [file_hit(path, n) for path, n in records if not sensitive.matches(path)]
     return hits
 
 
-def _count_files(rg: str, q: GrepQuery, sensitive: SensitiveFilter, deadline: _Deadline,
+def _count_files(rg: str, q: GrepQuery, sensitive: SensitiveMatcher, deadline: _Deadline,
                  out: SearchOutcome) -> list[FileHit]:
     """Step one: every matching file with its number of matching lines."""
     if q.multiline:
@@ -220,7 +220,7 @@ def _count_files(rg: str, q: GrepQuery, sensitive: SensitiveFilter, deadline: _D
     return _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
 
 
-def _probe(rg: str, q: GrepQuery, sensitive: SensitiveFilter, budget: float, out: SearchOutcome) -> None:
+def _probe(rg: str, q: GrepQuery, sensitive: SensitiveMatcher, budget: float, out: SearchOutcome) -> None:
     """After finding nothing: binary or ignored files that contain the pattern, oversized files.
 
     Both rg runs start at once: the walk for oversized files overlaps the search.
@@ -233,7 +233,7 @@ def _probe(rg: str, q: GrepQuery, sensitive: SensitiveFilter, budget: float, out
     finally:
         listing = _run(rg, q, files_proc, probe, StreamingProcess.read_all)
     for end in ends:
-        if sensitive.is_sensitive(end.path):
+        if sensitive.matches(end.path):
             continue
         if end.binary:
             out.binary.append(end.path)
@@ -246,14 +246,14 @@ def _probe(rg: str, q: GrepQuery, sensitive: SensitiveFilter, budget: float, out
                 too_large = os.stat(path).st_size > q.max_filesize
             except OSError:
                 continue
-            if too_large and not sensitive.is_sensitive(path):
+            if too_large and not sensitive.matches(path):
                 out.too_large.append(path)
     out.probed = True
     out.probe_complete = not probe.timed_out
 
 
 def search(q: GrepQuery, *, content: bool, offset: int, limit: int, timeout: float,
-           sensitive: SensitiveFilter, line_numbers: bool = True) -> SearchOutcome:
+           sensitive: SensitiveMatcher, line_numbers: bool = True) -> SearchOutcome:
     """Run the rg searches a call needs and return every matching file in page order."""
     rg = require_binary("rg")
     out = SearchOutcome()

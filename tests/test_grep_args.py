@@ -5,14 +5,14 @@ from __future__ import annotations
 import itertools
 
 from fstools._excludes import DEFAULT_EXCLUDES
+from fstools._globmatch import glob_match
 from fstools._grep_args import (
     GrepQuery,
-    SensitiveFilter,
     count_argv,
     files_argv,
     json_argv,
     probe_argv,
-    sensitive_plan,
+    exclusion_globs,
 )
 from fstools._sensitive import DEFAULT_SENSITIVE_PATTERNS, SensitiveMatcher
 
@@ -48,33 +48,23 @@ def test_switches_per_run():
     assert {"--hidden", "--no-ignore"} <= set(json_argv("rg", shown))
 
 
-def test_sensitive_plan_splits_patterns_between_rg_and_the_post_filter():
-    plan = sensitive_plan(DEFAULT_SENSITIVE_PATTERNS)
-    assert plan.globs[: len(DEFAULT_EXCLUDES)] == tuple("!" + e for e in DEFAULT_EXCLUDES)
-    assert "!.env" in plan.globs and "!*.pem" in plan.globs and "!**/.aws/credentials" in plan.globs
-    assert "!.env.*" not in plan.globs  # .env.example is exempt: rg cannot say so
-    assert ".env.*" in plan.residual and ".aws/credentials" in plan.residual
-    assert "*.pem" not in plan.residual
-    custom = sensitive_plan(("/abs/secret", "*.tok", "!x*.tok"))
-    assert custom.residual == ("/abs/secret", "*.tok")  # an exemption with a wildcard overlaps anything
-    assert "!*.tok" not in custom.globs and not any("abs" in g for g in custom.globs)
-
-
-def test_post_filter_agrees_with_the_matcher_on_residual_patterns():
-    patterns = DEFAULT_SENSITIVE_PATTERNS + ("/abs/only", "a?c/[xy]z")
-    matcher = SensitiveMatcher(patterns)
-    plan = sensitive_plan(patterns)
-    residual_matcher = SensitiveMatcher(plan.residual + tuple(p for p in patterns if p.startswith("!")))
-    filt = SensitiveFilter(matcher, plan.residual)
-    dirs = ["/home/u", "/home/u/.aws", "/home/u/proj/.ssh", "/r/.config/gcloud", "/r/abc", "/abs", "/x/.kube"]
-    names = [".env", ".env.local", ".env.example", "credentials", "config", "id_rsa", "a.pem", "only",
-             "xz", "yz", "main.py", ".envrc", "config.json", "key"]
-    checked = 0
+def test_exclusion_globs_and_result_filter_cover_every_secret():
+    matcher = SensitiveMatcher(DEFAULT_SENSITIVE_PATTERNS)
+    globs = exclusion_globs(matcher)
+    assert globs[: len(DEFAULT_EXCLUDES)] == tuple("!" + e for e in DEFAULT_EXCLUDES)
+    assert "!.env" in globs and "!*.pem" in globs and "!**/.aws/credentials" in globs
+    assert "!.env.*" not in globs  # .env.example is exempt: rg cannot say so
+    rest = matcher.walker_split[1]
+    dirs = ["/home/u", "/home/u/.aws", "/home/u/proj/.ssh", "/r/.config/gcloud", "/r/abc", "/x/.kube"]
+    names = [".env", ".env.local", ".env.example", "credentials", "config", "id_rsa", "a.pem", "main.py", ".envrc"]
     for d, n in itertools.product(dirs, names):
         path = f"{d}/{n}"
-        assert filt.is_sensitive(path) == residual_matcher.matches(path), path
-        assert not filt.is_sensitive(path) or matcher.matches(path)
-        checked += 1
-    assert checked == len(dirs) * len(names)
-    assert filt.is_sensitive("/home/u/.aws/credentials") and not filt.is_sensitive("/home/u/.env.example")
-    assert not SensitiveFilter(SensitiveMatcher(()), ()).is_sensitive("/home/u/.env")
+        # What rg is not told to skip, the result filter catches: together they are the full list.
+        pruned_by_rg = any(glob_match(g[1:].removeprefix("**/"), path) for g in globs[len(DEFAULT_EXCLUDES) :])
+        if matcher.matches(path):
+            assert pruned_by_rg or rest.matches(path), path
+        else:
+            assert not pruned_by_rg and not rest.matches(path), path
+    # A search rooted inside .aws sees "credentials" relative to the root: the filter still knows it.
+    assert rest.matches("/home/u/.aws/credentials") and not rest.matches("/home/u/.env.example")
+    assert exclusion_globs(SensitiveMatcher(())) == tuple("!" + e for e in DEFAULT_EXCLUDES)

@@ -12,7 +12,7 @@ import pytest
 
 import fstools
 from fstools import _grep_search
-from fstools._grep_args import sensitive_plan
+from fstools._grep_args import exclusion_globs
 from grep_helpers import BASE_MTIME, raw_rg, write
 
 VOCAB = ["foo", "bar", "Foo", "BAR", "baz", "TODO", "a.b", "x(y)", "-n", "qux", "foobar", "é"]
@@ -44,7 +44,7 @@ def make_tree(root: Path, seed: int) -> None:
 
 
 def rg_reference(root: Path, pattern: str, flags: list[str], *extra: str) -> bytes:
-    excludes = [arg for glob in sensitive_plan(fstools.ExecutionContext(working_dir=str(root)).sensitive.patterns).globs
+    excludes = [arg for glob in exclusion_globs(fstools.ExecutionContext(working_dir=str(root)).sensitive)
                 for arg in ("--glob", glob)]
     return raw_rg("--max-filesize", str(10 * 1024 * 1024), *excludes, *flags, *extra, "-e", pattern, "--", str(root))
 

@@ -11,7 +11,7 @@ import os
 import pytest
 
 import fstools
-from fstools._grep_args import sensitive_plan
+from fstools._grep_args import exclusion_globs
 from grep_helpers import raw_rg
 
 TREE = os.environ.get("FSTOOLS_KERNEL_TREE", "")
@@ -37,7 +37,7 @@ def test_benchsuite_counts_equal_raw_rg(pattern, flags, kwargs, expected):
     ctx = fstools.ExecutionContext(working_dir=TREE, timeout=600)
     if flags == ["-w"]:
         pattern, flags = rf"\b{pattern}\b", []
-    excludes = [a for g in sensitive_plan(ctx.sensitive.patterns).globs for a in ("--glob", g)]
+    excludes = [a for g in exclusion_globs(ctx.sensitive) for a in ("--glob", g)]
     reference = raw_rg("-n", "--max-filesize", str(ctx.grep_max_filesize), *excludes, *flags, "-e", pattern, TREE)
     lines = reference.count(b"\n")
     r = fstools.grep(pattern, ctx=ctx, **kwargs)
