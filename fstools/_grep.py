@@ -147,6 +147,12 @@ def _grep(
     if total_items and not returned:
         text = f"No more matches: offset {offset} is past the last of {total_items} results"
     truncated = offset + returned < total_items
+    if truncated:
+        unit = "matching lines" if content else "files"
+        meta["notice"] = (
+            f"(Showing {unit} {offset + 1}-{offset + returned} of {total_items}: "
+            f"call again with offset={offset + returned} for more.)"
+        )
     skipped, warnings = _report_skipped(out, query, ctx.timeout)
     return ToolResult.ok(
         text,
