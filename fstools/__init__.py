@@ -10,6 +10,7 @@ from ._delete import DeleteTool, delete
 from ._edit import EditTool, MultiEditTool, edit, multi_edit
 from ._errors import ErrorCode
 from ._glob import GlobTool, glob
+from ._grep import GrepTool, grep
 from ._ls import LSTool, ls
 from ._params import ToolParameter
 from ._permissions import PermissionManager, PermissionRequest, PermissionRule
@@ -30,6 +31,7 @@ __all__ = [
     "ExecutionContext",
     "FileTool",
     "GlobTool",
+    "GrepTool",
     "LSTool",
     "MultiEditTool",
     "PermissionManager",
@@ -48,6 +50,7 @@ __all__ = [
     "edit",
     "file_tools",
     "glob",
+    "grep",
     "ls",
     "multi_edit",
     "read",

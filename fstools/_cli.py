@@ -26,7 +26,7 @@ from ._params import ToolParameter
 from ._paths import resolve_path
 from ._permissions import PermissionRequest
 from ._registry import ToolRegistry, create_registry
-from ._result import ToolResult
+from ._result import ToolResult, with_notice
 from ._settings import Confirm, SessionSettings, parse_rule
 from ._tool import BaseTool
 
@@ -283,8 +283,9 @@ def print_result(result: ToolResult, as_json: bool, command: str, stdout: TextIO
     if as_json:
         stdout.write(orjson.dumps(result.to_dict(), default=str, option=orjson.OPT_NON_STR_KEYS).decode() + "\n")
     elif result.success:
-        if result.output:
-            stdout.write(result.output if result.output.endswith("\n") else result.output + "\n")
+        text = with_notice(result)
+        if text:
+            stdout.write(text if text.endswith("\n") else text + "\n")
     else:
         stderr.write(f"fstools {command}: {result.error} [{result.error_code}]\n")
 

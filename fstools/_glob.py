@@ -139,6 +139,10 @@ def _glob(
     extra: dict[str, object] = {"warnings": listing.warnings} if listing.warnings else {}
     if listing.timed_out:
         extra["timed_out"] = True
+    if count > len(top):
+        extra["notice"] = (
+            f"(Showing the {len(top)} newest of {count} matching files: narrow the pattern or raise limit.)"
+        )
     return ToolResult.ok(
         "\n".join(p for p, _ in top),
         count=count,

@@ -58,11 +58,12 @@ def file_tools() -> list[BaseTool]:
     from ._delete import DeleteTool
     from ._edit import EditTool, MultiEditTool
     from ._glob import GlobTool
+    from ._grep import GrepTool
     from ._ls import LSTool
     from ._read import ReadTool
     from ._write import WriteTool
 
-    return [ReadTool(), WriteTool(), EditTool(), MultiEditTool(), DeleteTool(), LSTool(), GlobTool()]
+    return [ReadTool(), WriteTool(), EditTool(), MultiEditTool(), DeleteTool(), LSTool(), GlobTool(), GrepTool()]
 
 
 def register_file_tools(registry: ToolRegistry) -> ToolRegistry:

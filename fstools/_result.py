@@ -34,3 +34,15 @@ class ToolResult:
             "error_code": self.error_code,
             "metadata": self.metadata,
         }
+
+
+def with_notice(result: ToolResult) -> str:
+    """The output as a text-only agent should see it: with the tool's "there is more" notice.
+
+    Glob and Grep keep `output` machine-parseable (one path or line per line) and put the
+    notice in metadata; the MCP server and the CLI, whose readers see only text, append it.
+    """
+    notice = result.metadata.get("notice")
+    if not notice:
+        return result.output
+    return f"{result.output}\n{notice}" if result.output else notice

@@ -57,7 +57,7 @@ class StreamingProcess:
         yield from self._proc.stdout
         self._eof = True
 
-    def chunks(self, size: int = 1 << 16) -> Iterator[bytes]:
+    def chunks(self, size: int = 1 << 20) -> Iterator[bytes]:
         """Stdout as it arrives, in pieces of at most `size` bytes, so the reader can work while the child runs."""
         assert self._proc.stdout is not None
         read = self._proc.stdout.read1

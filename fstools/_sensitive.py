@@ -85,6 +85,10 @@ class SensitiveMatcher:
                 # Pruning a directory hides what is below it: `.ssh/**` becomes the cheaper `.ssh`.
                 pruned = p[:-3] if p.endswith("/**") else p
                 walker.append(pruned if "/" not in pruned else "**/" + pruned)
+                if "/" in p:
+                    # Walkers match relative to the search root: a search started inside `.aws`
+                    # sees `credentials`, not `.aws/credentials`, so the result check keeps it.
+                    rest.append(p)
             else:
                 rest.append(p)
         return tuple(dict.fromkeys(walker)), SensitiveMatcher([*rest, *(f"!{a}" for a in self._allow)])

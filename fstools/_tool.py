@@ -49,7 +49,7 @@ class BaseTool(ABC):
         return False
 
     @abstractmethod
-    async def _execute(self, context: ExecutionContext, **kwargs: Any) -> ToolResult: ...
+    async def _execute(self, context: ExecutionContext, /, **kwargs: Any) -> ToolResult: ...
 
     def input_schema(self) -> dict[str, Any]:
         return object_schema(self.parameters)
@@ -108,7 +108,8 @@ class FileTool(BaseTool):
     def destructive(self) -> bool:
         return self.spec.destructive
 
-    async def _execute(self, context: ExecutionContext, **kwargs: Any) -> ToolResult:
+    async def _execute(self, context: ExecutionContext, /, **kwargs: Any) -> ToolResult:
+        # Positional-only context: a tool argument may itself be called `context` (Grep's -C).
         import asyncio
 
         # File I/O blocks: run it off the event loop so an async agent stays responsive.

@@ -135,7 +135,10 @@ def test_glob_grep_workflow(project, ctx):
     for path in found:
         g = fstools.grep("^class ", path=path, ctx=ctx)
         assert g.success, g.error
-        with_class.update(lines(g))
+        if g.metadata["total_matches"]:
+            with_class.update(lines(g))
+        else:
+            assert g.output == "No matches found"
     assert with_class == {str(project / "a.py"), str(project / "pkg/c.py")}
 
 
@@ -455,3 +458,18 @@ def test_unreadable_directory_is_reported(project, ctx, backend):
     finally:
         (project / "locked").chmod(0o755)
     assert rels(r, project) == ["ok.py"] and r.metadata["warnings"]
+
+
+def test_search_rooted_inside_a_secret_directory_shows_no_secret(project, ctx):
+    """Walkers match exclusions relative to their root: started inside .aws they see `credentials`."""
+    (project / ".aws").mkdir()
+    (project / ".aws" / "credentials").write_text("aws_secret_access_key=x\n")
+    (project / ".aws" / "notes.txt").write_text("secret plans\n")
+    (project / ".azure").mkdir()
+    (project / ".azure" / "token.json").write_text('{"secret": 1}\n')
+    for root in (project / ".aws", project / ".azure"):
+        g = fstools.glob("**/*", path=str(root), hidden=True, ctx=ctx)
+        r = fstools.grep("secret", path=str(root), hidden=True, ctx=ctx)
+        assert "credentials" not in g.output and "token.json" not in g.output
+        assert "credentials" not in r.output and "token.json" not in r.output
+    assert fstools.glob("**/*", path=str(project / ".aws"), hidden=True, ctx=ctx).output == str(project / ".aws" / "notes.txt")

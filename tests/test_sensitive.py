@@ -15,7 +15,11 @@ def test_default_list_split():
     pruned, rest = SensitiveMatcher(DEFAULT_SENSITIVE_PATTERNS).walker_split
     assert {".env", "*.pem", ".ssh", ".gnupg", "**/.aws/credentials", "**/.config/gcloud"} <= set(pruned)
     assert ".env.*" not in pruned and len(pruned) == len(set(pruned))
-    assert rest.patterns == (".env.*", "!.env.example", "!.env.sample", "!.env.template", "!.env.dist")
+    # Patterns with a "/" are also checked on results: a walk started inside .aws would miss them.
+    assert rest.patterns == (
+        ".env.*", ".ssh/**", ".gnupg/**", ".aws/credentials", ".aws/config", ".azure/**", ".config/gcloud/**",
+        ".kube/config", ".docker/config.json", "!.env.example", "!.env.sample", "!.env.template", "!.env.dist",
+    )
     assert rest.matches("/p/.env.local") and not rest.matches("/p/.env.example") and not rest.matches("/p/.env")
 
 

@@ -25,7 +25,8 @@ def public_function(tool_name: str):
 def test_registry_lists_every_working_tool():
     registry = fstools.create_registry()
     names = registry.names()
-    assert "LS" in names
+    # Seed 004 "All file tools are registered", with SPEC §2's eight names.
+    assert names == ["Read", "Write", "Edit", "MultiEdit", "Delete", "LS", "Glob", "Grep"]
     assert len(names) == len(set(names)) == len(registry)
     for tool in registry.list():
         assert tool.category == fstools.ToolCategory.FILE
@@ -208,3 +209,18 @@ def test_result_helpers():
     assert ok.to_dict() == {"success": True, "output": "out", "error": None, "error_code": None, "metadata": {"a": 1}}
     bad = fstools.ToolResult.fail("nope", ErrorCode.NOT_FOUND)
     assert bad.error_code == "not_found" and str(ErrorCode.NOT_FOUND) == "not_found"
+
+
+def test_truncated_glob_and_grep_tell_a_text_only_reader(project, ctx):
+    """MCP and CLI readers see only text: the "there is more" notice travels with it."""
+    from fstools._result import with_notice
+
+    for i in range(5):
+        (project / f"m{i}.py").write_text("needle\n")
+    g = fstools.glob("*.py", path=str(project), limit=2, ctx=ctx)
+    assert g.output.count("\n") == 1  # the output itself stays one path per line
+    assert with_notice(g).splitlines()[-1] == "(Showing the 2 newest of 5 matching files: narrow the pattern or raise limit.)"
+    r = fstools.grep("needle", path=str(project), head_limit=2, offset=2, ctx=ctx)
+    assert with_notice(r).splitlines()[-1] == "(Showing files 3-4 of 5: call again with offset=4 for more.)"
+    whole = fstools.grep("needle", path=str(project), head_limit=0, ctx=ctx)
+    assert "notice" not in whole.metadata and with_notice(whole) == whole.output
