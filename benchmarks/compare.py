@@ -177,29 +177,33 @@ def import_rows(repeats: int) -> list[Row]:
     return [row.judge()]
 
 
+RSS_TITLE = "Read 2,000 lines at the end of a 1 GiB file: peak RSS growth"
+PAGES_TITLE = "Read: 10 paged 2,000-line windows of the unchanged 1 GiB file"
+
+
+def _unmeasured_big_read(status: str, note: str) -> list[Row]:
+    return [_row("files", "read-1gb-rss", RSS_TITLE, RSS_BUDGET, status=status, note=note),
+            _row("files", "read-1gb-pages", PAGES_TITLE, PAGE_BUDGET, status=status, note=note)]
+
+
 def big_read_rows() -> list[Row]:
     """Read a 2,000-line window at the end of a 1 GiB file: peak RSS growth and paged reads."""
-    rss_title = "Read 2,000 lines at the end of a 1 GiB file: peak RSS growth"
-    page_title = "Read: 10 paged 2,000-line windows of the unchanged 1 GiB file"
     missing = missing_reason("Read")
     if missing:
-        return [_row("files", "read-1gb-rss", rss_title, RSS_BUDGET, status="MISSING", note=missing),
-                _row("files", "read-1gb-pages", page_title, PAGE_BUDGET, status="MISSING", note=missing)]
+        return _unmeasured_big_read("MISSING", missing)
     path = os.path.join(corpus.files_dir(), "big-1g.txt")
     lines = corpus.big_text_file(path, BIG_FILE_BYTES)
     try:
         got = json.loads(_python("-m", "benchmarks.read_probe", path, str(lines)).stdout)
     except subprocess.CalledProcessError as exc:
-        note = _failure(exc) + ": " + (exc.stderr.strip().splitlines() or [""])[-1]
-        return [_row("files", "read-1gb-rss", rss_title, RSS_BUDGET, status="ERROR", note=note),
-                _row("files", "read-1gb-pages", page_title, PAGE_BUDGET, status="ERROR", note=note)]
+        return _unmeasured_big_read("ERROR", _failure(exc) + ": " + (exc.stderr.strip().splitlines() or [""])[-1])
     pages = got["page_ms"]
     page_median = statistics.median(pages)
     return [
-        _row("files", "read-1gb-rss", rss_title, RSS_BUDGET, value=got["rss_growth_mb"], fstools_ms=got["first_ms"],
+        _row("files", "read-1gb-rss", RSS_TITLE, RSS_BUDGET, value=got["rss_growth_mb"], fstools_ms=got["first_ms"],
              refs=[RefTime("tail -n 2000", got["tail_ms"], got["first_ms"] / got["tail_ms"])],
              note="fstools time is the first (cold-index) read").judge(),
-        _row("files", "read-1gb-pages", page_title, PAGE_BUDGET, value=page_median, fstools_ms=page_median,
+        _row("files", "read-1gb-pages", PAGES_TITLE, PAGE_BUDGET, value=page_median, fstools_ms=page_median,
              refs=[RefTime("tail -n 2000 (last page)", got["tail_ms"], page_median / got["tail_ms"]),
                    RefTime("sed -n (same window)", got["sed_ms"], page_median / got["sed_ms"])],
              note=f"median of {len(pages)} pages; slowest {max(pages):.1f} ms", floor=got["tail_ms"]).judge(),
