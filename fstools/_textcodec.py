@@ -124,7 +124,10 @@ def _is_utf8(sample: bytes, complete: bool) -> bool:
 
 
 def _is_mostly_utf8(sample: bytes) -> bool:
-    text = sample[:SNIFF_BYTES].decode("utf-8", "surrogateescape")
+    head = sample[:SNIFF_BYTES]
+    if head.isascii():  # no stray byte: the common case, ~100x faster than the regexes
+        return True
+    text = head.decode("utf-8", "surrogateescape")
     stray = len(_STRAY_BYTE.findall(text))
     return len(_VALID_NON_ASCII.findall(text)) >= _UTF8_VALID_PER_INVALID * stray
 
@@ -146,7 +149,7 @@ def sniff_encoding(sample: bytes, *, complete: bool = True) -> TextEncoding:
     found = bom_encoding(sample)
     if found is not None:
         return found
-    if _is_utf8(sample, complete) or _is_mostly_utf8(sample):
+    if _is_mostly_utf8(sample) or _is_utf8(sample, complete):  # the 64 KiB test first: either means UTF-8
         return UTF8
     if _is_western(sample):
         return TextEncoding("cp1252")
