@@ -137,15 +137,16 @@ def _unchanged(fd: int, st: os.stat_result, expected: Snapshot) -> bool:
 
 
 def _same_bytes(fd: int, data: bytes) -> bool:
-    """Whether the file holds exactly `data`, compared chunk by chunk: allocating a second copy of
-    a large file costs more in page faults than the comparison itself."""
-    buf = bytearray(min(COPY_CHUNK, len(data) + 1))
+    """Whether the file holds exactly `data`, compared chunk by chunk through one buffer: allocating
+    a second copy of a large file costs more in page faults than the comparison itself."""
+    buf, view = bytearray(min(COPY_CHUNK, len(data) + 1)), memoryview(data)
     offset = 0
     while True:
         n = os.preadv(fd, [buf], offset)
         if n == 0:
             return offset == len(data)
-        if buf[:n] != data[offset : offset + n]:
+        chunk = buf if n == len(buf) else buf[:n]  # bytearray == any buffer is one memcmp, no copy
+        if chunk != view[offset : offset + n]:
             return False
         offset += n
 
