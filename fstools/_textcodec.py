@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
+from typing import AnyStr
 
 # Longest BOM first: the UTF-32-LE BOM starts with the UTF-16-LE one.
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -77,6 +78,17 @@ _BINARY_SIGNATURES: tuple[bytes, ...] = (
 )
 
 
+# Codecs whose bytes can be searched and spliced in place of their text: UTF-8 (self-synchronising:
+# a valid encoded string found in the bytes starts and ends on character boundaries, also next to
+# stray bytes) and code pages of one byte per character, ASCII included. In all of them "\n" and
+# "\r" are the bytes 0x0A and 0x0D and nothing else.
+BYTEWISE_CODECS = frozenset(
+    ["utf-8", "ascii", "koi8-r", "koi8-u"]
+    + [f"cp125{n}" for n in range(9)]
+    + [f"iso8859-{n}" for n in range(1, 17) if n != 12]
+)
+
+
 @dataclass(frozen=True)
 class TextEncoding:
     """A codec name plus the BOM the file starts with (b"" for none)."""
@@ -90,6 +102,11 @@ class TextEncoding:
         if self.bom == codecs.BOM_UTF8:
             return "utf-8-sig"
         return self.name
+
+    @property
+    def bytewise(self) -> bool:
+        """Whether text in this encoding can be edited as bytes (see BYTEWISE_CODECS)."""
+        return self.name in BYTEWISE_CODECS
 
     @property
     def unit(self) -> int:
@@ -179,6 +196,12 @@ def decode(data: bytes, encoding: TextEncoding, errors: str = "replace") -> str:
 
 def encode(text: str, encoding: TextEncoding, errors: str = "strict") -> bytes:
     return encoding.bom + text.encode(encoding.name, errors)
+
+
+def like(literal: str, sample: AnyStr) -> AnyStr:
+    """An ASCII `literal` ("\n", "\r\n") as str or bytes, whichever `sample` is: matching and
+    diffs run on text, or on the bytes of a bytewise encoding."""
+    return literal if isinstance(sample, str) else literal.encode("ascii")  # type: ignore[return-value]
 
 
 def line_ending(text: str) -> str:
