@@ -23,6 +23,7 @@ from ._match import EXACT, Plan, Replacement, plan_exact, plan_replacement
 from ._params import ToolParameter
 from ._paths import SafePath, resolve_path
 from ._result import ToolResult
+from ._spliced import Spliced
 from ._tool import FileTool
 
 CREATED = "created"
@@ -98,27 +99,41 @@ def _current(ctx: ExecutionContext, target: SafePath, first: EditRequest) -> tup
 
 @dataclass(frozen=True)
 class _Edited:
-    """The content before and after the edits (both text, or both bytes after the BOM), the
+    """The content before and after the edits (text, or bytes after the BOM, then spliced), the
     regions they changed and what each edit did."""
 
     before: str | bytes
-    after: str | bytes
+    after: str | Spliced
     tracker: ChangeTracker
     results: list[dict[str, Any]]
 
+    def unchanged(self) -> bool:
+        """Whether the edits cancel out: regions that kept their place and size hold what they held
+        (outside them nothing changed); moved regions need a whole comparison."""
+        before, after, changes = self.before, self.after, self.tracker.changes()
+        if len(after) != len(before):
+            return False
+        if any((c.old_start, c.old_end) != (c.new_start, c.new_end) for c in changes):
+            return (bytes(after) if isinstance(after, Spliced) else after) == before
+        return all(before[c.old_start : c.old_end] == after[c.new_start : c.new_end] for c in changes)
+
 
 def _edited(content: AnyStr, codec: str | None, edits: Sequence[EditRequest], numbered: bool) -> _Edited:
-    """Every edit applied in turn to `content`: the file's text, or (`codec` given) its bytes."""
-    before, tracker, results = content, ChangeTracker(), []
+    """Every edit applied in turn to `content`: the file's text, or (`codec` given) its bytes, whose
+    final splice is left unjoined."""
+    before, tracker, results, plan = content, ChangeTracker(), [], None
     for n, edit in enumerate(edits, 1):
+        if plan is not None:
+            content = plan.apply(content)
         try:
             plan = _plan(content, edit, codec)
         except ToolError as exc:
             raise _numbered(exc, n, len(edits)) if numbered else exc from None
         tracker.apply(plan.spans())
-        content = plan.apply(content)
         results.append({"replacements": len(plan.replacements), "match_strategy": plan.strategy})
-    return _Edited(before, content, tracker, results)
+    assert plan is not None, "at least one edit"
+    after = Spliced(plan.pieces(content)) if isinstance(content, bytes) else plan.apply(content)
+    return _Edited(before, after, tracker, results)
 
 
 def _edit_document(doc: Document, edits: Sequence[EditRequest], numbered: bool) -> _Edited:
@@ -132,14 +147,14 @@ def _edit_document(doc: Document, edits: Sequence[EditRequest], numbered: bool) 
     return _edited(doc.text, None, edits, numbered)
 
 
-def _encoded(doc: Document, edited: _Edited, display: str) -> bytes:
-    if isinstance(edited.after, bytes):
-        return doc.encoding.bom + edited.after if doc.encoding.bom else edited.after
+def _encoded(doc: Document, edited: _Edited, display: str) -> bytes | Spliced:
+    if isinstance(edited.after, Spliced):
+        return Spliced([doc.encoding.bom, *edited.after.pieces])
     return encode_document(edited.after, doc.encoding, display)
 
 
 def _diff(doc: Document, edited: _Edited, old_label: str, new_label: str) -> str:
-    decode = doc.decode_part if isinstance(edited.after, bytes) else str
+    decode = doc.decode_part if isinstance(edited.after, Spliced) else str
     changes = edited.tracker.changes()
     return unified_diff(edited.before, edited.after, changes, old_label=old_label, new_label=new_label, decode=decode)
 
@@ -156,7 +171,7 @@ def _apply(
     seen, doc = _current(ctx, target, edits[0])
     edited = _edit_document(doc, edits, numbered)
     data, results = _encoded(doc, edited, target.display), edited.results
-    if seen is not None and data == seen.data:
+    if seen is not None and edited.unchanged():
         raise ToolError(ErrorCode.NO_CHANGE, f"The edit leaves {target.display} unchanged; nothing was written")
     if len(data) > ctx.max_edit_bytes:
         raise _too_large(target, len(data), ctx.max_edit_bytes)

@@ -51,15 +51,18 @@ class Plan(Generic[AnyStr]):
     strategy: str
     replacements: list[Replacement[AnyStr]]
 
-    def apply(self, text: AnyStr) -> AnyStr:
-        """`text` with the replacements made; bytes are spliced from memoryview slices, one copy in all."""
+    def pieces(self, text: AnyStr) -> list[AnyStr | memoryview]:
+        """`text` with the replacements made, as pieces in order; those of bytes are views, not copies."""
         view = memoryview(text) if isinstance(text, bytes) else text
         pieces, pos = [], 0
         for r in self.replacements:
             pieces += (view[pos : r.start], r.text)
             pos = r.end
         pieces.append(view[pos:])
-        return text[:0].join(pieces)
+        return pieces
+
+    def apply(self, text: AnyStr) -> AnyStr:
+        return text[:0].join(self.pieces(text))
 
     def spans(self) -> list[tuple[int, int, int]]:
         return [(r.start, r.end, len(r.text)) for r in self.replacements]

@@ -17,6 +17,7 @@ import pytest
 import fstools
 from fstools import _edit
 from fstools._document import Document
+from fstools._spliced import Spliced
 from fstools._textcodec import BYTEWISE_CODECS
 from tests._support import agent_read, edits
 
@@ -133,9 +134,25 @@ def test_multi_edit_bytes_and_text_agree(project, monkeypatch, eol, n):
     _both_ways(monkeypatch, project / "m.txt", original, {"edits": edits(*MULTI[n])})
 
 
+def test_replace_all_many_matches_agree(project, monkeypatch):
+    path = project / "many.txt"
+    original = b"".join(b"v%d = x\r\n" % i for i in range(3000))  # more pieces than one writev takes
+    call = {"old_string": "x", "new_string": "yy\nz", "replace_all": True}
+    assert _both_ways(monkeypatch, path, original, call) == [True]
+
+
 def test_the_bytewise_codecs_are_one_byte_per_character():
     every_byte = bytes(range(256))
     for codec in BYTEWISE_CODECS - {"utf-8"}:
         text = every_byte.decode(codec, "surrogateescape")
         assert len(text) == 256 and text[:128] == every_byte[:128].decode("ascii")
         assert text.encode(codec, "surrogateescape") == every_byte
+
+
+def test_spliced_slices_are_those_of_the_joined_bytes():
+    pieces = [b"ab", memoryview(b"xcdefx")[1:5], b"", b"g", memoryview(b"hij")]
+    spliced, joined = Spliced(pieces), b"abcdefghij"
+    assert len(spliced) == len(joined) and bytes(spliced) == joined
+    for start in range(-2, len(joined) + 2):
+        for stop in range(-2, len(joined) + 2):
+            assert spliced[start:stop] == joined[start:stop]
