@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import AnyStr
 
-from ._textcodec import like
+from ._textcodec import breaks
 
 CONTEXT = 3
 MAX_DIFF_CHARS = 50_000
@@ -128,17 +128,17 @@ def whole_text_changes(old: str, new: str) -> list[Change]:
     return [Change(p, len(old) - s, p, len(new) - s)]
 
 
-def _at_boundary(text: AnyStr, pos: int) -> bool:
-    return pos == 0 or pos == len(text) or text[pos - 1 : pos] == like("\n", text)
+def _at_boundary(text: AnyStr, pos: int, lf: AnyStr) -> bool:
+    return pos == 0 or pos == len(text) or text[pos - 1 : pos] == lf
 
 
 def _line_window(old: AnyStr, new: AnyStr, c: Change, limit: int) -> list[int] | None:
     """[old_start, old_end, new_start, new_end] widened to whole lines on both sides, or None if
     that would reach past `limit` (where the next change starts): the two must then be merged."""
-    lf = like("\n", old)
+    lf = breaks(old).lf
     back = c.old_start - (old.rfind(lf, 0, c.old_start) + 1)
     ow, nw = c.old_end, c.new_end
-    while not (_at_boundary(old, ow) and _at_boundary(new, nw)):
+    while not (_at_boundary(old, ow, lf) and _at_boundary(new, nw, lf)):
         k = old.find(lf, ow)
         end = k + 1 if k >= 0 else len(old)
         if end > limit or end == ow:
@@ -152,7 +152,7 @@ def _next_start(changes: Sequence[Change], i: int, default: int) -> int:
 
 
 def _windows(old: AnyStr, new: AnyStr, changes: Sequence[Change], context: int) -> list[list[int]]:
-    lf, lined = like("\n", old), []
+    lf, lined = breaks(old).lf, []
     i = 0
     while i < len(changes):
         c = changes[i]
@@ -217,7 +217,7 @@ def unified_diff(
     if not changes:
         return ""
     out = [f"--- {old_label}", f"+++ {new_label}"]
-    size, old_line, old_pos, added, lf = 0, 1, 0, 0, like("\n", old)
+    size, old_line, old_pos, added, lf = 0, 1, 0, 0, breaks(old).lf
     for ows, owe, nws, nwe in _windows(old, new, changes, context):
         old_line += old.count(lf, old_pos, ows)  # between windows both texts agree: count once
         old_pos = ows

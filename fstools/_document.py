@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import AnyStr
 
 from ._errors import ErrorCode, ToolError
-from ._textcodec import UTF8, TextEncoding, decode, encode, like, line_ending, looks_binary, sniff_encoding
+from ._textcodec import UTF8, TextEncoding, breaks, decode, encode, line_ending, looks_binary, sniff_encoding
 
 BINARY_SNIFF = 8192
 STYLE_SAMPLE = 64 * 1024
@@ -102,8 +102,8 @@ def eol_of(style: str) -> str | None:
 
 def with_line_breaks(text: AnyStr, eol: AnyStr) -> AnyStr:
     """`text` with every line break (LF or CRLF) written as `eol`."""
-    lf = like("\n", text)
+    lf, _, crlf = breaks(text)
     if lf not in text:
         return text
-    text = text.replace(like("\r\n", text), lf)
+    text = text.replace(crlf, lf)
     return text if eol == lf else text.replace(lf, eol)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, AnyStr
 
 from ._context import ExecutionContext
-from ._diff import ChangeTracker, unified_diff
+from ._diff import Change, ChangeTracker, unified_diff
 from ._atomic import Snapshot
 from ._document import NEW_DOCUMENT, Document, decode_document, encode_document
 from ._errors import ErrorCode, ToolError
@@ -23,10 +23,11 @@ from ._match import EXACT, Plan, Replacement, plan_exact, plan_replacement
 from ._params import ToolParameter
 from ._paths import SafePath, resolve_path
 from ._result import ToolResult
-from ._spliced import Spliced
+from ._spliced import Spliced, pieces_of
 from ._tool import FileTool
 
 CREATED = "created"
+SPLICE_MIN = 1 << 20  # below this a joined result is cheaper than slicing pieces in Python (the diff does)
 
 
 @dataclass(frozen=True)
@@ -99,28 +100,28 @@ def _current(ctx: ExecutionContext, target: SafePath, first: EditRequest) -> tup
 
 @dataclass(frozen=True)
 class _Edited:
-    """The content before and after the edits (text, or bytes after the BOM, then spliced), the
-    regions they changed and what each edit did."""
+    """The content before and after the edits (text, or bytes after the BOM: a large result left
+    spliced), the regions they changed and what each edit did."""
 
     before: str | bytes
-    after: str | Spliced
-    tracker: ChangeTracker
+    after: str | bytes | Spliced
+    changes: list[Change]
     results: list[dict[str, Any]]
 
     def unchanged(self) -> bool:
         """Whether the edits cancel out: regions that kept their place and size hold what they held
         (outside them nothing changed); moved regions need a whole comparison."""
-        before, after, changes = self.before, self.after, self.tracker.changes()
+        before, after = self.before, self.after
         if len(after) != len(before):
             return False
-        if any((c.old_start, c.old_end) != (c.new_start, c.new_end) for c in changes):
+        if any((c.old_start, c.old_end) != (c.new_start, c.new_end) for c in self.changes):
             return (bytes(after) if isinstance(after, Spliced) else after) == before
-        return all(before[c.old_start : c.old_end] == after[c.new_start : c.new_end] for c in changes)
+        return all(before[c.old_start : c.old_end] == after[c.new_start : c.new_end] for c in self.changes)
 
 
 def _edited(content: AnyStr, codec: str | None, edits: Sequence[EditRequest], numbered: bool) -> _Edited:
     """Every edit applied in turn to `content`: the file's text, or (`codec` given) its bytes, whose
-    final splice is left unjoined."""
+    final splice a large file leaves unjoined."""
     before, tracker, results, plan = content, ChangeTracker(), [], None
     for n, edit in enumerate(edits, 1):
         if plan is not None:
@@ -132,8 +133,9 @@ def _edited(content: AnyStr, codec: str | None, edits: Sequence[EditRequest], nu
         tracker.apply(plan.spans())
         results.append({"replacements": len(plan.replacements), "match_strategy": plan.strategy})
     assert plan is not None, "at least one edit"
-    after = Spliced(plan.pieces(content)) if isinstance(content, bytes) else plan.apply(content)
-    return _Edited(before, after, tracker, results)
+    large = isinstance(content, bytes) and len(content) >= SPLICE_MIN
+    after = Spliced(plan.pieces(content)) if large else plan.apply(content)
+    return _Edited(before, after, tracker.changes(), results)
 
 
 def _edit_document(doc: Document, edits: Sequence[EditRequest], numbered: bool) -> _Edited:
@@ -148,15 +150,16 @@ def _edit_document(doc: Document, edits: Sequence[EditRequest], numbered: bool) 
 
 
 def _encoded(doc: Document, edited: _Edited, display: str) -> bytes | Spliced:
-    if isinstance(edited.after, Spliced):
-        return Spliced([doc.encoding.bom, *edited.after.pieces])
-    return encode_document(edited.after, doc.encoding, display)
+    if isinstance(edited.after, str):
+        return encode_document(edited.after, doc.encoding, display)
+    return Spliced([doc.encoding.bom, *pieces_of(edited.after)])
 
 
 def _diff(doc: Document, edited: _Edited, old_label: str, new_label: str) -> str:
-    decode = doc.decode_part if isinstance(edited.after, Spliced) else str
-    changes = edited.tracker.changes()
-    return unified_diff(edited.before, edited.after, changes, old_label=old_label, new_label=new_label, decode=decode)
+    decode = str if isinstance(edited.after, str) else doc.decode_part
+    return unified_diff(
+        edited.before, edited.after, edited.changes, old_label=old_label, new_label=new_label, decode=decode
+    )
 
 
 def _apply(

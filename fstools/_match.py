@@ -21,7 +21,7 @@ from typing import AnyStr, Generic
 
 from ._document import with_line_breaks
 from ._errors import ErrorCode, ToolError
-from ._textcodec import like
+from ._textcodec import breaks
 
 EXACT = "exact"
 LINE_ENDINGS = "line_endings"
@@ -204,7 +204,7 @@ def _reindent(pairs: list[tuple[str, str]], new_lines: list[str], mid_line: bool
 
 def line_numbers(text: AnyStr, positions: Iterable[int]) -> list[int]:
     """1-based line numbers of sorted positions."""
-    numbers, line, prev, lf = [], 1, 0, like("\n", text)
+    numbers, line, prev, lf = [], 1, 0, breaks(text).lf
     for pos in positions:
         line += text.count(lf, prev, pos)
         prev = pos
@@ -247,13 +247,13 @@ def _decide(text: AnyStr, candidates: list[_Candidate], new: AnyStr, replace_all
 
 
 def _break_of(text: AnyStr, newline_at: int) -> AnyStr:
-    crlf = newline_at > 0 and text[newline_at - 1 : newline_at] == like("\r", text)
-    return like("\r\n" if crlf else "\n", text)
+    lf, cr, crlf = breaks(text)
+    return crlf if newline_at > 0 and text[newline_at - 1 : newline_at] == cr else lf
 
 
 def _break_at(text: AnyStr, start: int, end: int) -> AnyStr:
     """The line break new lines get at [start, end): the region's own, else its line's, else the file's."""
-    region, cr, lf, crlf = text[start:end], like("\r", text), like("\n", text), like("\r\n", text)
+    region, (lf, cr, crlf) = text[start:end], breaks(text)
     pairs = region.count(crlf)
     counts = {crlf: pairs, lf: region.count(lf) - pairs, cr: region.count(cr) - pairs}
     if any(counts.values()):
@@ -269,10 +269,10 @@ def _break_at(text: AnyStr, start: int, end: int) -> AnyStr:
 
 def _whole_lines(text: AnyStr, start: int, end: int, floor: int) -> tuple[int, int]:
     """Deleting whole lines also deletes their line break, so no blank line is left behind."""
-    cr, lf = like("\r", text), like("\n", text)
+    lf, cr, crlf = breaks(text)
     if (start and text[start - 1 : start] != lf) or text[end - 1 : end] == lf:
         return start, end
-    for eol in (lf, cr + lf):
+    for eol in (lf, crlf):
         if text.startswith(eol, end):
             return start, end + len(eol)
     if end == len(text) and start > floor:  # the last line: take the break before it

@@ -28,6 +28,9 @@ class Spliced:
     def __getitem__(self, span: slice) -> bytes:
         start, stop, _ = span.indices(len(self))
         i, parts = bisect_right(self._ends, start), []
+        if start < stop <= self._ends[i]:  # within one piece: the diff's usual case
+            base = self._ends[i] - len(self.pieces[i])
+            return bytes(self.pieces[i][start - base : stop - base])
         while start < stop:
             base = self._ends[i] - len(self.pieces[i])
             part = self.pieces[i][start - base : min(stop, self._ends[i]) - base]

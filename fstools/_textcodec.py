@@ -9,7 +9,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
-from typing import AnyStr
+from typing import AnyStr, Generic, NamedTuple
 
 # Longest BOM first: the UTF-32-LE BOM starts with the UTF-16-LE one.
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -198,10 +198,19 @@ def encode(text: str, encoding: TextEncoding, errors: str = "strict") -> bytes:
     return encoding.bom + text.encode(encoding.name, errors)
 
 
-def like(literal: str, sample: AnyStr) -> AnyStr:
-    """An ASCII `literal` ("\n", "\r\n") as str or bytes, whichever `sample` is: matching and
-    diffs run on text, or on the bytes of a bytewise encoding."""
-    return literal if isinstance(sample, str) else literal.encode("ascii")  # type: ignore[return-value]
+class Breaks(NamedTuple, Generic[AnyStr]):
+    lf: AnyStr
+    cr: AnyStr
+    crlf: AnyStr
+
+
+_TEXT_BREAKS, _BYTE_BREAKS = Breaks("\n", "\r", "\r\n"), Breaks(b"\n", b"\r", b"\r\n")
+
+
+def breaks(sample: AnyStr) -> Breaks[AnyStr]:
+    """The line breaks as str or as bytes, whichever `sample` is (anything but str counts as bytes):
+    matching and diffs run on text, or on the bytes of a bytewise encoding."""
+    return _TEXT_BREAKS if isinstance(sample, str) else _BYTE_BREAKS  # type: ignore[return-value]
 
 
 def line_ending(text: str) -> str:

@@ -1,7 +1,8 @@
 """Edits made on a file's bytes give exactly what the same edits give on its decoded text.
 
 Each case runs twice on the same file: as Edit/MultiEdit choose (bytes when the encoding and
-an exact match allow), and with the bytes path switched off. Everything the caller sees must
+an exact match allow; the result left spliced, as for a large file), and with the bytes path
+switched off. Everything the caller sees must
 be identical: the file's bytes, the output with its diff, the metadata, or the error.
 """
 
@@ -80,6 +81,7 @@ def _both_ways(monkeypatch, path: Path, original: bytes, call: dict[str, Any]) -
 
     with monkeypatch.context() as m:
         m.setattr(_edit, "_edited", spy)
+        m.setattr(_edit, "SPLICE_MIN", 0)
         allowed = _run(path, original, call)
     with monkeypatch.context() as m:
         m.setattr(Document, "body", property(lambda self: None))
