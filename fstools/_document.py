@@ -67,7 +67,9 @@ def decode_document(data: bytes, display: str) -> Document:
     if looks_binary(data[:BINARY_SNIFF]):
         raise ToolError(ErrorCode.BINARY_FILE, f"Cannot edit binary file: {display}")
     doc = Document(sniff_encoding(data), data)
-    if doc.encoding.name != "utf-8" and not _round_trips(doc):  # UTF-8 keeps stray bytes as surrogates
+    # Bytewise encodings always round-trip: UTF-8 keeps stray bytes as surrogates, and the code
+    # pages map each byte to one character and back (tests check every byte).
+    if not doc.encoding.bytewise and not _round_trips(doc):
         raise ToolError(
             ErrorCode.ENCODING_ERROR,
             f"Cannot edit {display}: its bytes are not valid {doc.encoding.label} and would not survive "

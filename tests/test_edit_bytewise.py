@@ -144,11 +144,14 @@ def test_replace_all_many_matches_agree(project, monkeypatch):
 
 
 def test_the_bytewise_codecs_are_one_byte_per_character():
+    """So their bytes can be searched as bytes, and any bytes decode and encode back unchanged."""
     every_byte = bytes(range(256))
     for codec in BYTEWISE_CODECS - {"utf-8"}:
         text = every_byte.decode(codec, "surrogateescape")
         assert len(text) == 256 and text[:128] == every_byte[:128].decode("ascii")
+        assert text == "".join(bytes([b]).decode(codec, "surrogateescape") for b in every_byte)
         assert text.encode(codec, "surrogateescape") == every_byte
+        assert len(set(text)) == 256  # no two bytes mean the same character
 
 
 def test_spliced_slices_are_those_of_the_joined_bytes():
