@@ -22,7 +22,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from ._spliced import Spliced, pieces_of
+
 COPY_CHUNK = 1 << 20
+_IOV_MAX = os.sysconf("SC_IOV_MAX")  # buffers one writev takes
 _LOCK_POLL_MAX = 0.02
 _FALLOCATE_UNSUPPORTED = (errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL)
 _LINK_UNSUPPORTED = (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK)
@@ -137,15 +140,16 @@ def _unchanged(fd: int, st: os.stat_result, expected: Snapshot) -> bool:
 
 
 def _same_bytes(fd: int, data: bytes) -> bool:
-    """Whether the file holds exactly `data`, compared chunk by chunk: allocating a second copy of
-    a large file costs more in page faults than the comparison itself."""
-    buf = bytearray(min(COPY_CHUNK, len(data) + 1))
+    """Whether the file holds exactly `data`, compared chunk by chunk through one buffer: allocating
+    a second copy of a large file costs more in page faults than the comparison itself."""
+    buf, view = bytearray(min(COPY_CHUNK, len(data) + 1)), memoryview(data)
     offset = 0
     while True:
         n = os.preadv(fd, [buf], offset)
         if n == 0:
             return offset == len(data)
-        if buf[:n] != data[offset : offset + n]:
+        chunk = buf if n == len(buf) else buf[:n]  # bytearray == any buffer is one memcmp, no copy
+        if chunk != view[offset : offset + n]:
             return False
         offset += n
 
@@ -177,17 +181,25 @@ class _TempFile:
                 pass
 
 
-def _write_all(fd: int, data: bytes | memoryview) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+def _write_some(fd: int, views: list[memoryview], offset: int | None) -> int:
+    """One write system call: write/pwrite for one buffer, writev/pwritev for several."""
+    if len(views) == 1:
+        return os.write(fd, views[0]) if offset is None else os.pwrite(fd, views[0], offset)
+    return os.writev(fd, views) if offset is None else os.pwritev(fd, views, offset)
 
 
-def _pwrite_all(fd: int, data: bytes, offset: int = 0) -> None:
-    view = memoryview(data)
-    while view:
-        n = os.pwrite(fd, view, offset)
-        view, offset = view[n:], offset + n
+def _write_all(fd: int, data: bytes | Spliced, offset: int | None = None) -> None:
+    """Write all of `data` at the file position, or at `offset`: its pieces together (no joined
+    copy), resumed after a short write."""
+    views, i = [memoryview(p) for p in pieces_of(data)], 0
+    while i < len(views):
+        n = _write_some(fd, views[i : i + _IOV_MAX], offset)
+        offset = None if offset is None else offset + n
+        while i < len(views) and n >= len(views[i]):
+            n -= len(views[i])
+            i += 1
+        if n:
+            views[i] = views[i][n:]
 
 
 def _fsync_dir(directory: str) -> None:
@@ -237,7 +249,7 @@ def _copy_metadata(dst: int, src: int, st: os.stat_result) -> None:
         raise
 
 
-def _replace(path: str, src: int, st: os.stat_result, data: bytes) -> os.stat_result:
+def _replace(path: str, src: int, st: os.stat_result, data: bytes | Spliced) -> os.stat_result:
     try:
         temp = _TempFile(path, 0o600)
     except PermissionError:  # the directory is not writable, the file may be
@@ -253,7 +265,7 @@ def _replace(path: str, src: int, st: os.stat_result, data: bytes) -> os.stat_re
     return new_stat
 
 
-def _write_in_place(path: str, st: os.stat_result, data: bytes, old: bytes | None) -> os.stat_result:
+def _write_in_place(path: str, st: os.stat_result, data: bytes | Spliced, old: bytes | None) -> os.stat_result:
     """Rewrite the inode itself (hard links, foreign owner). Space is reserved first, so a full
     disk or a file-size limit fails before any byte changes; any later failure restores `old`."""
     fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
@@ -266,13 +278,13 @@ def _write_in_place(path: str, st: os.stat_result, data: bytes, old: bytes | Non
                     os.ftruncate(fd, st.st_size)
                     raise
         try:
-            _pwrite_all(fd, data)
+            _write_all(fd, data, offset=0)
             os.ftruncate(fd, len(data))
             os.fsync(fd)
         except BaseException:
             if old is not None:
                 try:
-                    _pwrite_all(fd, old)
+                    _write_all(fd, old, offset=0)
                     os.ftruncate(fd, len(old))
                 except OSError:
                     pass
@@ -304,7 +316,7 @@ def _backup(path: str, src: int, st: os.stat_result) -> str:
                 n += 1
 
 
-def _create(path: str, data: bytes) -> os.stat_result:
+def _create(path: str, data: bytes | Spliced) -> os.stat_result:
     """A new file, mode from the umask. Linking the temp file into place fails if a file appeared
     meanwhile, so a concurrent creator is never overwritten."""
     with _TempFile(path, 0o666) as temp:
@@ -326,7 +338,9 @@ def _create(path: str, data: bytes) -> os.stat_result:
     return new_stat
 
 
-def commit(path: str, data: bytes, expected: Snapshot | None, *, timeout: float, backup: bool = False) -> Written:
+def commit(
+    path: str, data: bytes | Spliced, expected: Snapshot | None, *, timeout: float, backup: bool = False
+) -> Written:
     """Make `path` hold `data`, provided it still holds what `expected` saw (None: no file yet).
 
     Raises Conflict if the file changed, appeared or vanished meanwhile, LockTimeout, or the

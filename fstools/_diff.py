@@ -2,12 +2,17 @@
 
 difflib over a whole file is quadratic in the worst case; the edit tools know exactly
 which character ranges they replaced, so only those lines (plus context) are compared.
+Edits made on a file's bytes (see _document) give byte ranges: the same code finds the
+lines on the bytes, and only the lines shown are decoded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import AnyStr
+
+from ._textcodec import breaks
 
 CONTEXT = 3
 MAX_DIFF_CHARS = 50_000
@@ -123,17 +128,18 @@ def whole_text_changes(old: str, new: str) -> list[Change]:
     return [Change(p, len(old) - s, p, len(new) - s)]
 
 
-def _at_boundary(text: str, pos: int) -> bool:
-    return pos == 0 or pos == len(text) or text[pos - 1] == "\n"
+def _at_boundary(text: AnyStr, pos: int, lf: AnyStr) -> bool:
+    return pos == 0 or pos == len(text) or text[pos - 1 : pos] == lf
 
 
-def _line_window(old: str, new: str, c: Change, limit: int) -> list[int] | None:
+def _line_window(old: AnyStr, new: AnyStr, c: Change, limit: int) -> list[int] | None:
     """[old_start, old_end, new_start, new_end] widened to whole lines on both sides, or None if
     that would reach past `limit` (where the next change starts): the two must then be merged."""
-    back = c.old_start - (old.rfind("\n", 0, c.old_start) + 1)
+    lf = breaks(old).lf
+    back = c.old_start - (old.rfind(lf, 0, c.old_start) + 1)
     ow, nw = c.old_end, c.new_end
-    while not (_at_boundary(old, ow) and _at_boundary(new, nw)):
-        k = old.find("\n", ow)
+    while not (_at_boundary(old, ow, lf) and _at_boundary(new, nw, lf)):
+        k = old.find(lf, ow)
         end = k + 1 if k >= 0 else len(old)
         if end > limit or end == ow:
             return None
@@ -145,8 +151,8 @@ def _next_start(changes: Sequence[Change], i: int, default: int) -> int:
     return changes[i + 1].old_start if i + 1 < len(changes) else default
 
 
-def _windows(old: str, new: str, changes: Sequence[Change], context: int) -> list[list[int]]:
-    lined: list[list[int]] = []
+def _windows(old: AnyStr, new: AnyStr, changes: Sequence[Change], context: int) -> list[list[int]]:
+    lf, lined = breaks(old).lf, []
     i = 0
     while i < len(changes):
         c = changes[i]
@@ -160,12 +166,12 @@ def _windows(old: str, new: str, changes: Sequence[Change], context: int) -> lis
         for _ in range(context):
             if w[0] == 0:
                 break
-            step = w[0] - (old.rfind("\n", 0, w[0] - 1) + 1)
+            step = w[0] - (old.rfind(lf, 0, w[0] - 1) + 1)
             w[0], w[2] = w[0] - step, w[2] - step
         for _ in range(context):
             if w[1] == len(old):
                 break
-            k = old.find("\n", w[1])
+            k = old.find(lf, w[1])
             step = (k + 1 if k >= 0 else len(old)) - w[1]
             w[1], w[3] = w[1] + step, w[3] + step
         if merged and merged[-1][1] >= w[0]:
@@ -196,25 +202,27 @@ def _span(start: int, count: int) -> str:
 
 
 def unified_diff(
-    old: str,
-    new: str,
+    old: AnyStr,
+    new: AnyStr,
     changes: Sequence[Change],
     *,
     old_label: str,
     new_label: str,
     context: int = CONTEXT,
     limit: int = MAX_DIFF_CHARS,
+    decode: Callable[[AnyStr], str] = str,
 ) -> str:
-    """A unified diff of `old` → `new`, given every region where they differ; cut at `limit` chars."""
+    """A unified diff of `old` → `new`, given every region where they differ; cut at `limit` chars.
+    For bytes, `decode` turns whole lines of them into text."""
     if not changes:
         return ""
     out = [f"--- {old_label}", f"+++ {new_label}"]
-    size, old_line, old_pos, added = 0, 1, 0, 0
+    size, old_line, old_pos, added, lf = 0, 1, 0, 0, breaks(old).lf
     for ows, owe, nws, nwe in _windows(old, new, changes, context):
-        old_line += old.count("\n", old_pos, ows)  # between windows both texts agree: count once
+        old_line += old.count(lf, old_pos, ows)  # between windows both texts agree: count once
         old_pos = ows
         new_line = old_line + added
-        a, b = split_lines(old[ows:owe]), split_lines(new[nws:nwe])
+        a, b = split_lines(decode(old[ows:owe])), split_lines(decode(new[nws:nwe]))
         added += len(b) - len(a)
         hunk = [f"@@ -{_span(old_line, len(a))} +{_span(new_line, len(b))} @@"]
         if len(a) * len(b) <= _MAX_DIFFLIB_CELLS:

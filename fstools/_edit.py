@@ -1,30 +1,33 @@
 """Edit and MultiEdit: exact string replacements in one file, all or nothing, in one atomic write.
 
-The file is decoded once (its encoding, BOM and stray bytes kept), every edit is applied in
-memory to the result of the previous one, and only then is anything written, so a failing
-edit leaves the file untouched. Only the replaced regions change, byte for byte.
+Every edit is applied in memory to the result of the previous one, and only then is anything
+written, so a failing edit leaves the file untouched. Only the replaced regions change, byte
+for byte. The edits run on the file's bytes when its encoding allows and every old_string
+occurs exactly; otherwise on its text, decoded once (encoding, BOM and stray bytes kept).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, AnyStr
 
 from ._context import ExecutionContext
-from ._diff import ChangeTracker, unified_diff
+from ._diff import Change, ChangeTracker, unified_diff
 from ._atomic import Snapshot
 from ._document import NEW_DOCUMENT, Document, decode_document, encode_document
 from ._errors import ErrorCode, ToolError
 from ._guard import load, require_fresh_read, save
 from ._invoke import ToolSpec, authorize, invoke
-from ._match import EXACT, Plan, Replacement, plan_replacement
+from ._match import EXACT, Plan, Replacement, plan_exact, plan_replacement
 from ._params import ToolParameter
 from ._paths import SafePath, resolve_path
 from ._result import ToolResult
+from ._spliced import Spliced, pieces_of
 from ._tool import FileTool
 
 CREATED = "created"
+SPLICE_MIN = 1 << 20  # below this a joined result is cheaper than slicing pieces in Python (the diff does)
 
 
 @dataclass(frozen=True)
@@ -34,21 +37,39 @@ class EditRequest:
     replace_all: bool = False
 
 
+class _TextNeeded(Exception):
+    """An edit the bytes cannot settle: no exact match, or a string the codec cannot encode strictly."""
+
+
 def _check(edit: EditRequest) -> None:
     if edit.old_string == edit.new_string:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "old_string and new_string must be different")
 
 
-def _plan(text: str, edit: EditRequest) -> Plan:
-    if edit.old_string:
-        return plan_replacement(text, edit.old_string, edit.new_string, edit.replace_all)
-    if text:
+def _in_bytes(edit: EditRequest, codec: str) -> tuple[bytes, bytes]:
+    try:
+        return edit.old_string.encode(codec), edit.new_string.encode(codec)
+    except UnicodeEncodeError:
+        raise _TextNeeded from None
+
+
+def _plan(content: AnyStr, edit: EditRequest, codec: str | None) -> Plan[AnyStr]:
+    """The edit's plan on the file's text, or (`codec` given) on its bytes."""
+    old, new = _in_bytes(edit, codec) if codec else (edit.old_string, edit.new_string)
+    if old:
+        if isinstance(content, str):
+            return plan_replacement(content, old, new, edit.replace_all)
+        plan = plan_exact(content, old, new, edit.replace_all)
+        if plan is None:
+            raise _TextNeeded
+        return plan
+    if content:
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT,
             "old_string is empty, which only creates a new file or fills an empty one; "
             "give the exact text to replace (or use Write to replace the whole file)",
         )
-    return Plan(CREATED, [Replacement(0, 0, edit.new_string)])
+    return Plan(CREATED, [Replacement(0, 0, new)])
 
 
 def _numbered(exc: ToolError, n: int, total: int) -> ToolError:
@@ -77,20 +98,68 @@ def _current(ctx: ExecutionContext, target: SafePath, first: EditRequest) -> tup
     return seen, document
 
 
-def _edited(
-    text: str, edits: Sequence[EditRequest], numbered: bool
-) -> tuple[str, ChangeTracker, list[dict[str, Any]]]:
-    """`text` after every edit in turn, the regions they changed, and what each one did."""
-    tracker, results = ChangeTracker(), []
+@dataclass(frozen=True)
+class _Edited:
+    """The content before and after the edits (text, or bytes after the BOM: a large result left
+    spliced), the regions they changed and what each edit did."""
+
+    before: str | bytes
+    after: str | bytes | Spliced
+    changes: list[Change]
+    results: list[dict[str, Any]]
+
+    def unchanged(self) -> bool:
+        """Whether the edits cancel out: regions that kept their place and size hold what they held
+        (outside them nothing changed); moved regions need a whole comparison."""
+        before, after = self.before, self.after
+        if len(after) != len(before):
+            return False
+        if any((c.old_start, c.old_end) != (c.new_start, c.new_end) for c in self.changes):
+            return (bytes(after) if isinstance(after, Spliced) else after) == before
+        return all(before[c.old_start : c.old_end] == after[c.new_start : c.new_end] for c in self.changes)
+
+
+def _edited(content: AnyStr, codec: str | None, edits: Sequence[EditRequest], numbered: bool) -> _Edited:
+    """Every edit applied in turn to `content`: the file's text, or (`codec` given) its bytes, whose
+    final splice a large file leaves unjoined."""
+    before, tracker, results, plan = content, ChangeTracker(), [], None
     for n, edit in enumerate(edits, 1):
+        if plan is not None:
+            content = plan.apply(content)
         try:
-            plan = _plan(text, edit)
+            plan = _plan(content, edit, codec)
         except ToolError as exc:
             raise _numbered(exc, n, len(edits)) if numbered else exc from None
         tracker.apply(plan.spans())
-        text = plan.apply(text)
         results.append({"replacements": len(plan.replacements), "match_strategy": plan.strategy})
-    return text, tracker, results
+    assert plan is not None, "at least one edit"
+    large = isinstance(content, bytes) and len(content) >= SPLICE_MIN
+    after = Spliced(plan.pieces(content)) if large else plan.apply(content)
+    return _Edited(before, after, tracker.changes(), results)
+
+
+def _edit_document(doc: Document, edits: Sequence[EditRequest], numbered: bool) -> _Edited:
+    """The edits made on the bytes when all of them can be, else on the text: same result, but
+    a large file is then never decoded, spliced as text and encoded again."""
+    if doc.body is not None:
+        try:
+            return _edited(doc.body, doc.encoding.name, edits, numbered)
+        except _TextNeeded:
+            pass
+    return _edited(doc.text, None, edits, numbered)
+
+
+def _encoded(doc: Document, edited: _Edited, display: str) -> bytes | Spliced:
+    if isinstance(edited.after, str):
+        return encode_document(edited.after, doc.encoding, display)
+    return Spliced([doc.encoding.bom, *pieces_of(edited.after)])
+
+
+def _diff(doc: Document, edited: _Edited, old_label: str, new_label: str) -> str:
+    decode = str if isinstance(edited.after, str) else doc.decode_part
+    return unified_diff(
+        edited.before, edited.after, edited.changes, old_label=old_label, new_label=new_label, decode=decode
+    )
 
 
 def _apply(
@@ -103,15 +172,15 @@ def _apply(
             raise _numbered(exc, n, len(edits)) if numbered else exc from None
     target = resolve_path(ctx, file_path)
     seen, doc = _current(ctx, target, edits[0])
-    text, tracker, results = _edited(doc.text, edits, numbered)
-    data = encode_document(text, doc.encoding, target.display)
-    if seen is not None and data == seen.data:
+    edited = _edit_document(doc, edits, numbered)
+    data, results = _encoded(doc, edited, target.display), edited.results
+    if seen is not None and edited.unchanged():
         raise ToolError(ErrorCode.NO_CHANGE, f"The edit leaves {target.display} unchanged; nothing was written")
     if len(data) > ctx.max_edit_bytes:
         raise _too_large(target, len(data), ctx.max_edit_bytes)
     created = seen is None
     old_label = "/dev/null" if created else target.display
-    diff = unified_diff(doc.text, text, tracker.changes(), old_label=old_label, new_label=target.display)
+    diff = _diff(doc, edited, old_label, target.display)
     replacements = sum(r["replacements"] for r in results)
     meta: dict[str, Any] = {
         "file_path": target.path,

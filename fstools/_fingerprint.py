@@ -10,6 +10,7 @@ import hashlib
 import os
 
 from ._context import ExecutionContext, ReadRecord
+from ._spliced import Spliced, pieces_of
 
 # Hashing runs at ~1 GB/s; past this size a read records stat fields only.
 DIGEST_LIMIT = 64 * 1024 * 1024
@@ -20,13 +21,14 @@ def content_hasher() -> hashlib._Hash:
     return hashlib.sha256()
 
 
-def content_digest(data: bytes | memoryview) -> bytes:
+def content_digest(data: bytes | memoryview | Spliced) -> bytes:
     hasher = content_hasher()
-    hasher.update(data)
+    for piece in pieces_of(data):
+        hasher.update(piece)
     return hasher.digest()
 
 
-def fingerprint(st: os.stat_result, data: bytes | memoryview | None) -> ReadRecord:
+def fingerprint(st: os.stat_result, data: bytes | memoryview | Spliced | None) -> ReadRecord:
     """A ReadRecord for a file whose stat is `st` and whose whole content is `data`.
 
     Pass `data=None` (or a file over DIGEST_LIMIT) to record the stat fields only.

@@ -17,6 +17,7 @@ from ._context import ExecutionContext, ReadRecord
 from ._errors import ErrorCode, ToolError, error_from_oserror
 from ._fingerprint import DIGEST_LIMIT, content_digest, fingerprint, unchanged_since
 from ._paths import SafePath
+from ._spliced import Spliced
 
 
 PARALLEL_DIGEST_MIN = 1 << 20
@@ -26,7 +27,7 @@ class _Fingerprint:
     """The read record of content being written. For a large file the digest is computed on a
     thread while the file is written and fsynced (hashlib releases the GIL): ~1 ms per MB saved."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes | Spliced) -> None:
         self._data, self._digest = data, None
         self._thread = None
         if PARALLEL_DIGEST_MIN <= len(data) <= DIGEST_LIMIT:
@@ -101,7 +102,7 @@ def _remove_dirs(created: list[str]) -> None:
 
 
 def save(
-    ctx: ExecutionContext, target: SafePath, data: bytes, seen: Snapshot | None, *, backup: bool = False
+    ctx: ExecutionContext, target: SafePath, data: bytes | Spliced, seen: Snapshot | None, *, backup: bool = False
 ) -> Written:
     """Atomically replace (or create) the file with `data` if it still is what `seen` saw, then
     remember the result as read. Parent directories of a new file are created, and removed again

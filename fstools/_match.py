@@ -4,6 +4,10 @@ Models copy text out of Read's output, which hides CRs and can blur tabs and tra
 spaces, so an exact miss is retried tolerantly. A tolerant match is used only when it is
 unambiguous, and the replacement is then written in the file's own line endings and
 indentation. Edit and MultiEdit both plan their replacements here.
+
+The exact match (`plan_exact`) runs alike on text and on the bytes of a bytewise encoding
+(see BYTEWISE_CODECS): there old_string's bytes occur exactly where its text does, and line
+breaks are the same bytes, so a large file need not be decoded to be edited.
 """
 
 from __future__ import annotations
@@ -13,9 +17,11 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import AnyStr, Generic
 
 from ._document import with_line_breaks
 from ._errors import ErrorCode, ToolError
+from ._textcodec import breaks
 
 EXACT = "exact"
 LINE_ENDINGS = "line_endings"
@@ -32,26 +38,31 @@ _LOOSE = {LINE_ENDINGS: "line endings", TRAILING_WHITESPACE: "whitespace", INDEN
 
 
 @dataclass(frozen=True)
-class Replacement:
+class Replacement(Generic[AnyStr]):
     start: int
     end: int
-    text: str
+    text: AnyStr
 
 
 @dataclass(frozen=True)
-class Plan:
+class Plan(Generic[AnyStr]):
     """The replacements one edit makes, sorted and disjoint, and how old_string was matched."""
 
     strategy: str
-    replacements: list[Replacement]
+    replacements: list[Replacement[AnyStr]]
 
-    def apply(self, text: str) -> str:
+    def pieces(self, text: AnyStr) -> list[AnyStr | memoryview]:
+        """`text` with the replacements made, as pieces in order; those of bytes are views, not copies."""
+        view = memoryview(text) if isinstance(text, bytes) else text
         pieces, pos = [], 0
         for r in self.replacements:
-            pieces += (text[pos : r.start], r.text)
+            pieces += (view[pos : r.start], r.text)
             pos = r.end
-        pieces.append(text[pos:])
-        return "".join(pieces)
+        pieces.append(view[pos:])
+        return pieces
+
+    def apply(self, text: AnyStr) -> AnyStr:
+        return text[:0].join(self.pieces(text))
 
     def spans(self) -> list[tuple[int, int, int]]:
         return [(r.start, r.end, len(r.text)) for r in self.replacements]
@@ -65,16 +76,25 @@ class _Candidate:
     text: str | None = None  # None: new_string as given
 
 
-def plan_replacement(text: str, old: str, new: str, replace_all: bool) -> Plan:
+def plan_replacement(text: str, old: str, new: str, replace_all: bool) -> Plan[str]:
     """Find `old` in `text` and plan its replacement by `new`; ToolError NOT_FOUND / NOT_UNIQUE otherwise."""
-    for find in (_exact, _line_endings, _whitespace):
+    plan = plan_exact(text, old, new, replace_all)
+    if plan is not None:
+        return plan
+    for find in (_line_endings, _whitespace):
         candidates = find(text, old, new)
         if candidates:
             return _decide(text, candidates, new, replace_all)
     raise ToolError(ErrorCode.NOT_FOUND, describe_not_found(text, old))
 
 
-def _exact(text: str, old: str, new: str) -> list[_Candidate]:
+def plan_exact(text: AnyStr, old: AnyStr, new: AnyStr, replace_all: bool) -> Plan[AnyStr] | None:
+    """The plan if `old` occurs in `text` as it is (NOT_UNIQUE if ambiguous), else None."""
+    candidates = _exact(text, old)
+    return _decide(text, candidates, new, replace_all) if candidates else None
+
+
+def _exact(text: AnyStr, old: AnyStr) -> list[_Candidate]:
     found, pos = [], text.find(old)
     while pos >= 0:
         found.append(_Candidate(pos, pos + len(old), EXACT))
@@ -182,11 +202,11 @@ def _reindent(pairs: list[tuple[str, str]], new_lines: list[str], mid_line: bool
     return "\n".join(out)
 
 
-def line_numbers(text: str, positions: Iterable[int]) -> list[int]:
-    """1-based line numbers of sorted character positions."""
-    numbers, line, prev = [], 1, 0
+def line_numbers(text: AnyStr, positions: Iterable[int]) -> list[int]:
+    """1-based line numbers of sorted positions."""
+    numbers, line, prev, lf = [], 1, 0, breaks(text).lf
     for pos in positions:
-        line += text.count("\n", prev, pos)
+        line += text.count(lf, prev, pos)
         prev = pos
         numbers.append(line)
     return numbers
@@ -198,7 +218,7 @@ def _listed(numbers: list[int]) -> str:
     return f"[{shown}{more}]"
 
 
-def _decide(text: str, candidates: list[_Candidate], new: str, replace_all: bool) -> Plan:
+def _decide(text: AnyStr, candidates: list[_Candidate], new: AnyStr, replace_all: bool) -> Plan[AnyStr]:
     strategy = candidates[0].strategy
     if len(candidates) > 1 and not (replace_all and strategy in (EXACT, LINE_ENDINGS)):
         lines = _listed(line_numbers(text, (c.start for c in candidates)))
@@ -226,35 +246,37 @@ def _decide(text: str, candidates: list[_Candidate], new: str, replace_all: bool
     return Plan(strategy, replacements)
 
 
-def _break_of(text: str, newline_at: int) -> str:
-    return "\r\n" if newline_at > 0 and text[newline_at - 1] == "\r" else "\n"
+def _break_of(text: AnyStr, newline_at: int) -> AnyStr:
+    lf, cr, crlf = breaks(text)
+    return crlf if newline_at > 0 and text[newline_at - 1 : newline_at] == cr else lf
 
 
-def _break_at(text: str, start: int, end: int) -> str:
+def _break_at(text: AnyStr, start: int, end: int) -> AnyStr:
     """The line break new lines get at [start, end): the region's own, else its line's, else the file's."""
-    region = text[start:end]
-    crlf = region.count("\r\n")
-    counts = {"\r\n": crlf, "\n": region.count("\n") - crlf, "\r": region.count("\r") - crlf}
+    region, (lf, cr, crlf) = text[start:end], breaks(text)
+    pairs = region.count(crlf)
+    counts = {crlf: pairs, lf: region.count(lf) - pairs, cr: region.count(cr) - pairs}
     if any(counts.values()):
-        return max(counts, key=lambda eol: counts[eol])
-    after = text.find("\n", end)
+        return max(counts, key=counts.__getitem__)
+    after = text.find(lf, end)
     if after >= 0:
         return _break_of(text, after)
-    before = text.rfind("\n", 0, start)
+    before = text.rfind(lf, 0, start)
     if before >= 0:
         return _break_of(text, before)
-    return "\r" if "\r" in text else "\n"
+    return cr if cr in text else lf
 
 
-def _whole_lines(text: str, start: int, end: int, floor: int) -> tuple[int, int]:
+def _whole_lines(text: AnyStr, start: int, end: int, floor: int) -> tuple[int, int]:
     """Deleting whole lines also deletes their line break, so no blank line is left behind."""
-    if (start and text[start - 1] != "\n") or text[end - 1] == "\n":
+    lf, cr, crlf = breaks(text)
+    if (start and text[start - 1 : start] != lf) or text[end - 1 : end] == lf:
         return start, end
-    for eol in ("\n", "\r\n"):
+    for eol in (lf, crlf):
         if text.startswith(eol, end):
             return start, end + len(eol)
     if end == len(text) and start > floor:  # the last line: take the break before it
-        start -= 2 if start >= floor + 2 and text[start - 2] == "\r" else 1
+        start -= 2 if start >= floor + 2 and text[start - 2 : start - 1] == cr else 1
     return start, end
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ._context import ExecutionContext
 from ._diff import unified_diff, whole_text_changes
-from ._document import Document, decode_document, encode_document, eol_of, with_line_breaks
+from ._document import Document, decode_document, encode_document, eol_of, text_style, with_line_breaks
 from ._errors import ErrorCode, ToolError
 from ._guard import load, require_fresh_read, save
 from ._invoke import ToolSpec, authorize, invoke
@@ -62,7 +62,7 @@ def _write(ctx: ExecutionContext, file_path: str, content: str, backup: bool) ->
         "file_path": target.path,
         "created": created,
         "encoding": encoding.label,
-        "line_ending": Document(encoding, content).line_ending,
+        "line_ending": text_style(content),
     }
     if seen is not None and seen.data == data:
         authorize(ctx, "Write", target.path, ask=False)  # a no-op asks no one, but a deny still refuses

@@ -681,3 +681,49 @@ def test_same_size_change_before_commit_is_caught(project):
     with pytest.raises(_atomic.Conflict):
         _atomic.commit(str(path), b"mine", seen, timeout=1)
     assert path.read_bytes()[2000:2001] == b"X"
+
+
+# --- a large edit's result is written as pieces (writev/pwritev): the same guarantees -------------
+
+
+@pytest.fixture
+def spliced(monkeypatch):
+    """Edits leave their result in pieces, as they do for files of SPLICE_MIN bytes and more."""
+    monkeypatch.setattr(fstools._edit, "SPLICE_MIN", 0)
+
+
+def _short_vectored(monkeypatch):
+    """writev/pwritev that take at most 3 bytes of the first buffer per call, as a kernel may."""
+    real_write, real_pwrite = os.write, os.pwrite
+    monkeypatch.setattr(os, "writev", lambda fd, bufs: real_write(fd, bytes(bufs[0][:3])))
+    monkeypatch.setattr(os, "pwritev", lambda fd, bufs, offset: real_pwrite(fd, bytes(bufs[0][:3]), offset))
+
+
+def test_edit_pieces_short_writes_are_resumed(seen, linked, ctx, monkeypatch, spliced):
+    with monkeypatch.context() as m:
+        _short_vectored(m)
+        assert fstools.edit(str(seen), "content", "text, longer", ctx=ctx).success
+        assert fstools.edit(str(linked), "linked", "still linked", ctx=ctx).success  # in place
+    assert seen.read_bytes() == b"original text, longer\n"
+    assert (linked.parent / "b.txt").read_bytes() == b"still linked original\n"
+
+
+def test_edit_pieces_write_failure_leaves_nothing_behind(seen, ctx, monkeypatch, spliced):
+    with monkeypatch.context() as m:
+        m.setattr(os, "writev", _raise(errno.ENOSPC))
+        r = fstools.edit(str(seen), "content", "text", ctx=ctx)
+    assert r.error_code == "disk_full"
+    assert seen.read_bytes() == b"original content\n" and temp_files(seen.parent) == []
+
+
+def test_edit_pieces_in_place_failure_restores_the_file(linked, ctx, monkeypatch, spliced):
+    real_pwrite = os.pwrite
+
+    def pwritev_fails(fd, bufs, offset):
+        real_pwrite(fd, bytes(bufs[0][:3]), offset)  # a partial write, then the disk fails
+        raise OSError(errno.EIO, "I/O error")
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "pwritev", pwritev_fails)
+        r = fstools.edit(str(linked), "original", "changed", ctx=ctx)
+    assert r.error_code == "io_error" and linked.read_bytes() == b"linked original\n"
