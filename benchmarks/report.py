@@ -46,10 +46,14 @@ def environment() -> dict[str, str]:
         "commit": commit,
         "python": platform.python_version(),
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores",
-        "load average at start": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+        "load average at start": load_average(),
         "rg": version("rg"),
         "fd": version("fd"),
     }
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def load(path: str = RESULTS) -> dict[str, Any]:
@@ -115,12 +119,15 @@ def table(rows: list[Row]) -> str:
 
 
 def environment_lines(data: dict[str, Any]) -> str:
-    out = []
+    """One line per distinct run, naming the groups it measured."""
+    runs: dict[str, tuple[dict[str, str], list[str]]] = {}
     for group in GROUPS:
         env = data["runs"].get(group)
         if env:
-            out.append(f"* {HEADINGS[group].split(' (')[0]}: " + "; ".join(f"{k} {v}" for k, v in env.items()))
-    return "\n".join(out)
+            runs.setdefault(json.dumps(env, sort_keys=True), (env, []))[1].append(HEADINGS[group].split(" (")[0])
+    return "\n".join(
+        f"* {', '.join(groups)}: " + "; ".join(f"{k} {v}" for k, v in env.items()) for env, groups in runs.values()
+    )
 
 
 def plot(rows: list[Row], path: str = PLOT) -> None:
