@@ -26,7 +26,7 @@ from ._params import ToolParameter
 from ._paths import resolve_path
 from ._permissions import PermissionRequest
 from ._registry import ToolRegistry, create_registry
-from ._result import ToolResult, with_notice
+from ._result import ToolResult, agent_text, jsonable, printable
 from ._settings import Confirm, SessionSettings, parse_rule
 from ._tool import BaseTool
 
@@ -132,6 +132,19 @@ def _directory(value: str) -> str:
     return os.path.abspath(value)
 
 
+
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse type)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
 def _session_options() -> argparse.ArgumentParser:
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("session")
@@ -149,7 +162,7 @@ def _session_options() -> argparse.ArgumentParser:
             help=f"{what} TOOL (comma list or '*') on paths matching GLOB; rules apply in order, any deny wins",
         )
     group.add_argument("--audit-log", metavar="FILE", help="Append one JSON line per operation to FILE")
-    group.add_argument("--timeout", type=float, metavar="SECONDS", help="Time limit of searches (default: 30)")
+    group.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="Time limit of searches (default: 30)")
     return parent
 
 
@@ -281,13 +294,14 @@ def _settings(args: argparse.Namespace) -> SessionSettings:
 def print_result(result: ToolResult, as_json: bool, command: str, stdout: TextIO, stderr: TextIO) -> None:
     """--json: the whole ToolResult on one line; otherwise the output, or the error on stderr."""
     if as_json:
-        stdout.write(orjson.dumps(result.to_dict(), default=str, option=orjson.OPT_NON_STR_KEYS).decode() + "\n")
+        payload = jsonable(result.to_dict())
+        stdout.write(orjson.dumps(payload, default=str, option=orjson.OPT_NON_STR_KEYS).decode() + "\n")
     elif result.success:
-        text = with_notice(result)
+        text = agent_text(result)
         if text:
             stdout.write(text if text.endswith("\n") else text + "\n")
     else:
-        stderr.write(f"fstools {command}: {result.error} [{result.error_code}]\n")
+        stderr.write(printable(f"fstools {command}: {result.error} [{result.error_code}]") + "\n")
 
 
 def presume_read(tool: BaseTool, ctx: ExecutionContext, arguments: dict[str, Any]) -> None:

@@ -18,7 +18,7 @@ from ._errors import ErrorCode, ToolError, error_from_oserror
 from ._guard import load
 from ._invoke import ToolSpec, authorize, invoke
 from ._params import ToolParameter
-from ._paths import SafePath, is_within, resolve_path, within_roots
+from ._paths import MAX_PATH_LENGTH, SafePath, is_within, resolve_path
 from ._result import ToolResult
 from ._tool import FileTool
 
@@ -36,20 +36,32 @@ class Removal:
     directories: int
 
 
-def _victim(ctx: ExecutionContext, target: SafePath) -> str:
-    """The entry `path` names: a symlink itself rather than its target."""
-    head, name = os.path.split(target.display)
+def _link(ctx: ExecutionContext, path: str) -> SafePath | None:
+    """The symlink `path` names, judged by where the link itself lives, or None if it names no symlink.
+
+    Delete removes the link, never its target, so where the link points (outside, a loop, a
+    secret) does not matter: its directory must be allowed and its own name not sensitive.
+    """
+    if not path or "\x00" in path or len(path) > MAX_PATH_LENGTH:
+        return None
+    if not os.path.isabs(path):
+        if not ctx.allow_relative_paths:
+            return None
+        path = os.path.join(ctx.working_dir, path)
+    display = os.path.abspath(path)
+    head, name = os.path.split(display)
     link = os.path.join(os.path.realpath(head), name)
-    if not os.path.islink(link):
-        return target.path
-    if not within_roots(ctx, link):
-        raise ToolError(
-            ErrorCode.PATH_OUTSIDE_WORKSPACE, f"Path is outside the allowed directories: {target.display}"
-        )
-    return link
+    if not name or not os.path.islink(link):
+        return None
+    resolve_path(ctx, head, param="path")
+    hit = (ctx.sensitive.first_match(link) or ctx.sensitive.first_match(display)) if ctx.sensitive else None
+    if hit is not None:
+        raise ToolError(ErrorCode.SENSITIVE_PATH, f"Access to a sensitive file is refused: {display} (matches {hit!r})")
+    return SafePath(link, display, os.lstat(link))
 
 
-def _inventory(ctx: ExecutionContext, target: SafePath, victim: str, recursive: bool) -> Removal:
+def _inventory(ctx: ExecutionContext, target: SafePath, recursive: bool) -> Removal:
+    victim = target.path
     try:
         st = os.lstat(victim)
     except FileNotFoundError:
@@ -107,8 +119,8 @@ def _listing(removal: Removal) -> str:
 
 
 def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
-    target = resolve_path(ctx, path, param="path")
-    removal = _inventory(ctx, target, _victim(ctx, target), recursive)
+    target = _link(ctx, path) or resolve_path(ctx, path, param="path")
+    removal = _inventory(ctx, target, recursive)
     diff = _file_diff(ctx, target, removal)
     meta = {
         "path": removal.victim,
@@ -123,7 +135,9 @@ def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
     what = f"{removal.kind} {target.display}"
     if removal.kind == "directory":
         what += f" ({removal.files} files, {removal.directories - 1} subdirectories)"
-    authorize(ctx, "Delete", removal.victim, diff, removed=len(removal.paths))
+    # Every path the removal deletes is judged: a deny on any refuses it all, an ask on any asks once.
+    preview = diff if removal.kind != "directory" else f"Would remove:\n{_listing(removal)}"
+    authorize(ctx, "Delete", removal.victim, preview, covers=removal.paths[1:], removed=len(removal.paths))
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would delete {what}:\n{_listing(removal)}", **meta)
     try:

@@ -10,7 +10,7 @@ from ._context import ExecutionContext
 from ._errors import ErrorCode, ToolError
 from ._excludes import DEFAULT_EXCLUDES
 from ._globmatch import MAGIC_CHARS, byte_glob_superset, glob_to_regex
-from ._invoke import ToolSpec, authorize, invoke
+from ._invoke import ToolSpec, authorize, drop_denied, invoke
 from ._params import ToolParameter
 from ._paths import resolve_path, within_roots
 from ._result import ToolResult
@@ -40,6 +40,8 @@ class GlobPlan:
 
 
 def _components(pattern: str) -> list[str]:
+    if not pattern:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern must not be empty (use \"**\" or \"*\" to list files)")
     if len(pattern) > MAX_PATTERN_LENGTH:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"pattern is longer than {MAX_PATTERN_LENGTH} characters")
     if "\x00" in pattern:
@@ -134,6 +136,8 @@ def _glob(
         listing.keep(_followed_and_allowed(ctx, plan.base, listing.paths))
     if sensitive:
         listing.keep(sensitive.exclude(listing.paths))
+    if ctx.permissions is not None:
+        listing.keep(drop_denied(ctx, "Glob", listing.paths))
     top = newest_first(listing, limit)
     count = len(listing.paths)
     extra: dict[str, object] = {"warnings": listing.warnings} if listing.warnings else {}

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._context import ExecutionContext
 from ._errors import ErrorCode, ToolError
-from ._invoke import ToolSpec, authorize, invoke
+from ._invoke import ToolSpec, authorize, denied_test, invoke
 from ._params import ToolParameter
 from ._paths import resolve_path
 from ._result import ToolResult
@@ -15,12 +17,29 @@ from ._tool import FileTool
 
 if TYPE_CHECKING:
     from ._grep_args import GrepQuery
-    from ._grep_search import SearchOutcome
+    from ._grep_search import HiddenPaths, SearchOutcome
 
 DEFAULT_HEAD_LIMIT = 100
 OUTPUT_MODES = ("files_with_matches", "content", "count")
 # Paths listed per kind of skipped file; the counts are complete.
 _EXAMPLES = 20
+
+
+@dataclass(frozen=True)
+class _SecretOrDenied:
+    """Grep hides a file that is sensitive or that a deny rule forbids it, from results and totals alike."""
+
+    sensitive: HiddenPaths
+    denied: Callable[[str], bool]
+
+    def matches(self, path: str) -> bool:
+        return self.sensitive.matches(path) or self.denied(path)
+
+
+def _hidden(ctx: ExecutionContext) -> HiddenPaths:
+    sensitive = ctx.sensitive.walker_split[1]
+    denied = denied_test(ctx, "Grep")
+    return sensitive if denied is None else _SecretOrDenied(sensitive, denied)
 
 
 def _types(value: str | None) -> tuple[str, ...]:
@@ -122,7 +141,7 @@ def _grep(
         offset=offset,
         limit=head_limit,
         timeout=ctx.timeout,
-        sensitive=ctx.sensitive.walker_split[1],
+        sensitive=_hidden(ctx),
         line_numbers=line_numbers,
     )
     total_matches = sum(f.count for f in out.files)

@@ -47,7 +47,9 @@ def exclusion_globs(sensitive: SensitiveMatcher) -> tuple[str, ...]:
 
 
 def _matcher_args(q: GrepQuery) -> list[str]:
-    args: list[str] = []
+    # --crlf: `$` matches before a CRLF line end too; Read shows such lines without their
+    # `\r`, so a model's `x$` must find them.
+    args: list[str] = ["--crlf"]
     if q.case_insensitive:
         args.append("--ignore-case")
     if q.fixed_strings:

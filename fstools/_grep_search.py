@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from ._binaries import require_binary
 from ._errors import ErrorCode, ToolError
@@ -35,9 +35,15 @@ from ._grep_results import FileHit, LineHit, file_hit, line_ranges, page_order
 from ._rgjson import FileEnd, PageCollector, parse_counts, scan_ends
 from ._rglines import Block, block_lines, blocks_text, split_blocks
 from ._runner import StreamingProcess
-from ._sensitive import SensitiveMatcher
 
 T = TypeVar("T")
+
+
+class HiddenPaths(Protocol):
+    """The paths a search never reports (secrets, paths a deny rule forbids): a SensitiveMatcher or a wrapper."""
+
+    def matches(self, path: str) -> bool: ...
+
 
 # A page's files go to rg as arguments; batches stay far below the kernel's ARG_MAX.
 _ARGV_BUDGET = 100_000
@@ -127,7 +133,7 @@ def _collect(collector: PageCollector) -> Callable[[StreamingProcess], None]:
     return lambda proc: collector.feed_all(proc)
 
 
-def _keep(ends: Iterable[FileEnd | Block], sensitive: SensitiveMatcher, out: SearchOutcome) -> list[FileHit]:
+def _keep(ends: Iterable[FileEnd | Block], sensitive: HiddenPaths, out: SearchOutcome) -> list[FileHit]:
     """Matching files minus binary ones (reported as skipped) and secrets (never reported)."""
     kept = []
     for end in ends:
@@ -161,7 +167,7 @@ def _fetch_page(rg: str, q: GrepQuery, files: list[FileHit], offset: int, limit:
     out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
 
 
-def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int, sensitive: SensitiveMatcher,
+def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int, sensitive: HiddenPaths,
                  deadline: _Deadline, out: SearchOutcome) -> None:
     """One file: a single JSON run (its page is known before the search starts)."""
     try:
@@ -178,7 +184,7 @@ def _search_file(rg: str, q: GrepQuery, content: bool, offset: int, limit: int, 
     out.lines = collector.lines.get(q.root, [])
 
 
-def _search_all(rg: str, q: GrepQuery, sensitive: SensitiveMatcher, deadline: _Deadline, out: SearchOutcome) -> None:
+def _search_all(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome) -> None:
     """Content mode, every line: one pass of rg's line printer, the first lines also structured."""
     blocks: dict[str, Block] = {}
 
@@ -200,7 +206,7 @@ def _search_all(rg: str, q: GrepQuery, sensitive: SensitiveMatcher, deadline: _D
             break
 
 
-def _stream_counts(proc: StreamingProcess, sensitive: SensitiveMatcher) -> list[FileHit]:
+def _stream_counts(proc: StreamingProcess, sensitive: HiddenPaths) -> list[FileHit]:
     """`--count` records parsed as rg writes them; each file is stat'ed while rg keeps searching."""
     hits: list[FileHit] = []
     rest = b""
@@ -210,7 +216,7 @@ def _stream_counts(proc: StreamingProcess, sensitive: SensitiveMatcher) -> list[
     return hits
 
 
-def _count_files(rg: str, q: GrepQuery, sensitive: SensitiveMatcher, deadline: _Deadline,
+def _count_files(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline,
                  out: SearchOutcome) -> list[FileHit]:
     """Step one: every matching file with its number of matching lines."""
     if q.multiline:
@@ -220,7 +226,7 @@ def _count_files(rg: str, q: GrepQuery, sensitive: SensitiveMatcher, deadline: _
     return _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
 
 
-def _probe(rg: str, q: GrepQuery, sensitive: SensitiveMatcher, budget: float, out: SearchOutcome) -> None:
+def _probe(rg: str, q: GrepQuery, sensitive: HiddenPaths, budget: float, out: SearchOutcome) -> None:
     """After finding nothing: binary or ignored files that contain the pattern, oversized files.
 
     Both rg runs start at once: the walk for oversized files overlaps the search.
@@ -253,7 +259,7 @@ def _probe(rg: str, q: GrepQuery, sensitive: SensitiveMatcher, budget: float, ou
 
 
 def search(q: GrepQuery, *, content: bool, offset: int, limit: int, timeout: float,
-           sensitive: SensitiveMatcher, line_numbers: bool = True) -> SearchOutcome:
+           sensitive: HiddenPaths, line_numbers: bool = True) -> SearchOutcome:
     """Run the rg searches a call needs and return every matching file in page order."""
     rg = require_binary("rg")
     out = SearchOutcome()

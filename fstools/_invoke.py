@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,13 +68,31 @@ def invoke(spec: ToolSpec, ctx: ExecutionContext | None, args: Mapping[str, Any]
 
 
 def authorize(
-    ctx: ExecutionContext, tool: str, path: str, diff: str | None = None, *, ask: bool = True, **details: Any
+    ctx: ExecutionContext,
+    tool: str,
+    path: str,
+    diff: str | None = None,
+    *,
+    ask: bool = True,
+    covers: Iterable[str] = (),
+    **details: Any,
 ) -> None:
-    """Ask the context's PermissionManager, if any, whether `tool` may act on `path`.
+    """Ask the context's PermissionManager, if any, whether `tool` may act on `path` (and `covers`).
 
     A deny rule refuses even a dry run or a no-op; `ask` rules consult the human only for a real
     change (`ask=False` for a no-op, and never in a dry run).
     """
     if ctx.permissions is not None:
         request = PermissionRequest(tool, path, diff, details)
-        ctx.permissions.authorize(request, dry_run=ctx.dry_run or not ask)
+        ctx.permissions.authorize(request, dry_run=ctx.dry_run or not ask, covers=covers)
+
+
+def denied_test(ctx: ExecutionContext, tool: str) -> Callable[[str], bool] | None:
+    """Whether a deny rule forbids `tool` a path; None (nothing to test) without such rules."""
+    return ctx.permissions.denied(tool) if ctx.permissions is not None else None
+
+
+def drop_denied(ctx: ExecutionContext, tool: str, paths: list[str]) -> list[str]:
+    """`paths` minus those a deny rule forbids `tool`: a listing must not show what reading would refuse."""
+    denied = denied_test(ctx, tool)
+    return paths if denied is None else [p for p in paths if not denied(p)]

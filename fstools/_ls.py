@@ -11,7 +11,7 @@ from ._context import ExecutionContext
 from ._errors import ErrorCode, ToolError
 from ._excludes import DEFAULT_EXCLUDES, is_hidden
 from ._globmatch import GlobSet
-from ._invoke import ToolSpec, authorize, invoke
+from ._invoke import ToolSpec, authorize, drop_denied, invoke
 from ._params import ToolParameter
 from ._paths import resolve_path
 from ._result import ToolResult
@@ -79,8 +79,9 @@ def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidde
                     candidates.append(de)
     except PermissionError:
         raise ToolError(ErrorCode.PERMISSION_DENIED, f"Permission denied: {target.display}") from None
-    if ctx.sensitive:
-        allowed = set(ctx.sensitive.exclude([de.path for de in candidates]))
+    if ctx.sensitive or ctx.permissions is not None:
+        paths = [de.path for de in candidates]
+        allowed = set(drop_denied(ctx, "LS", ctx.sensitive.exclude(paths) if ctx.sensitive else paths))
         candidates = [de for de in candidates if de.path in allowed]
     # The order needs only the entry type the directory listing already carries; only the
     # entries shown are stat-ed, so a huge directory costs one stat per shown entry.

@@ -28,7 +28,7 @@ from ._context import ExecutionContext
 from ._errors import ErrorCode, ToolError
 from ._permissions import PermissionRequest
 from ._registry import ToolRegistry, create_registry
-from ._result import ToolResult, with_notice
+from ._result import ToolResult, agent_text, printable
 from ._settings import SessionSettings
 from ._tool import BaseTool
 
@@ -106,9 +106,9 @@ def tool_definition(tool: BaseTool) -> types.Tool:
 def call_result(result: ToolResult) -> types.CallToolResult:
     """A ToolResult as MCP content: text (plus the image a Read returns), or a tool error."""
     if not result.success:
-        text = f"{result.error} (error_code: {result.error_code})"
+        text = printable(f"{result.error} (error_code: {result.error_code})")
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-    content: list[Any] = [types.TextContent(type="text", text=with_notice(result))]
+    content: list[Any] = [types.TextContent(type="text", text=agent_text(result))]
     data, mime = result.metadata.get("base64_data"), result.metadata.get("mime_type")
     if isinstance(data, str) and isinstance(mime, str) and mime.startswith("image/"):
         content.append(types.ImageContent(type="image", data=data, mime_type=mime))

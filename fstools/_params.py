@@ -131,7 +131,11 @@ def _coerce(p: ToolParameter, value: Any, where: str) -> Any:
             try:
                 value = _json_text(value)
             except ValueError:
-                raise _bad(where, "expected an array (or its JSON text)") from None
+                if p.items is not None:
+                    raise _bad(where, "expected an array (or its JSON text)") from None
+        # Models often send the one item instead of a one-item list: "*.log" for ["*.log"].
+        if isinstance(value, (str, Mapping)):
+            value = [value]
         if not isinstance(value, (list, tuple)):
             raise _bad(where, f"expected an array, got {type(value).__name__}")
         if p.items is None:

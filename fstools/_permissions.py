@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,6 +11,8 @@ from ._errors import ErrorCode, ToolError
 from ._globmatch import glob_match
 
 ACTIONS = ("allow", "ask", "deny")
+# A tool also obeys the rules written for these names: MultiEdit is a batch of Edits.
+_ALSO_MATCHES = {"MultiEdit": ("Edit",)}
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,11 @@ class PermissionRule:
             raise ValueError(f"action must be one of {ACTIONS}, got {self.action!r}")
 
     def matches(self, tool: str, path: str) -> bool:
-        return fnmatch.fnmatchcase(tool, self.tool) and glob_match(self.path, path)
+        return self.covers(tool) and glob_match(self.path, path)
+
+    def covers(self, tool: str) -> bool:
+        """Whether the rule applies to `tool`, or to a tool it stands for (a rule on Edit covers MultiEdit)."""
+        return any(fnmatch.fnmatchcase(name, self.tool) for name in (tool, *_ALSO_MATCHES.get(tool, ())))
 
 
 @dataclass(frozen=True)
@@ -64,13 +70,36 @@ class PermissionManager:
             return "deny"
         return matching[0].action if matching else self.default
 
-    def authorize(self, request: PermissionRequest, *, dry_run: bool = False) -> None:
-        """Raise ToolError unless the request may proceed; a dry run changes nothing, so it asks no one."""
-        action = self.decide(request.tool, request.path)
+    def denied(self, tool: str) -> Callable[[str], bool] | None:
+        """A test for "decide(tool, path) == 'deny'", or None when no deny rule covers `tool`.
+
+        Listing tools run it on every path they would show, so the rules that cannot match are
+        dropped once per call rather than once per path.
+        """
+        globs = [r.path for r in self.rules if r.action == "deny" and r.covers(tool)]
+        if not globs:
+            return None
+        return lambda path: any(glob_match(g, path) for g in globs)
+
+    def authorize(
+        self, request: PermissionRequest, *, dry_run: bool = False, covers: Iterable[str] = ()
+    ) -> None:
+        """Raise ToolError unless the request may proceed; a dry run changes nothing, so it asks no one.
+
+        `covers` are further paths the call changes (the contents of a deleted tree): a deny on
+        any of them refuses the whole call, an ask on any of them asks once for the whole call.
+        """
+        action, where = self.decide(request.tool, request.path), request.path
+        for path in covers:
+            if action == "deny":
+                break
+            here = self.decide(request.tool, path)
+            if here == "deny" or (here == "ask" and action == "allow"):
+                action, where = here, path
         if action == "deny":
             raise ToolError(
                 ErrorCode.PERMISSION_DENIED,
-                f"Permission denied by rule: {request.tool} on {request.path}",
+                f"Permission denied by rule: {request.tool} on {where}",
             )
         if action == "ask" and not dry_run:
             if self.confirm is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,13 +37,38 @@ class ToolResult:
         }
 
 
-def with_notice(result: ToolResult) -> str:
-    """The output as a text-only agent should see it: with the tool's "there is more" notice.
 
-    Glob and Grep keep `output` machine-parseable (one path or line per line) and put the
-    notice in metadata; the MCP server and the CLI, whose readers see only text, append it.
+_LONE_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """Text safe to serialise as UTF-8 (MCP, JSON): lone surrogates become U+FFFD.
+
+    Python-facing results keep undecodable bytes of file contents and names as
+    surrogate escapes (lossless); a text channel cannot carry them.
     """
-    notice = result.metadata.get("notice")
-    if not notice:
-        return result.output
-    return f"{result.output}\n{notice}" if result.output else notice
+    return _LONE_SURROGATES.sub("\ufffd", text)
+
+
+def jsonable(value: Any) -> Any:
+    """`value` with every string made printable, for JSON encoders that reject surrogates."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {jsonable(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def agent_text(result: ToolResult) -> str:
+    """The output as a text-only reader (MCP client, CLI user) should see it.
+
+    Glob and Grep keep `output` machine-parseable and put "there is more" in
+    metadata["notice"] and "could not see" in metadata["warnings"]; a reader of text alone
+    gets both appended, so "no match" and "could not look" never read the same.
+    """
+    notes = [result.metadata.get("notice") or ""]
+    notes += [f"(warning: {w})" for w in result.metadata.get("warnings") or ()]
+    text = "\n".join(part for part in [result.output, *notes] if part)
+    return printable(text)

@@ -28,6 +28,7 @@ _PREFERRED_LEGACY: tuple[str, ...] = (
     "cp1252",
     "cp1251",
     "cp932",
+    "euc_jp",
     "gb18030",
     "big5",
     "euc_kr",
@@ -180,10 +181,15 @@ def _detect_legacy(sample: bytes) -> str:
     matches = list(from_bytes(sample, cp_isolation=list(_PREFERRED_LEGACY)))
     if matches:
         least = min(m.chaos for m in matches)
-        candidates = {
-            enc for m in matches if m.chaos <= least + _CHAOS_TOLERANCE for enc in m.could_be_from_charset
-        }
-        return min(candidates, key=lambda enc: rank.get(enc, len(rank)))
+        # Equally clean decodings: the more coherent language wins (KOI8-R over cp1251 for
+        # KOI8 text), then our preference (cp1252 over cp1250 for Western text).
+        candidates = [
+            (-round(m.coherence, 2), rank.get(enc, len(rank)), enc)
+            for m in matches
+            if m.chaos <= least + _CHAOS_TOLERANCE
+            for enc in m.could_be_from_charset
+        ]
+        return min(candidates)[2]
     best = from_bytes(sample).best()
     return best.encoding if best is not None else "latin-1"
 

@@ -309,3 +309,13 @@ def test_import_fstools_loads_neither_the_cli_nor_the_sdk(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("bad", ["-5", "0", "nan", "soon"])
+def test_timeout_must_be_positive(bad, capsys):
+    from fstools._cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["glob", "*", "--timeout", bad])
+    assert info.value.code == 2
+    assert "positive number of seconds" in capsys.readouterr().err

@@ -185,3 +185,120 @@ def test_large_file_is_deleted_without_a_diff(project):
     path.write_text("0123456789")
     r = fstools.delete(str(path), ctx=ctx)
     assert r.success and "diff" not in r.metadata and not path.exists()
+
+
+def _rules(*rules: fstools.PermissionRule, confirm=None) -> fstools.PermissionManager:
+    return fstools.PermissionManager(rules=list(rules), confirm=confirm)
+
+
+def _lock_tree(project):
+    pkg = project / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "a.js").write_text("x")
+    (pkg / "sub" / "yarn.lock").write_text("lock")
+    return pkg
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_recursive_delete_refused_when_a_file_inside_is_denied(project, dry_run):
+    pkg = _lock_tree(project)
+    deny = _rules(fstools.PermissionRule(tool="Delete", path="**/*.lock", action="deny"))
+    ctx = fstools.ExecutionContext(working_dir=str(project), permissions=deny, dry_run=dry_run)
+    r = fstools.delete(str(pkg), recursive=True, ctx=ctx)
+    assert r.error_code == "permission_denied" and str(pkg / "sub" / "yarn.lock") in r.error
+    assert (pkg / "a.js").exists() and (pkg / "sub" / "yarn.lock").exists()
+
+
+@pytest.mark.parametrize("answer", [True, False])
+def test_recursive_delete_asks_once_when_a_file_inside_needs_asking(project, answer):
+    pkg = _lock_tree(project)
+    asked: list[fstools.PermissionRequest] = []
+
+    def confirm(request: fstools.PermissionRequest) -> bool:
+        asked.append(request)
+        return answer
+
+    rules = _rules(
+        fstools.PermissionRule(tool="Delete", path="**/*.lock", action="ask"),
+        fstools.PermissionRule(tool="Delete", path="**/*.js", action="ask"),
+        confirm=confirm,
+    )
+    r = fstools.delete(str(pkg), recursive=True, ctx=fstools.ExecutionContext(working_dir=str(project), permissions=rules))
+    assert len(asked) == 1 and asked[0].path == str(pkg)
+    assert str(pkg / "sub" / "yarn.lock") in asked[0].diff and str(pkg / "a.js") in asked[0].diff
+    assert r.success is answer and pkg.exists() is not answer
+    if not answer:
+        assert r.error_code == "user_rejected"
+
+
+def test_recursive_delete_ask_inside_is_not_consulted_in_a_dry_run(project):
+    pkg = _lock_tree(project)
+    rules = _rules(fstools.PermissionRule(tool="Delete", path="**/*.lock", action="ask"))
+    dry = fstools.ExecutionContext(working_dir=str(project), permissions=rules, dry_run=True)
+    r = fstools.delete(str(pkg), recursive=True, ctx=dry)
+    assert r.success and (pkg / "sub" / "yarn.lock").exists()
+
+
+def test_recursive_delete_without_matching_rules_asks_no_one(project):
+    pkg = _lock_tree(project)
+    rules = _rules(fstools.PermissionRule(tool="Write", path="**", action="deny"), confirm=lambda _: False)
+    r = fstools.delete(str(pkg), recursive=True, ctx=fstools.ExecutionContext(working_dir=str(project), permissions=rules))
+    assert r.success and not pkg.exists()
+
+
+def test_symlink_pointing_outside_is_removed_not_followed(project, ctx, tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep")
+    link = project / "out-link"
+    link.symlink_to(outside)
+    r = fstools.delete(str(link), ctx=ctx)
+    assert r.success, r.error
+    assert r.metadata["type"] == "symlink" and r.metadata["path"] == str(link)
+    assert not os.path.lexists(link) and outside.read_text() == "keep"
+
+
+def test_symlink_loop_is_removed(project, ctx):
+    a, b = project / "a", project / "b"
+    a.symlink_to(b)
+    b.symlink_to(a)
+    r = fstools.delete(str(a), ctx=ctx)
+    assert r.success and r.metadata["type"] == "symlink", r.error
+    assert not os.path.lexists(a) and os.path.lexists(b)
+
+
+def test_symlink_to_a_secret_is_removed_but_the_secret_kept(project, ctx):
+    secret = project / ".env"
+    secret.write_text("SECRET=1")
+    link = project / "settings"
+    link.symlink_to(secret)
+    r = fstools.delete(str(link), ctx=ctx)
+    assert r.success and not os.path.lexists(link) and secret.read_text() == "SECRET=1"
+
+
+def test_symlink_with_a_sensitive_name_is_refused(project, ctx):
+    plain = project / "plain.txt"
+    plain.write_text("x")
+    link = project / ".env"
+    link.symlink_to(plain)
+    assert fstools.delete(str(link), ctx=ctx).error_code == "sensitive_path"
+    assert link.is_symlink()
+
+
+def test_symlink_reached_through_a_linked_directory_outside_is_refused(project, ctx, tmp_path):
+    away = tmp_path / "away"
+    away.mkdir()
+    (away / "l").symlink_to(away)
+    (project / "door").symlink_to(away)
+    r = fstools.delete(str(project / "door" / "l"), ctx=ctx)
+    assert r.error_code == "path_outside_workspace"
+    assert (away / "l").is_symlink()
+
+
+def test_symlink_deny_rule_is_judged_on_the_link(project, tmp_path):
+    outside = tmp_path / "t.txt"
+    outside.write_text("x")
+    link = project / "keep.link"
+    link.symlink_to(outside)
+    rules = _rules(fstools.PermissionRule(tool="Delete", path="**/*.link", action="deny"))
+    r = fstools.delete(str(link), ctx=fstools.ExecutionContext(working_dir=str(project), permissions=rules))
+    assert r.error_code == "permission_denied" and link.is_symlink()

@@ -473,3 +473,9 @@ def test_search_rooted_inside_a_secret_directory_shows_no_secret(project, ctx):
         assert "credentials" not in g.output and "token.json" not in g.output
         assert "credentials" not in r.output and "token.json" not in r.output
     assert fstools.glob("**/*", path=str(project / ".aws"), hidden=True, ctx=ctx).output == str(project / ".aws" / "notes.txt")
+
+
+def test_empty_pattern_is_invalid(project, ctx):
+    make(project, "a.py")
+    r = fstools.glob("", ctx=ctx)
+    assert r.error_code == "invalid_argument" and "empty" in r.error

@@ -391,3 +391,15 @@ def test_a_bad_gitignore_line_is_a_notice_not_an_error(project, ctx):
     assert r.success and r.output == str(project / "x.txt")
     assert r.metadata["skipped"]["unreadable"] == 0
     assert any(".gitignore" in w and "error parsing glob" in w for w in r.metadata["warnings"])
+
+
+def test_dollar_anchor_matches_crlf_lines(tmp_path):
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "win.txt").write_bytes(b"match x\r\nother\r\n")
+    (root / "unix.txt").write_bytes(b"match x\nother\n")
+    ctx = fstools.ExecutionContext(working_dir=str(root))
+    r = fstools.grep("x$", path=str(root), output_mode="count", ctx=ctx)
+    assert r.metadata["total_matches"] == 2 and r.metadata["total_files"] == 2
+    content = fstools.grep("x$", path=str(root / "win.txt"), output_mode="content", ctx=ctx)
+    assert content.output == f"{root / 'win.txt'}:1> match x"

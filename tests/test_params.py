@@ -119,7 +119,10 @@ def test_array_from_json_text_and_items_validated():
     assert "edits[0].old_string" in error(file_path="/x", edits=[{}]).message
     assert "Unknown parameter(s): nope" in error(file_path="/x", edits=[{"old_string": "a", "nope": 1}]).message
     assert "at least one item" in error(file_path="/x", edits=[]).message
-    assert "expected an array" in error(file_path="/x", globs="not json").message
+    assert check(file_path="/x", globs="*.log")["globs"] == ["*.log"]  # one item for a one-item list
+    assert check(file_path="/x", edits={"old_string": "a"})["edits"] == [{"old_string": "a", "replace_all": False}]
+    assert check(file_path="/x", edits='{"old_string": "a"}')["edits"] == [{"old_string": "a", "replace_all": False}]
+    assert "expected an array" in error(file_path="/x", edits="not json").message
     assert "expected an array" in error(file_path="/x", globs=5).message
     assert "expected an object" in error(file_path="/x", edits=["x"]).message
     assert "expected a string" in error(file_path="/x", globs=[1]).message

@@ -172,7 +172,7 @@ def test_hard_link_reported_by_inode_count(tree):
 
 @pytest.mark.parametrize(
     "rel",
-    [".env", ".env.local", "config/.env.production", "key.pem", "server.key", ".ssh/id_rsa", "id_ed25519",
+    [".env", ".env.local", ".envrc", "config/.env.production", "key.pem", "server.key", ".ssh/id_rsa", "id_ed25519",
      ".aws/credentials", "deploy/.git-credentials", "terraform.tfstate"],
 )
 def test_sensitive_refused(tree, rel):

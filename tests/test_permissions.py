@@ -110,3 +110,78 @@ def test_no_op_write_asks_no_one(project):
     assert asked == []
     assert fstools.write(str(target), "changed\n", ctx=ctx).success
     assert [req.tool for req in asked] == ["Write"] and "+changed" in asked[0].diff
+
+
+def _private_project(project):
+    (project / "private").mkdir()
+    (project / "private" / "s.txt").write_text("needle secret\n")
+    (project / "pub.txt").write_text("needle public\n")
+    deny = PermissionManager(rules=[PermissionRule(tool="*", path="**/private/**", action="deny")])
+    return fstools.ExecutionContext(working_dir=str(project), permissions=deny), str(project / "private" / "s.txt")
+
+
+@pytest.mark.parametrize("mode", ["files_with_matches", "count", "content"])
+@pytest.mark.parametrize("head_limit", [100, 0])
+def test_grep_hides_files_a_deny_rule_forbids(project, mode, head_limit):
+    ctx, hidden = _private_project(project)
+    assert fstools.read(hidden, ctx=ctx).error_code == "permission_denied"
+    r = fstools.grep("needle", str(project), output_mode=mode, head_limit=head_limit, ctx=ctx)
+    assert r.success and "private" not in r.output and str(project / "pub.txt") in r.output
+    assert r.metadata["total_files"] == 1 and r.metadata["total_matches"] == 1 and not r.metadata["truncated"]
+
+
+def test_grep_probe_does_not_name_denied_files(project):
+    ctx, _ = _private_project(project)
+    (project / "private" / "blob.bin").write_bytes(b"zzneedle\x00\x01")
+    r = fstools.grep("zzneedle", str(project), ctx=ctx)
+    assert r.success and r.metadata["skipped"]["binary"] == 0 and "private" not in str(r.metadata)
+
+
+def test_glob_hides_files_a_deny_rule_forbids(project):
+    ctx, _ = _private_project(project)
+    r = fstools.glob("**/*.txt", str(project), ctx=ctx)
+    assert r.output.splitlines() == [str(project / "pub.txt")] and r.metadata["count"] == 1
+
+
+def test_ls_hides_entries_a_deny_rule_forbids(project):
+    ctx, _ = _private_project(project)
+    (project / "private" / "other.txt").write_text("x")
+    deny_dir = PermissionManager(rules=[PermissionRule(tool="LS", path="**/private", action="deny")])
+    top = fstools.ls(str(project), ctx=fstools.ExecutionContext(working_dir=str(project), permissions=deny_dir))
+    assert [e["name"] for e in top.metadata["entries"]] == ["pub.txt"] and top.metadata["count"] == 1
+    inside = fstools.ls(str(project / "private"), ctx=ctx)
+    assert inside.metadata["entries"] == [] and inside.metadata["count"] == 0
+
+
+def test_listings_ignore_deny_rules_for_other_tools(project):
+    (project / "a.txt").write_text("needle\n")
+    only_read = PermissionManager(rules=[PermissionRule(tool="Read", path="**", action="deny")])
+    ctx = fstools.ExecutionContext(working_dir=str(project), permissions=only_read)
+    assert fstools.glob("*.txt", ctx=ctx).metadata["count"] == 1
+    assert fstools.ls(str(project), ctx=ctx).metadata["count"] == 1
+    assert fstools.grep("needle", str(project), ctx=ctx).metadata["total_files"] == 1
+
+
+def test_denied_is_none_without_deny_rules_for_the_tool():
+    pm = manager(PermissionRule("Write", "**", "deny"), PermissionRule("*", "**", "ask"))
+    assert pm.denied("Grep") is None
+    test = manager(PermissionRule("G*", "**/x/**", "deny")).denied("Grep")
+    assert test is not None and test("/p/x/a") and not test("/p/y/a")
+
+
+def test_a_rule_on_edit_covers_multiedit():
+    pm = manager(PermissionRule("Edit", "**/*.lock", "deny"), PermissionRule("MultiEdit", "**/*.py", "ask"))
+    assert pm.decide("MultiEdit", "/p/yarn.lock") == "deny"
+    assert pm.decide("MultiEdit", "/p/a.py") == "ask"
+    assert pm.decide("Edit", "/p/a.py") == "allow"
+    assert pm.decide("Write", "/p/yarn.lock") == "allow"
+
+
+def test_multiedit_obeys_an_edit_deny_rule(project):
+    path = project / "yarn.lock"
+    path.write_text("a\n")
+    rules = PermissionManager(rules=[PermissionRule("Edit", "**/*.lock", "deny")])
+    ctx = fstools.ExecutionContext(working_dir=str(project), permissions=rules)
+    fstools.read(str(path), ctx=ctx)
+    r = fstools.multi_edit(str(path), [{"old_string": "a", "new_string": "b"}], ctx=ctx)
+    assert r.error_code == "permission_denied" and path.read_text() == "a\n"

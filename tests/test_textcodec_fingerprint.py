@@ -118,3 +118,16 @@ def test_undetectable_bytes_still_decode():
     data = bytes(range(0x80, 0x100)) * 4
     enc = sniff_encoding(data)
     assert len(decode(data, enc)) > 0
+
+
+@pytest.mark.parametrize(
+    "text,codec",
+    [
+        ("# Комментарий: функция для обработки данных\nx = 1\n", "koi8_r"),
+        ("日本語のテキストです。エンコーディングの検出。" * 5, "euc_jp"),
+        ("日本語のテキストです。エンコーディングの検出。" * 5, "shift_jis"),
+    ],
+)
+def test_cyrillic_and_japanese_families_told_apart(text, codec):
+    data = text.encode(codec)
+    assert decode(data, sniff_encoding(data)) == text
