@@ -23,22 +23,26 @@ class ReadRecord:
     """What a read saw, so a later write can tell whether the file changed since.
 
     `digest` is None for files too large to hash cheaply; then only the stat fields count.
+    `ctime_ns` is among them because user space cannot set it: `cp -p`, `touch -r`, `rsync -a`
+    and `tar x` restore size and mtime after changing the content, never ctime.
     """
 
     size: int
     mtime_ns: int
+    ctime_ns: int
     ino: int
     dev: int
     digest: bytes | None
 
     @classmethod
     def from_stat(cls, st: os.stat_result, digest: bytes | None) -> ReadRecord:
-        return cls(st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, digest)
+        return cls(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, digest)
 
     def same_stat(self, st: os.stat_result) -> bool:
-        return (self.size, self.mtime_ns, self.ino, self.dev) == (
+        return (self.size, self.mtime_ns, self.ctime_ns, self.ino, self.dev) == (
             st.st_size,
             st.st_mtime_ns,
+            st.st_ctime_ns,
             st.st_ino,
             st.st_dev,
         )

@@ -21,7 +21,7 @@ from ._guard import load, require_fresh_read, save
 from ._invoke import ToolSpec, authorize, invoke
 from ._match import EXACT, Plan, Replacement, plan_exact, plan_replacement
 from ._params import ToolParameter
-from ._paths import SafePath, resolve_path
+from ._paths import SafePath, resolve_file_path
 from ._result import ToolResult
 from ._spliced import Spliced, pieces_of
 from ._tool import FileTool
@@ -170,7 +170,7 @@ def _apply(
             _check(edit)
         except ToolError as exc:
             raise _numbered(exc, n, len(edits)) if numbered else exc from None
-    target = resolve_path(ctx, file_path)
+    target = resolve_file_path(ctx, file_path)
     seen, doc = _current(ctx, target, edits[0])
     edited = _edit_document(doc, edits, numbered)
     data, results = _encoded(doc, edited, target.display), edited.results

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import AnyStr, Generic
 
 from ._document import with_line_breaks
@@ -32,8 +34,15 @@ MAX_LISTED_LINES = 20
 SNIPPET_LINES = 30
 SNIPPET_WIDTH = 300
 FUZZY_SEARCH_LINES = 20_000
+FUZZY_CUTOFF = 0.5  # least similarity (difflib ratio) a closest region needs
+MAX_COUNTED_WORDS = 32  # old_string's words whose frequency in the file is counted
+MAX_FUZZY_WORDS = 8  # the rarest of them, whose occurrences vote for windows
+MAX_WORD_HITS = 200  # occurrences of one word that vote
+MAX_FUZZY_WINDOWS = 40  # most voted windows scored with difflib
+FUZZY_COMPARE_LINES = SNIPPET_LINES  # lines of each window compared
 TAB_WIDTH = 4
 _ANY_BREAK = r"(?:\r\n|\r|\n)"
+_WORD = re.compile(r"\w+")
 _LOOSE = {LINE_ENDINGS: "line endings", TRAILING_WHITESPACE: "whitespace", INDENTATION: "whitespace"}
 
 
@@ -285,26 +294,62 @@ def visible(line: str) -> str:
     return line.replace(" ", "·").replace("\t", "→").replace("\r", "␍")
 
 
-def _closest_line(flines: list[str], olines: list[str]) -> int | None:
+def _closest_line(text: str, flines: list[str], olines: list[str]) -> int | None:
     """Start of the window of the file that best matches old_string, by whole stripped lines,
-    else by the most similar line (small files only)."""
+    else by similarity (files up to FUZZY_SEARCH_LINES lines only)."""
     keys = [line.strip() for line in olines]
-    where: defaultdict[str, list[int]] = defaultdict(list)
-    for i, line in enumerate(flines):
-        where[line.strip()].append(i)
-    votes: Counter[int] = Counter()
+    at: defaultdict[str, list[int]] = defaultdict(list)  # where each non-blank key is in old_string
     for j, key in enumerate(keys):
         if key:
-            votes.update(i - j for i in where.get(key, ()))
+            at[key].append(j)
+    votes: Counter[int] = Counter()
+    for i, line in enumerate(map(str.strip, flines)):
+        if line in at:
+            votes.update(i - j for j in at[line])
     if votes:
         return min(votes, key=lambda i: (-votes[i], i))
     if len(flines) > FUZZY_SEARCH_LINES:
         return None
+    return _similar_window(text, flines, keys)
+
+
+def _similar_window(text: str, flines: list[str], keys: list[str]) -> int | None:
+    """Start of the window most similar to old_string's stripped lines `keys`, or None below FUZZY_CUTOFF.
+
+    Scoring every window (or every line) with difflib takes seconds on a large file, so only
+    windows that share old_string's rarest words are scored: each occurrence of one of those
+    words votes for the window it would sit in, weighted by the word's rarity, and the
+    MAX_FUZZY_WINDOWS most voted are compared. Every step is bounded by a constant.
+    """
+    first_line: dict[str, int] = {}
+    for j, key in enumerate(keys):
+        for word in _WORD.findall(key):
+            first_line.setdefault(word, j)
+    counted = sorted(first_line, key=len, reverse=True)[:MAX_COUNTED_WORDS]  # longer words are rarer
+    rarity = {word: text.count(word) for word in counted}
+    rare = sorted((w for w in counted if rarity[w]), key=rarity.__getitem__)[:MAX_FUZZY_WORDS]
+    if not rare:
+        return None
+    starts = list(accumulate((len(line) + 1 for line in flines), initial=0))
+    votes: Counter[int] = Counter()
+    for word in rare:
+        pos, hits = text.find(word), 0
+        while pos >= 0 and hits < MAX_WORD_HITS:
+            votes[max(bisect_right(starts, pos) - 1 - first_line[word], 0)] += 1 / rarity[word]
+            pos, hits = text.find(word, pos + len(word)), hits + 1
     import difflib  # only on the not_found path
 
-    j = max(range(len(keys)), key=lambda n: len(keys[n]))
-    close = difflib.get_close_matches(keys[j], list(where), n=1, cutoff=0.5)
-    return where[close[0]][0] - j if close and keys[j] else None
+    width = min(len(keys), FUZZY_COMPARE_LINES)
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2("\n".join(keys[:width]))
+    best, best_ratio = None, FUZZY_CUTOFF
+    for start, _ in votes.most_common(MAX_FUZZY_WINDOWS):
+        matcher.set_seq1("\n".join(line.strip() for line in flines[start : start + width]))
+        if matcher.real_quick_ratio() >= best_ratio and matcher.quick_ratio() >= best_ratio:
+            ratio = matcher.ratio()
+            if ratio > best_ratio or (ratio == best_ratio and best is None):
+                best, best_ratio = start, ratio
+    return best
 
 
 def _numbered(lines: list[str], first: int) -> list[str]:
@@ -316,7 +361,7 @@ def describe_not_found(text: str, old: str) -> str:
     message = "old_string not found in the file."
     olines = old.split("\n")
     flines = text.split("\n")
-    best = _closest_line(flines, olines)
+    best = _closest_line(text, flines, olines)
     if best is None:
         return f"{message} Read the file and copy the exact text, including indentation and whitespace."
     lo = max(best - 1, 0)

@@ -101,6 +101,17 @@ def resolve_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path"
     return SafePath(canonical, display, st)
 
 
+def resolve_file_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path") -> SafePath:
+    """resolve_path for the tools that create or change a regular file (Write, Edit, MultiEdit):
+    a trailing separator names a directory, and writing there would create a file under the
+    directory's name. LS, Glob, Grep and Delete accept directories and use resolve_path."""
+    if isinstance(raw, str) and raw.endswith((os.sep, os.altsep or os.sep)):
+        raise ToolError(
+            ErrorCode.INVALID_PATH, f"Invalid path: {param} ends with a path separator: it names a directory: {raw}"
+        )
+    return resolve_path(ctx, raw, param=param)
+
+
 def is_listable(ctx: ExecutionContext, canonical: str) -> bool:
     """Whether a path found by a walker may be shown: inside the roots and not a secret."""
     return within_roots(ctx, canonical) and not (ctx.sensitive and ctx.sensitive.matches(canonical))

@@ -1,7 +1,9 @@
 """Read: a file for an agent, as numbered text lines, an image, PDF page text or notebook cells.
 
 What a file is comes from its bytes (images, PDFs, binaries) and, for notebooks, its
-name. Every successful read records what read-before-write needs in the context. The
+name. Every successful read records what read-before-write needs in the context, and so
+does a read refused for the file's kind or size (binary, too large, damaged): the agent
+cannot read such a file any other way, and must still be able to replace it. The
 image, PDF and notebook readers are imported on first use: `import fstools` stays light.
 """
 
@@ -13,14 +15,14 @@ import stat
 
 from ._context import ExecutionContext
 from ._errors import ErrorCode, ToolError, error_from_oserror
-from ._fingerprint import remember, remember_digest
+from ._fingerprint import DIGEST_LIMIT, content_hasher, remember, remember_digest
 from ._filekind import image_mime, is_pdf
 from ._invoke import ToolSpec, authorize, invoke
 from ._params import ToolParameter
 from ._paths import SafePath, resolve_path
 from ._result import ToolResult
 from ._textcodec import SNIFF_BYTES, looks_binary
-from ._textwindow import MAX_LINE_CHARS, read_window
+from ._textwindow import MAX_LINE_CHARS, file_chunks, read_window
 from ._tool import FileTool
 
 DEFAULT_LIMIT = 2000
@@ -77,7 +79,8 @@ def _dispatch(
         except NotebookError as exc:
             notebook_error = str(exc)  # show the raw text instead, and say why
     if looks_binary(head):
-        raise ToolError(ErrorCode.BINARY_FILE, f"Cannot read binary file: {target.display}")
+        error = ToolError(ErrorCode.BINARY_FILE, f"Cannot read binary file: {target.display}")
+        raise _refused(ctx, target, fd, st, error)
     result = _read_text(ctx, target, fd, st, head, offset, limit)
     if notebook_error is not None:
         result.metadata["notebook_error"] = notebook_error
@@ -112,13 +115,40 @@ def _read_text(
     return ToolResult.ok(window.render(), **metadata)
 
 
+def _hash_fd(fd: int, size: int) -> bytes:
+    """The content digest of the first `size` bytes of `fd`, read in bounded pieces."""
+    hasher = content_hasher()
+    for buf, n in file_chunks(fd, size):
+        hasher.update(memoryview(buf)[:n])
+    return hasher.digest()
+
+
+def _refused(
+    ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, error: ToolError, data: bytes | None = None
+) -> ToolError:
+    """`error`, after recording the file as read: Read refuses it for its kind or size, so this
+    is all the agent can see of it, and Write must still be able to replace it (`data`: the
+    whole content, when already in memory)."""
+    if data is not None:
+        remember(ctx, target.path, st, data)
+    else:
+        remember_digest(ctx, target.path, st, _hash_fd(fd, st.st_size) if st.st_size <= DIGEST_LIMIT else None)
+    return error
+
+
 def _media_bytes(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result) -> bytes:
     """The whole file, for the formats that are parsed whole; refused over ctx.max_media_bytes."""
     if st.st_size > ctx.max_media_bytes:
-        raise ToolError(
-            ErrorCode.FILE_TOO_LARGE,
-            f"File too large: {target.display} is {st.st_size} bytes; images, PDFs and notebooks are read "
-            f"up to {ctx.max_media_bytes} bytes",
+        raise _refused(
+            ctx,
+            target,
+            fd,
+            st,
+            ToolError(
+                ErrorCode.FILE_TOO_LARGE,
+                f"File too large: {target.display} is {st.st_size} bytes; images, PDFs and notebooks are read "
+                f"up to {ctx.max_media_bytes} bytes",
+            ),
         )
     return os.pread(fd, st.st_size, 0)
 
@@ -130,11 +160,13 @@ def _read_image(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_re
     try:
         image = load_image(data, mime, ctx.image_max_dimension, ctx.image_max_bytes)
     except ImageTooLarge as exc:
-        raise ToolError(ErrorCode.FILE_TOO_LARGE, f"Image too large to decode: {target.display} ({exc})") from None
+        error = ToolError(ErrorCode.FILE_TOO_LARGE, f"Image too large to decode: {target.display} ({exc})")
+        raise _refused(ctx, target, fd, st, error, data) from None
     except ImageError as exc:
-        raise ToolError(
+        error = ToolError(
             ErrorCode.ENCODING_ERROR, f"Cannot read image: {target.display} looks like {mime} but is damaged ({exc})"
-        ) from None
+        )
+        raise _refused(ctx, target, fd, st, error, data) from None
     remember(ctx, target.path, st, data)
     summary = f"Image {target.display}: {image.mime_type}, {image.width}x{image.height} px, {len(image.data)} bytes"
     if image.resized or image.mime_type != mime:
@@ -166,7 +198,8 @@ def _read_pdf(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_resu
     try:
         pdf = read_pdf(data, pages, ctx.pdf_max_pages)
     except PdfError as exc:
-        raise ToolError(ErrorCode.ENCODING_ERROR, f"Cannot read PDF: {target.display} ({exc})") from None
+        error = ToolError(ErrorCode.ENCODING_ERROR, f"Cannot read PDF: {target.display} ({exc})")
+        raise _refused(ctx, target, fd, st, error, data) from None
     except PageSpecError as exc:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, str(exc)) from None
     remember(ctx, target.path, st, data)

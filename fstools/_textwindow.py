@@ -103,14 +103,14 @@ def read_window(path: str, fd: int, st: os.stat_result, head: bytes, offset: int
 
 
 def _cached_index(path: str, fd: int, st: os.stat_result, head: bytes) -> LineIndex:
-    key = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    key = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     with _cache_lock:
         index = _cache.get(key)
         if index is not None:
             _cache.move_to_end(key)
             return index
     encoding = sniff_encoding(head[:SNIFF_BYTES], complete=False)
-    index = LineIndex.scan(_chunks(fd, st.st_size), encoding, st.st_size)
+    index = LineIndex.scan(file_chunks(fd, st.st_size), encoding, st.st_size)
     if index.size != st.st_size:
         raise ToolError(ErrorCode.CONCURRENT_MODIFICATION, f"File changed while it was being read: {path}")
     with _cache_lock:
@@ -120,7 +120,7 @@ def _cached_index(path: str, fd: int, st: os.stat_result, head: bytes) -> LineIn
     return index
 
 
-def _chunks(fd: int, size: int) -> Iterator[tuple[bytearray, int]]:
+def file_chunks(fd: int, size: int) -> Iterator[tuple[bytearray, int]]:
     """The file as READ_CHUNK pieces read into one reused buffer (the scan never holds more)."""
     buf = bytearray(READ_CHUNK)
     view = memoryview(buf)

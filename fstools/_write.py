@@ -13,7 +13,7 @@ from ._errors import ErrorCode, ToolError
 from ._guard import load, require_fresh_read, save
 from ._invoke import ToolSpec, authorize, invoke
 from ._params import ToolParameter
-from ._paths import resolve_path
+from ._paths import resolve_file_path
 from ._result import ToolResult
 from ._textcodec import UTF8
 from ._tool import FileTool
@@ -44,7 +44,7 @@ def _fit(content: str, previous: Document | None) -> str:
 
 
 def _write(ctx: ExecutionContext, file_path: str, content: str, backup: bool) -> ToolResult:
-    target = resolve_path(ctx, file_path)
+    target = resolve_file_path(ctx, file_path)
     seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
     require_fresh_read(ctx, target, seen)
     previous = _previous(seen.data if seen else None, target.display)

@@ -498,3 +498,37 @@ def test_not_found_in_a_huge_file_skips_the_similarity_search(code, ctx):
     path = code("".join(f"row {n}\n" for n in range(25_000)))
     r = fstools.edit(str(path), "no such row anywhere", "x", ctx=ctx)
     assert r.error_code == "not_found" and "closest region" not in r.error
+
+
+def _python_like(lines: int) -> str:
+    out = []
+    for i in range(lines):
+        k = i % 10
+        if k == 0:
+            out.append(f"def function_{i}(arg_{i}, value=None):")
+        elif k == 9:
+            out.append("")
+        else:
+            out.append(f"    result_{i} = helper_{i % 500}(arg_{i - k}, {i * 7 % 1000}) + value_{i}")
+    return "\n".join(out) + "\n"
+
+
+def test_not_found_hint_in_a_20000_line_file_is_fast_and_points_at_the_similar_region(code, ctx):
+    import time
+
+    text = _python_like(19_999)  # FUZZY_SEARCH_LINES counts the empty last line too
+    path = code(text)
+    lines = text.split("\n")
+    old = "\n".join(line.replace("result", "reslt").replace("+", "-") for line in lines[10_002:10_005])
+    started = time.perf_counter()
+    r = fstools.edit(str(path), old, "x", ctx=ctx)
+    elapsed = time.perf_counter() - started
+    assert r.error_code == "not_found"
+    assert "lines 10002-10006" in r.error
+    assert elapsed < 0.5  # ~30 ms; was ~1.7 s (generous bound for loaded CI machines)
+
+
+def test_not_found_hint_is_omitted_when_nothing_is_similar(code, ctx):
+    path = code(_python_like(2_000))
+    r = fstools.edit(str(path), "completely unrelated prose here", "x", ctx=ctx)
+    assert r.error_code == "not_found" and "closest region" not in r.error

@@ -259,10 +259,36 @@ def test_record_is_under_the_canonical_path(project, ctx):
 
 
 def test_failed_reads_record_nothing(project, ctx):
-    f = project / "bin.dat"
-    f.write_bytes(b"\x00\x01\x02")
-    assert not fstools.read(str(f), ctx=ctx).success
+    f = project / "short.txt"
+    f.write_text("one line\n")
+    assert fstools.read(str(f), offset=5, ctx=ctx).error_code == "invalid_argument"
     assert ctx.read_record(str(f)) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "code"),
+    [
+        ("bin.dat", b"\x00\x01\x02", "binary_file"),
+        ("broken.pdf", b"%PDF-1.4\nnot really a pdf\n", "encoding_error"),
+        ("broken.png", b"\x89PNG\r\n\x1a\n" + b"garbage" * 10, "encoding_error"),
+    ],
+)
+def test_reads_refused_for_the_files_kind_are_recorded(project, ctx, name, data, code):
+    f = project / name
+    f.write_bytes(data)
+    r = fstools.read(str(f), ctx=ctx)
+    assert not r.success and r.error_code == code
+    record = ctx.read_record(str(f))
+    assert record is not None and record.digest == hashlib.sha256(data).digest()
+
+
+def test_media_over_the_size_limit_is_recorded(project, ctx):
+    ctx.max_media_bytes = 16
+    f = project / "big.pdf"
+    data = make_pdf(["one"])
+    f.write_bytes(data)
+    assert fstools.read(str(f), ctx=ctx).error_code == "file_too_large"
+    assert ctx.read_record(str(f)).digest == hashlib.sha256(data).digest()
 
 
 def test_media_reads_are_recorded(project, ctx):

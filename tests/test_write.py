@@ -349,3 +349,80 @@ def test_own_large_write_is_remembered_with_its_content_digest(project, ctx):
     target.write_text(body.replace("row", "ROW", 1).replace("HEAD", "TOP!"))  # same size, other bytes
     os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 9_000_000_000))  # a distinct mtime on any kernel
     assert fstools.edit(str(target), "TOP!", "x", ctx=ctx).error_code == "concurrent_modification"
+
+
+# --- Read-before-write: ctime, files Read refuses, trailing separators ----------------------------
+
+
+def test_same_size_change_with_restored_mtime_is_a_conflict(project, ctx):
+    """cp -p, touch -r, rsync -a and tar x put the old mtime back; ctime still moves."""
+    target = project / "p.txt"
+    target.write_text("AA\nB\n")
+    agent_read(ctx, target)
+    st = target.stat()
+    target.write_text("AA\nC\n")
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (target.stat().st_size, target.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    r = fstools.edit(str(target), "AA", "Z", ctx=ctx)
+    assert r.error_code == "concurrent_modification"
+    assert target.read_text() == "AA\nC\n"
+
+
+def test_touch_without_a_content_change_is_still_not_a_conflict(project, ctx):
+    target = project / "p.txt"
+    target.write_text("AA\nB\n")
+    agent_read(ctx, target)
+    st = target.stat()
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))  # moves ctime only
+    r = fstools.edit(str(target), "AA", "Z", ctx=ctx)
+    assert r.success, r.error
+    assert target.read_text() == "Z\nB\n"
+
+
+def test_binary_file_refused_by_read_can_be_overwritten(project, ctx):
+    target = project / "data.bin"
+    target.write_bytes(b"\x00\x01binary\x02")
+    assert fstools.read(str(target), ctx=ctx).error_code == "binary_file"
+    r = fstools.write(str(target), "text", ctx=ctx)
+    assert r.success, r.error
+    assert target.read_text() == "text"
+
+
+def test_binary_file_changed_after_the_refused_read_is_a_conflict(project, ctx):
+    target = project / "data.bin"
+    target.write_bytes(b"\x00\x01binary\x02")
+    assert fstools.read(str(target), ctx=ctx).error_code == "binary_file"
+    target.write_bytes(b"\x00\x01BINARY\x02")
+    r = fstools.write(str(target), "text", ctx=ctx)
+    assert r.error_code == "concurrent_modification"
+    assert target.read_bytes() == b"\x00\x01BINARY\x02"
+
+
+def test_large_media_refused_by_read_can_be_overwritten(project, ctx):
+    ctx.max_media_bytes = 8
+    target = project / "scan.pdf"
+    target.write_bytes(b"%PDF-1.4\n" + b"x" * 64)
+    assert fstools.read(str(target), ctx=ctx).error_code == "file_too_large"
+    assert fstools.write(str(target), "replaced", ctx=ctx).success
+    assert target.read_text() == "replaced"
+
+
+@pytest.mark.parametrize("tool", ["write", "edit", "multi_edit"])
+def test_trailing_separator_is_invalid_path(project, ctx, tool):
+    path = str(project / "newdir") + os.sep
+    if tool == "write":
+        r = fstools.write(path, "x", ctx=ctx)
+    elif tool == "edit":
+        r = fstools.edit(path, "", "x", ctx=ctx)
+    else:
+        r = fstools.multi_edit(path, [{"old_string": "", "new_string": "x"}], ctx=ctx)
+    assert r.error_code == "invalid_path" and "ends with a path separator" in r.error
+    assert not (project / "newdir").exists()
+
+
+def test_trailing_separator_on_an_existing_file_is_invalid_path(project, ctx):
+    target = project / "a.txt"
+    target.write_text("a")
+    agent_read(ctx, target)
+    assert fstools.write(str(target) + "/", "b", ctx=ctx).error_code == "invalid_path"
+    assert target.read_text() == "a"
