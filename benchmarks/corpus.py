@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass
 
 ROOT = os.environ.get("FSTOOLS_BENCH_DIR", os.path.join(tempfile.gettempdir(), "fstools-bench"))
-KERNEL_DIR = os.environ.get("FSTOOLS_KERNEL_DIR", "/work/corpus/linux")
+KERNEL_DIR = os.environ.get("FSTOOLS_KERNEL_TREE", "/work/corpus/linux")
 KERNEL_MARKER = os.path.join(".git", "fstools-corpus-prepared")  # written by scripts/fetch_corpus
 
 TYPICAL_VERSION = "1"
@@ -209,7 +209,7 @@ def kernel_missing() -> str | None:
         return None
     return (
         f"no prepared kernel tree at {KERNEL_DIR}: run `python scripts/fetch_corpus` "
-        "(or set FSTOOLS_KERNEL_DIR to a tree it prepared)"
+        "(or set FSTOOLS_KERNEL_TREE to a tree it prepared)"
     )
 
 
