@@ -513,19 +513,15 @@ def _python_like(lines: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def test_not_found_hint_in_a_20000_line_file_is_fast_and_points_at_the_similar_region(code, ctx):
-    import time
-
+def test_not_found_hint_in_a_20000_line_file_points_at_the_similar_region(code, ctx):
+    # Speed (~30 ms here, was ~1.7 s) is measured by benchmarks/, not asserted in a unit test.
     text = _python_like(19_999)  # FUZZY_SEARCH_LINES counts the empty last line too
     path = code(text)
     lines = text.split("\n")
     old = "\n".join(line.replace("result", "reslt").replace("+", "-") for line in lines[10_002:10_005])
-    started = time.perf_counter()
     r = fstools.edit(str(path), old, "x", ctx=ctx)
-    elapsed = time.perf_counter() - started
     assert r.error_code == "not_found"
     assert "lines 10002-10006" in r.error
-    assert elapsed < 0.5  # ~30 ms; was ~1.7 s (generous bound for loaded CI machines)
 
 
 def test_not_found_hint_is_omitted_when_nothing_is_similar(code, ctx):
