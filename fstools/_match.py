@@ -29,6 +29,7 @@ EXACT = "exact"
 LINE_ENDINGS = "line_endings"
 TRAILING_WHITESPACE = "trailing_whitespace"
 INDENTATION = "indentation"
+UNDECODABLE = "undecodable_bytes"
 
 MAX_LISTED_LINES = 20
 SNIPPET_LINES = 30
@@ -43,7 +44,15 @@ FUZZY_COMPARE_LINES = SNIPPET_LINES  # lines of each window compared
 TAB_WIDTH = 4
 _ANY_BREAK = r"(?:\r\n|\r|\n)"
 _WORD = re.compile(r"\w+")
-_LOOSE = {LINE_ENDINGS: "line endings", TRAILING_WHITESPACE: "whitespace", INDENTATION: "whitespace"}
+_LOOSE = {
+    LINE_ENDINGS: "line endings",
+    TRAILING_WHITESPACE: "whitespace",
+    INDENTATION: "whitespace",
+    UNDECODABLE: "undecodable bytes",
+}
+# Read shows a byte its encoding cannot decode as U+FFFD; the text Edit works on keeps the
+# byte itself (a surrogate escape), so a line copied from Read must match it through this.
+_STANDS_FOR_U_FFFD = "[\udc80-\udcff\ufffd]+"
 
 
 @dataclass(frozen=True)
@@ -90,7 +99,7 @@ def plan_replacement(text: str, old: str, new: str, replace_all: bool) -> Plan[s
     plan = plan_exact(text, old, new, replace_all)
     if plan is not None:
         return plan
-    for find in (_line_endings, _whitespace):
+    for find in (_line_endings, _whitespace, _undecodable):
         candidates = find(text, old, new)
         if candidates:
             return _decide(text, candidates, new, replace_all)
@@ -117,6 +126,13 @@ def _line_endings(text: str, old: str, new: str) -> list[_Candidate]:
         return []
     pattern = re.compile(_ANY_BREAK.join(map(re.escape, lines)))
     return [_Candidate(m.start(), m.end(), LINE_ENDINGS) for m in pattern.finditer(text)]
+
+
+def _undecodable(text: str, old: str, new: str) -> list[_Candidate]:
+    if "\ufffd" not in old:
+        return []
+    pattern = re.compile(_STANDS_FOR_U_FFFD.join(map(re.escape, old.split("\ufffd"))))
+    return [_Candidate(m.start(), m.end(), UNDECODABLE) for m in pattern.finditer(text)]
 
 
 def _indent(line: str) -> str:

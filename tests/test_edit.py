@@ -528,3 +528,26 @@ def test_not_found_hint_is_omitted_when_nothing_is_similar(code, ctx):
     path = code(_python_like(2_000))
     r = fstools.edit(str(path), "completely unrelated prose here", "x", ctx=ctx)
     assert r.error_code == "not_found" and "closest region" not in r.error
+
+
+def test_line_copied_from_read_matches_its_undecodable_byte(project, ctx):
+    """Read shows a stray byte as U+FFFD; an old_string copied from that output must still match."""
+    path = project / "mixed.txt"
+    before = "héllo wörld ünïcode\n".encode() + b"caf\xe9 bar\nend\n"
+    path.write_bytes(before)
+    shown = fstools.read(str(path), ctx=ctx)
+    assert "caf\ufffd bar" in shown.output
+    r = fstools.edit(str(path), "caf\ufffd bar", "cafe bar", ctx=ctx)
+    assert r.success, r.error
+    assert r.metadata["match_strategy"] == "undecodable_bytes"
+    assert path.read_bytes() == "héllo wörld ünïcode\n".encode() + b"cafe bar\nend\n"
+
+
+def test_undecodable_match_must_be_unique(project, ctx):
+    path = project / "twice.txt"
+    before = b"x\xe9y\nx\xffy\n" + "naïve café ünïcode\n".encode()  # UTF-8 with two stray bytes
+    path.write_bytes(before)
+    assert fstools.read(str(path), ctx=ctx).metadata["encoding"] == "utf-8"
+    r = fstools.edit(str(path), "x\ufffdy", "xy", ctx=ctx)
+    assert r.error_code == "not_unique" and "undecodable bytes" in r.error and "lines: [1, 2]" in r.error
+    assert path.read_bytes() == before
