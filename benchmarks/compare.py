@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -202,6 +203,11 @@ def big_read_rows() -> list[Row]:
     if missing:
         return _unmeasured_big_read("MISSING", missing)
     path = os.path.join(corpus.files_dir(), "big-1g.txt")
+    os.makedirs(corpus.files_dir(), exist_ok=True)
+    free = shutil.disk_usage(corpus.files_dir()).free
+    if not os.path.exists(path) and free < BIG_FILE_BYTES + (512 << 20):
+        # A small CI disk must not fail the run: the row says it was not measured, and why.
+        return _unmeasured_big_read("SKIP", f"only {free >> 20} MiB free in {corpus.files_dir()}: needs 1.5 GiB")
     lines = corpus.big_text_file(path, BIG_FILE_BYTES)
     try:
         got = json.loads(_python("-m", "benchmarks.read_probe", path, str(lines)).stdout)
