@@ -110,8 +110,3 @@ def resolve_file_path(ctx: ExecutionContext, raw: object, *, param: str = "file_
             ErrorCode.INVALID_PATH, f"Invalid path: {param} ends with a path separator: it names a directory: {raw}"
         )
     return resolve_path(ctx, raw, param=param)
-
-
-def is_listable(ctx: ExecutionContext, canonical: str) -> bool:
-    """Whether a path found by a walker may be shown: inside the roots and not a secret."""
-    return within_roots(ctx, canonical) and not (ctx.sensitive and ctx.sensitive.matches(canonical))

@@ -9,7 +9,7 @@ import pytest
 
 import fstools
 from fstools._errors import ErrorCode, ToolError
-from fstools._paths import is_listable, is_within, resolve_path
+from fstools._paths import is_within, resolve_path
 
 
 def refused(ctx, raw, code: ErrorCode) -> str:
@@ -181,7 +181,7 @@ def test_sensitive_refused(tree, rel):
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("SECRET=1")
     assert "sensitive" in refused(ctx, str(target), ErrorCode.SENSITIVE_PATH)
-    assert not is_listable(ctx, str(target))
+    assert ctx.sensitive.matches(str(target))  # and so filtered from LS/Glob/Grep
 
 
 @pytest.mark.parametrize("rel", [".env.example", ".env.sample", "id_rsa.pub", "keys.py", "environment.yml", "monkey.txt"])
@@ -189,7 +189,7 @@ def test_not_sensitive(tree, rel):
     _, proj, ctx = tree
     (proj / rel).write_text("fine")
     assert resolve_path(ctx, str(proj / rel)).is_file
-    assert is_listable(ctx, str(proj / rel))
+    assert not ctx.sensitive.matches(str(proj / rel))
 
 
 def test_symlink_to_secret_refused(tree):
