@@ -13,9 +13,9 @@ import os
 import threading
 
 from ._atomic import Conflict, LockTimeout, Snapshot, Written, commit, snapshot
-from ._context import ExecutionContext, ReadRecord
+from ._context import ExecutionContext
 from ._errors import ErrorCode, ToolError, error_from_oserror
-from ._fingerprint import DIGEST_LIMIT, content_digest, fingerprint, unchanged_since
+from ._fingerprint import DIGEST_LIMIT, content_digest, remember_digest, unchanged_since
 from ._paths import SafePath
 from ._spliced import Spliced
 
@@ -23,9 +23,9 @@ from ._spliced import Spliced
 PARALLEL_DIGEST_MIN = 1 << 20
 
 
-class _Fingerprint:
-    """The read record of content being written. For a large file the digest is computed on a
-    thread while the file is written and fsynced (hashlib releases the GIL): ~1 ms per MB saved."""
+class _Digest:
+    """The content digest of data being written (None past DIGEST_LIMIT). For a large file it is
+    computed on a thread while the file is written and fsynced (hashlib releases the GIL): ~1 ms per MB saved."""
 
     def __init__(self, data: bytes | Spliced) -> None:
         self._data, self._digest = data, None
@@ -37,11 +37,12 @@ class _Fingerprint:
     def _hash(self) -> None:
         self._digest = content_digest(self._data)
 
-    def record(self, st: os.stat_result) -> ReadRecord:
-        if self._thread is None:
-            return fingerprint(st, self._data)
-        self._thread.join()
-        return ReadRecord.from_stat(st, self._digest)
+    def result(self) -> bytes | None:
+        if self._thread is not None:
+            self._thread.join()
+        elif self._digest is None and len(self._data) <= DIGEST_LIMIT:
+            self._hash()
+        return self._digest
 
 
 def _lock_timeout(ctx: ExecutionContext, target: SafePath) -> ToolError:
@@ -108,7 +109,7 @@ def save(
     remember the result as read. Parent directories of a new file are created, and removed again
     if the write fails."""
     created: list[str] = []
-    new_record = _Fingerprint(data)
+    new_digest = _Digest(data)
     try:
         if seen is None:
             _make_parents(target.path, created)
@@ -124,5 +125,5 @@ def save(
     except OSError as exc:
         _remove_dirs(created)
         raise error_from_oserror(exc, target.display) from None
-    ctx.record_read(target.path, new_record.record(written.stat))  # what remember() does, hashed in parallel
+    remember_digest(ctx, target.path, written.stat, new_digest.result())
     return written
