@@ -70,7 +70,9 @@ class CaseDef:
 class Registry:
     defs: list[CaseDef] = field(default_factory=list)
 
-    def case(self, group: str, id: str, title: str, tools: tuple[str, ...], **kw: Any) -> Callable[[Callable[[Any], Case]], Callable[[Any], Case]]:
+    def case(
+        self, group: str, id: str, title: str, tools: tuple[str, ...], **kw: Any
+    ) -> Callable[[Callable[[Any], Case]], Callable[[Any], Case]]:
         def register(build: Callable[[Any], Case]) -> Callable[[Any], Case]:
             self.defs.append(CaseDef(group, id, title, tools, build, **kw))
             return build
@@ -326,8 +328,14 @@ def grep_page(t: corpus.Typical) -> Case:
 EDIT_FILE_BYTES = 10_000_000  # "a 10 MB file"; under Write's default 10 MiB cap, which the setup uses
 
 
-@case("files", "edit-10mb", "Edit one line of a 10 MB file (incl. fsync)", ("Edit", "Write"),
-      budgets=(Budget(50, "ms", "≤ 50 ms"),), repeats=9)
+@case(
+    "files",
+    "edit-10mb",
+    "Edit one line of a 10 MB file (incl. fsync)",
+    ("Edit", "Write"),
+    budgets=(Budget(50, "ms", "≤ 50 ms"),),
+    repeats=9,
+)
 def edit_10mb(files_dir: str) -> Case:
     width = 100
     lines = [corpus.numbered_line(n, width).decode() for n in range(1, EDIT_FILE_BYTES // width + 1)]
@@ -363,8 +371,14 @@ def kernel_grep(root: str, pattern: str, expected: int | None, head_limit: int =
 
 
 def _register_kernel_query(name: str, pattern: str, expected: int) -> None:
-    @case("kernel", f"kernel-grep-{name}", f"Grep content -n '{pattern}' ({expected} lines)", ("Grep",),
-          budgets=(Budget(1.05, "x", "≤ 1.05× rg -n", vs=RG_N),), repeats=7)
+    @case(
+        "kernel",
+        f"kernel-grep-{name}",
+        f"Grep content -n '{pattern}' ({expected} lines)",
+        ("Grep",),
+        budgets=(Budget(1.05, "x", "≤ 1.05× rg -n", vs=RG_N),),
+        repeats=7,
+    )
     def build(root: str) -> Case:
         if name == "alternation":
             unlimited = refs.lines(refs.run([refs.binary("rg"), "-n", "-e", pattern, root]))
@@ -376,8 +390,14 @@ for _query in KERNEL_QUERIES:
     _register_kernel_query(*_query)
 
 
-@case("kernel", "kernel-grep-many", f"Grep content -n '{MANY_QUERY}' (400k+ lines)", ("Grep",),
-      budgets=(Budget(1.5, "x", "≤ 1.5× rg -n", vs=RG_N),), repeats=5)
+@case(
+    "kernel",
+    "kernel-grep-many",
+    f"Grep content -n '{MANY_QUERY}' (400k+ lines)",
+    ("Grep",),
+    budgets=(Budget(1.5, "x", "≤ 1.5× rg -n", vs=RG_N),),
+    repeats=5,
+)
 def kernel_grep_many(root: str) -> Case:
     built = kernel_grep(root, MANY_QUERY, None)
 
@@ -391,17 +411,31 @@ def kernel_grep_many(root: str) -> Case:
 HEAD_FULL = "fstools, head_limit=0"
 
 
-@case("kernel", "kernel-grep-head", f"Grep content -n '{MANY_QUERY}' head_limit=100", ("Grep",),
-      budgets=(Budget(0.5, "x", "≤ 0.5× the full query (stops early)", vs=HEAD_FULL),), repeats=5)
+@case(
+    "kernel",
+    "kernel-grep-head",
+    f"Grep content -n '{MANY_QUERY}' head_limit=100",
+    ("Grep",),
+    budgets=(Budget(0.5, "x", "≤ 0.5× the full query (stops early)", vs=HEAD_FULL),),
+    repeats=5,
+)
 def kernel_grep_head(root: str) -> Case:
     page = kernel_grep(root, MANY_QUERY, None, head_limit=100)
     full = kernel_grep(root, MANY_QUERY, None)
     return Case(page.run, page.check, [Ref(HEAD_FULL, full.run), page.refs[0]])
 
 
-@case("kernel", "kernel-glob", "Glob **/*.c newest 1000", ("Glob",),
-      budgets=(Budget(1.1, "x", "≤ 1.1× rg --files --sortr modified", vs="rg --files --sortr modified"),
-               Budget(0.2, "x", "≥ 5× faster than glob.glob + sort", vs="glob.glob + sort")), repeats=5)
+@case(
+    "kernel",
+    "kernel-glob",
+    "Glob **/*.c newest 1000",
+    ("Glob",),
+    budgets=(
+        Budget(1.1, "x", "≤ 1.1× rg --files --sortr modified", vs="rg --files --sortr modified"),
+        Budget(0.2, "x", "≥ 5× faster than glob.glob + sort", vs="glob.glob + sort"),
+    ),
+    repeats=5,
+)
 def kernel_glob(root: str) -> Case:
     return glob_case(root, "**/*.c", "*.c", ctx_for(root))
 

@@ -46,12 +46,14 @@ def paths(result: ToolResult) -> list[str]:
 
 def glob_order(result: ToolResult, expected: Sequence[str], total: int) -> None:
     got = paths(result)
-    assert got == list(expected), f"Glob returned {len(got)} paths, expected {len(expected)} (first diff at {_first_diff(got, expected)})"
+    assert got == list(expected), (
+        f"Glob returned {len(got)} paths, expected {len(expected)} (first diff at {_first_diff(got, expected)})"
+    )
     assert result.metadata["count"] == total, f"Glob count {result.metadata['count']}, expected {total}"
 
 
 def _first_diff(a: Sequence[str], b: Sequence[str]) -> int:
-    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 def grep_matches(result: ToolResult) -> set[tuple[str, int]]:
@@ -70,7 +72,9 @@ def grep_content(result: ToolResult, rg_lines: Sequence[str], expected_count: in
         assert len(want) == expected_count, f"rg found {len(want)} lines, SPEC §6 expects {expected_count}"
     got = grep_matches(result)
     assert got == want, f"Grep returned {len(got)} matching lines, rg -n {len(want)}"
-    assert result.metadata["total_matches"] == len(want), f"total_matches {result.metadata['total_matches']} != {len(want)}"
+    assert result.metadata["total_matches"] == len(want), (
+        f"total_matches {result.metadata['total_matches']} != {len(want)}"
+    )
 
 
 def grep_page(result: ToolResult, rg_lines: Sequence[str], head_limit: int) -> None:
@@ -78,7 +82,9 @@ def grep_page(result: ToolResult, rg_lines: Sequence[str], head_limit: int) -> N
     want = rg_matches(rg_lines)
     got = grep_matches(result)
     assert len(got) == min(head_limit, len(want)) and got <= want, f"page of {len(got)} lines, not {head_limit} of rg's"
-    assert result.metadata["total_matches"] == len(want), f"total_matches {result.metadata['total_matches']} != {len(want)}"
+    assert result.metadata["total_matches"] == len(want), (
+        f"total_matches {result.metadata['total_matches']} != {len(want)}"
+    )
     assert result.metadata["truncated"] is (len(want) > head_limit)
 
 
@@ -90,7 +96,9 @@ def grep_files(result: ToolResult, rg_files: Sequence[str]) -> None:
 def grep_counts(result: ToolResult, rg_lines: Sequence[str]) -> None:
     got = {m[1]: int(m[2]) for m in map(_GREP_COUNT.match, ok(result).output.split("\n")) if m}
     want = {m[1]: int(m[2]) for m in map(_RG_COUNT.match, rg_lines) if m}
-    assert got == want, f"Grep counted {len(got)} files / {sum(got.values())} lines, rg -c {len(want)} / {sum(want.values())}"
+    assert got == want, (
+        f"Grep counted {len(got)} files / {sum(got.values())} lines, rg -c {len(want)} / {sum(want.values())}"
+    )
     assert result.metadata["total_matches"] == sum(want.values())
 
 

@@ -112,8 +112,19 @@ def run_case(defn: CaseDef, corp: object, repeats: int) -> list[Row]:
         if b.aim is not None:
             notes.append(f"aim < {b.aim:g} ms {'met' if value < b.aim else 'not met'}")
         note = "; ".join(notes)
-        out.append(_row(defn.group, defn.id, defn.title, b, value=value, fstools_ms=median_ms(mine), refs=ref_times,
-                        note=note, floor=_floor(b, times)).judge())
+        out.append(
+            _row(
+                defn.group,
+                defn.id,
+                defn.title,
+                b,
+                value=value,
+                fstools_ms=median_ms(mine),
+                refs=ref_times,
+                note=note,
+                floor=_floor(b, times),
+            ).judge()
+        )
     return out
 
 
@@ -175,14 +186,20 @@ def import_rows(repeats: int) -> list[Row]:
         return [_row("import", "import", "import fstools", IMPORT_BUDGET, status="ERROR", note=_failure(exc))]
 
     def over_bare(name: str) -> float:
-        return statistics.median(a - b for a, b in zip(times[name], times["bare"])) * 1000
+        return statistics.median(a - b for a, b in zip(times[name], times["bare"], strict=True)) * 1000
 
     row = _row(
-        "import", "import", "import fstools (python -X importtime, cumulative)", IMPORT_BUDGET,
-        value=importtime, fstools_ms=median_ms(times["import"]),
+        "import",
+        "import",
+        "import fstools (python -X importtime, cumulative)",
+        IMPORT_BUDGET,
+        value=importtime,
+        fstools_ms=median_ms(times["import"]),
         refs=[RefTime("bare `python -c pass`", median_ms(times["bare"]), paired_ratio(times["import"], times["bare"]))],
-        note=(f"wall-clock over bare start: {over_bare('import'):.1f} ms for the import, "
-              f"{over_bare('all tools'):.1f} ms for the import plus loading all eight tool functions"),
+        note=(
+            f"wall-clock over bare start: {over_bare('import'):.1f} ms for the import, "
+            f"{over_bare('all tools'):.1f} ms for the import plus loading all eight tool functions"
+        ),
         floor=median_ms(times["bare"]),
     )
     return [row.judge()]
@@ -193,8 +210,10 @@ PAGES_TITLE = "Read: 10 paged 2,000-line windows of the unchanged 1 GiB file"
 
 
 def _unmeasured_big_read(status: str, note: str) -> list[Row]:
-    return [_row("files", "read-1gb-rss", RSS_TITLE, RSS_BUDGET, status=status, note=note),
-            _row("files", "read-1gb-pages", PAGES_TITLE, PAGE_BUDGET, status=status, note=note)]
+    return [
+        _row("files", "read-1gb-rss", RSS_TITLE, RSS_BUDGET, status=status, note=note),
+        _row("files", "read-1gb-pages", PAGES_TITLE, PAGE_BUDGET, status=status, note=note),
+    ]
 
 
 def big_read_rows() -> list[Row]:
@@ -216,21 +235,41 @@ def big_read_rows() -> list[Row]:
     pages = got["page_ms"]
     page_median = statistics.median(pages)
     return [
-        _row("files", "read-1gb-rss", RSS_TITLE, RSS_BUDGET, value=got["rss_growth_mb"], fstools_ms=got["first_ms"],
-             refs=[RefTime("tail -n 2000", got["tail_ms"], got["first_ms"] / got["tail_ms"])],
-             note="fstools time is the first (cold-index) read").judge(),
-        _row("files", "read-1gb-pages", PAGES_TITLE, PAGE_BUDGET, value=page_median, fstools_ms=page_median,
-             refs=[RefTime("tail -n 2000 (last page)", got["tail_ms"], page_median / got["tail_ms"]),
-                   RefTime("sed -n (same window)", got["sed_ms"], page_median / got["sed_ms"])],
-             note=f"median of {len(pages)} pages; slowest {max(pages):.1f} ms", floor=got["tail_ms"]).judge(),
+        _row(
+            "files",
+            "read-1gb-rss",
+            RSS_TITLE,
+            RSS_BUDGET,
+            value=got["rss_growth_mb"],
+            fstools_ms=got["first_ms"],
+            refs=[RefTime("tail -n 2000", got["tail_ms"], got["first_ms"] / got["tail_ms"])],
+            note="fstools time is the first (cold-index) read",
+        ).judge(),
+        _row(
+            "files",
+            "read-1gb-pages",
+            PAGES_TITLE,
+            PAGE_BUDGET,
+            value=page_median,
+            fstools_ms=page_median,
+            refs=[
+                RefTime("tail -n 2000 (last page)", got["tail_ms"], page_median / got["tail_ms"]),
+                RefTime("sed -n (same window)", got["sed_ms"], page_median / got["sed_ms"]),
+            ],
+            note=f"median of {len(pages)} pages; slowest {max(pages):.1f} ms",
+            floor=got["tail_ms"],
+        ).judge(),
     ]
 
 
 # --- a whole run ----------------------------------------------------------------------
 
 
-def run_groups(groups: tuple[str, ...], quick: bool, only: re.Pattern[str] | None, progress: Callable[[Row], None]) -> Iterator[Row]:
+def run_groups(
+    groups: tuple[str, ...], quick: bool, only: re.Pattern[str] | None, progress: Callable[[Row], None]
+) -> Iterator[Row]:
     """Every row of `groups`, in order; `quick` halves the repetitions (CI)."""
+
     def reps(n: int) -> int:
         return max(3, n // 2) if quick else n
 
@@ -248,7 +287,9 @@ def run_groups(groups: tuple[str, ...], quick: bool, only: re.Pattern[str] | Non
             corp = cases.corpus_for(group)
         except FileNotFoundError as exc:
             for d in defs:
-                yield from _emit([_row(group, d.id, d.title, b, status="SKIP", note=str(exc)) for b in d.budgets], progress)
+                yield from _emit(
+                    [_row(group, d.id, d.title, b, status="SKIP", note=str(exc)) for b in d.budgets], progress
+                )
             continue
         for d in defs:
             yield from _emit(run_case(d, corp, reps(d.repeats)), progress)

@@ -115,7 +115,8 @@ def _doc(rng: random.Random, index: int) -> str:
 def _script(rng: random.Random, index: int) -> str:
     fn = f"{rng.choice(WORDS)}{index}"
     body = "\n".join(
-        f"  const {rng.choice(WORDS)}{i} = await fetch(`/api/{rng.choice(WORDS)}/${{id}}`);" for i in range(rng.randint(5, 60))
+        f"  const {rng.choice(WORDS)}{i} = await fetch(`/api/{rng.choice(WORDS)}/${{id}}`);"
+        for i in range(rng.randint(5, 60))
     )
     return f"export async function {fn}(id) {{\n{body}\n  return null;\n}}\n"
 

@@ -45,7 +45,9 @@ def peak_rss_kb() -> int:
 def check_window(result: fstools.ToolResult, offset: int, width: int) -> None:
     got = [(int(m[1]), m[2]) for m in map(_LINE.match, ok(result).output.split("\n")) if m]
     want = [(n, numbered_line(n, width).decode().rstrip("\n")) for n in range(offset, offset + WINDOW)]
-    assert got == want, f"window at line {offset}: {len(got)} lines, not the file's lines {offset}..{offset + WINDOW - 1}"
+    assert got == want, (
+        f"window at line {offset}: {len(got)} lines, not the file's lines {offset}..{offset + WINDOW - 1}"
+    )
 
 
 def timed(fn: Callable[[], T]) -> tuple[float, T]:
@@ -73,8 +75,13 @@ def probe(path: str, lines: int, width: int = 100) -> dict[str, object]:
         check_window(result, offset, width)
         page_ms.append(ms)
     sed = f"{last - WINDOW},{last - 1}p;{last - 1}q"
-    tail_ms = [timed(lambda: subprocess.run(["tail", "-n", str(WINDOW), path], capture_output=True, check=True))[0] for _ in range(3)]
-    sed_ms = [timed(lambda: subprocess.run(["sed", "-n", sed, path], capture_output=True, check=True))[0] for _ in range(3)]
+    tail_ms = [
+        timed(lambda: subprocess.run(["tail", "-n", str(WINDOW), path], capture_output=True, check=True))[0]
+        for _ in range(3)
+    ]
+    sed_ms = [
+        timed(lambda: subprocess.run(["sed", "-n", sed, path], capture_output=True, check=True))[0] for _ in range(3)
+    ]
     return {
         "rss_growth_mb": (after - before) / 1024,
         "first_ms": first_ms,

@@ -17,9 +17,9 @@ import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 
-from fstools._binaries import find_binary
-from fstools._excludes import DEFAULT_EXCLUDES
-from fstools._sensitive import DEFAULT_SENSITIVE_PATTERNS
+from fstools._core.binaries import find_binary
+from fstools._core.excludes import DEFAULT_EXCLUDES
+from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS
 
 MAX_FILESIZE = 10 * 1024 * 1024  # Grep's default per-file limit (SPEC §4)
 

@@ -34,13 +34,16 @@ UNITS = {"ms": "{:.1f} ms", "MB": "{:.1f} MB"}
 
 def environment() -> dict[str, str]:
     """What a reader needs to interpret the times: machine, versions, load."""
+
     def version(tool: str) -> str:
         try:
             return subprocess.run([binary(tool), "--version"], capture_output=True, text=True).stdout.split("\n")[0]
         except (FileNotFoundError, OSError):
             return "missing"
 
-    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     return {
         "date": time.strftime("%Y-%m-%d %H:%M %Z"),
         "commit": commit,
@@ -106,14 +109,20 @@ def table(rows: list[Row]) -> str:
         mine = [r for r in rows if r.group == group]
         if not mine:
             continue
-        out += [f"### {HEADINGS[group]}", "", "| Benchmark | fstools | References: time (fstools / ref) | Budget | Measured | Result |",
-                "| --- | ---: | --- | --- | ---: | --- |"]
+        out += [
+            f"### {HEADINGS[group]}",
+            "",
+            "| Benchmark | fstools | References: time (fstools / ref) | Budget | Measured | Result |",
+            "| --- | ---: | --- | --- | ---: | --- |",
+        ]
         for r in mine:
             result = f"**{r.status}**"
             if r.status == "FAIL":
                 result += f" (CI fails past {fmt(r.unit, r.ci_limit(CI_MARGIN))})"
             result += f" — {r.note}" if r.note else ""
-            out.append(f"| {r.title} | {fmt('ms', r.fstools_ms)} | {_refs_cell(r)} | {r.budget} | {fmt(r.unit, r.value)} | {result} |")
+            out.append(
+                f"| {r.title} | {fmt('ms', r.fstools_ms)} | {_refs_cell(r)} | {r.budget} | {fmt(r.unit, r.value)} | {result} |"
+            )
         out.append("")
     return "\n".join(out)
 

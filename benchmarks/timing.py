@@ -39,4 +39,4 @@ def median_ms(seconds: list[float]) -> float:
 
 def paired_ratio(numerator: list[float], denominator: list[float]) -> float:
     """Median of the per-repetition ratios numerator/denominator."""
-    return statistics.median(a / b for a, b in zip(numerator, denominator))
+    return statistics.median(a / b for a, b in zip(numerator, denominator, strict=True))

@@ -65,7 +65,12 @@ class ScriptedModel:
         self.todo_line: str | None = None
         self.calls = 0
         self.steps: list[Callable[[str], Message]] = [
-            self.explore, self.search, self.read, self.edit, self.verify, self.answer
+            self.explore,
+            self.search,
+            self.read,
+            self.edit,
+            self.verify,
+            self.answer,
         ]
 
     def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> Message:

@@ -3,7 +3,7 @@
 Read, Write, Edit, MultiEdit, Delete, LS, Glob and Grep as plain functions returning a
 ToolResult, as agent tools with OpenAI/Anthropic schemas, as an MCP server and a CLI.
 
-The public names live in private modules and load on first use, so `import fstools`
+The public names live in private subpackages and load on first use, so `import fstools`
 costs about a millisecond and an agent that only greps never loads the PDF or image code.
 """
 
@@ -11,46 +11,81 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from .__version__ import __version__
 
-# Public name -> the private module that defines it.
+__all__ = [
+    "AuditRecord",
+    "BaseTool",
+    "DeleteTool",
+    "EditTool",
+    "ErrorCode",
+    "ExecutionContext",
+    "FileTool",
+    "GlobTool",
+    "GrepTool",
+    "LSTool",
+    "MultiEditTool",
+    "PermissionManager",
+    "PermissionRequest",
+    "PermissionRule",
+    "ReadRecord",
+    "ReadTool",
+    "ToolCategory",
+    "ToolParameter",
+    "ToolRegistry",
+    "ToolResult",
+    "WriteTool",
+    "__version__",
+    "create_registry",
+    "default_context",
+    "delete",
+    "edit",
+    "file_tools",
+    "glob",
+    "grep",
+    "ls",
+    "multi_edit",
+    "read",
+    "register_file_tools",
+    "write",
+]
+
+# Public name -> the private module that defines it, imported on first use.
 _EXPORTS: dict[str, str] = {
-    "AuditRecord": "_audit",
-    "BaseTool": "_tool",
-    "DeleteTool": "_delete",
-    "EditTool": "_edit",
-    "ErrorCode": "_errors",
-    "ExecutionContext": "_context",
-    "FileTool": "_tool",
-    "GlobTool": "_glob",
-    "GrepTool": "_grep",
-    "LSTool": "_ls",
-    "MultiEditTool": "_edit",
-    "PermissionManager": "_permissions",
-    "PermissionRequest": "_permissions",
-    "PermissionRule": "_permissions",
-    "ReadRecord": "_context",
-    "ReadTool": "_read",
-    "ToolCategory": "_tool",
-    "ToolParameter": "_params",
-    "ToolRegistry": "_registry",
-    "ToolResult": "_result",
-    "WriteTool": "_write",
-    "create_registry": "_registry",
-    "default_context": "_context",
-    "delete": "_delete",
-    "edit": "_edit",
-    "file_tools": "_registry",
-    "glob": "_glob",
-    "grep": "_grep",
-    "ls": "_ls",
-    "multi_edit": "_edit",
-    "read": "_read",
-    "register_file_tools": "_registry",
-    "write": "_write",
+    "AuditRecord": "_core.audit",
+    "BaseTool": "_core.tool",
+    "DeleteTool": "_change.delete",
+    "EditTool": "_change.edit",
+    "ErrorCode": "_core.errors",
+    "ExecutionContext": "_core.context",
+    "FileTool": "_core.tool",
+    "GlobTool": "_find.glob",
+    "GrepTool": "_grep.tool",
+    "LSTool": "_find.ls",
+    "MultiEditTool": "_change.edit",
+    "PermissionManager": "_core.permissions",
+    "PermissionRequest": "_core.permissions",
+    "PermissionRule": "_core.permissions",
+    "ReadRecord": "_core.context",
+    "ReadTool": "_read.tool",
+    "ToolCategory": "_core.tool",
+    "ToolParameter": "_core.params",
+    "ToolRegistry": "_core.registry",
+    "ToolResult": "_core.result",
+    "WriteTool": "_change.write",
+    "create_registry": "_agents.registry",
+    "default_context": "_core.context",
+    "delete": "_change.delete",
+    "edit": "_change.edit",
+    "file_tools": "_agents.registry",
+    "glob": "_find.glob",
+    "grep": "_grep.tool",
+    "ls": "_find.ls",
+    "multi_edit": "_change.edit",
+    "read": "_read.tool",
+    "register_file_tools": "_agents.registry",
+    "write": "_change.write",
 }
-
-__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
@@ -65,22 +100,23 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+    return list(__all__)
 
 
 if TYPE_CHECKING:
-    from ._audit import AuditRecord
-    from ._context import ExecutionContext, ReadRecord, default_context
-    from ._delete import DeleteTool, delete
-    from ._edit import EditTool, MultiEditTool, edit, multi_edit
-    from ._errors import ErrorCode
-    from ._glob import GlobTool, glob
-    from ._grep import GrepTool, grep
-    from ._ls import LSTool, ls
-    from ._params import ToolParameter
-    from ._permissions import PermissionManager, PermissionRequest, PermissionRule
-    from ._read import ReadTool, read
-    from ._registry import ToolRegistry, create_registry, file_tools, register_file_tools
-    from ._result import ToolResult
-    from ._tool import BaseTool, FileTool, ToolCategory
-    from ._write import WriteTool, write
+    from ._agents.registry import create_registry, file_tools, register_file_tools
+    from ._change.delete import DeleteTool, delete
+    from ._change.edit import EditTool, MultiEditTool, edit, multi_edit
+    from ._change.write import WriteTool, write
+    from ._core.audit import AuditRecord
+    from ._core.context import ExecutionContext, ReadRecord, default_context
+    from ._core.errors import ErrorCode
+    from ._core.params import ToolParameter
+    from ._core.permissions import PermissionManager, PermissionRequest, PermissionRule
+    from ._core.registry import ToolRegistry
+    from ._core.result import ToolResult
+    from ._core.tool import BaseTool, FileTool, ToolCategory
+    from ._find.glob import GlobTool, glob
+    from ._find.ls import LSTool, ls
+    from ._grep.tool import GrepTool, grep
+    from ._read.tool import ReadTool, read

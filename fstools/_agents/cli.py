@@ -1,0 +1,384 @@
+"""The `fstools` command: one subcommand per registered tool, generated from its parameters, plus `mcp`.
+
+Nothing here is written per tool: option names, types, defaults, choices and help come
+from each tool's ToolParameters, and the arguments go through the same validation as a
+model's tool call. Imported only by `python -m fstools` / the `fstools` script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import orjson
+
+from ..__version__ import __version__
+from .._content.fingerprints import remember
+from .._core.context import ExecutionContext
+from .._core.errors import ToolError
+from .._core.params import ToolParameter
+from .._core.paths import resolve_path
+from .._core.permissions import PermissionRequest
+from .._core.registry import ToolRegistry
+from .._core.result import ToolResult, agent_text, jsonable, printable
+from .._core.tool import BaseTool
+from .registry import create_registry
+from .settings import Confirm, SessionSettings, parse_rule
+
+# Parameters that name a file or directory: always positional, and relative values are
+# taken relative to the current directory (the functions themselves want absolute paths).
+PATH_PARAMETERS = ("file_path", "path")
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A command line that cannot become a tool call; reported like argparse's own errors."""
+
+
+def command_name(tool_name: str) -> str:
+    """The subcommand of a tool: MultiEdit -> multi-edit, LS -> ls."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "-", tool_name).lower()
+
+
+def _option(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _first_sentence(text: str) -> str:
+    return re.split(r"(?<=\.)\s", text.strip(), maxsplit=1)[0]
+
+
+def _help(p: ToolParameter) -> str:
+    text = p.description + ("" if p.default is None else f" (default: {p.default})")
+    return text.replace("%", "%%")
+
+
+@dataclass(frozen=True)
+class Binding:
+    """How one tool parameter appears on the command line."""
+
+    param: ToolParameter
+    dest: str
+    positional: bool
+    file_dest: str | None  # the `--NAME-file PATH` alternative for a required text/JSON value
+
+    def read_value(self, ns: argparse.Namespace) -> Any:
+        value = getattr(ns, self.dest)
+        if self.param.type == "array" and isinstance(value, list) and len(value) == 1:
+            # One repeated-option value that is a JSON array is taken as the whole array.
+            return value[0] if value[0].lstrip().startswith("[") else value
+        return value
+
+
+def _bind(parser: argparse.ArgumentParser, p: ToolParameter, index: int) -> Binding:
+    dest = f"arg{index}"
+    positional = p.required or p.name in PATH_PARAMETERS
+    from_file = p.required and p.name not in PATH_PARAMETERS and p.type in ("string", "array", "object")
+    file_dest = f"{dest}_file" if from_file else None
+    if positional:
+        nargs = "?" if from_file or not p.required else None
+        parser.add_argument(dest, metavar=p.name.upper(), nargs=nargs, help=_help(p))
+    else:
+        # Short names such as Grep's -i/-A stay as they are, with the Python keyword as the long form.
+        if p.name.startswith("-"):
+            names = [p.name] + ([_option(p.py_name)] if p.py_name else [])
+        else:
+            names = [_option(p.name)]
+        kwargs: dict[str, Any] = {"dest": dest, "default": None, "help": _help(p)}
+        if p.type == "boolean":
+            long_form = any(n.startswith("--") for n in names)
+            kwargs["action"] = argparse.BooleanOptionalAction if long_form else "store_const"
+            if not long_form:
+                kwargs["const"] = True
+        elif p.type == "array" and p.items is None:
+            kwargs.update(action="append", metavar=p.item_type.upper() if p.item_type else "VALUE")
+        elif p.enum is not None:
+            kwargs["choices"] = list(p.enum)
+        else:
+            kwargs["metavar"] = "N" if p.type in ("integer", "number") else p.name.upper().lstrip("-")
+        parser.add_argument(*names, **kwargs)
+    if file_dest is not None:
+        parser.add_argument(
+            _option(p.name) + "-file",
+            dest=file_dest,
+            metavar="PATH",
+            help=f"Read {p.name.upper()} from this file, exactly as it is ('-' reads stdin)",
+        )
+    return Binding(p, dest, positional, file_dest)
+
+
+class _RuleAction(argparse.Action):
+    """--allow/--ask/--deny append to one ordered rule list (order matters: first match wins)."""
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: Any = None
+    ) -> None:
+        try:
+            rules = parse_rule(self.const, values)
+        except ValueError as exc:
+            raise argparse.ArgumentError(self, str(exc)) from None
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), *rules])
+
+
+def _directory(value: str) -> str:
+    if not os.path.isdir(value):
+        raise argparse.ArgumentTypeError(f"not a directory: {value}")
+    return os.path.abspath(value)
+
+
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse type)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def _session_options() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("session")
+    group.add_argument(
+        "--root",
+        action="append",
+        type=_directory,
+        metavar="DIR",
+        help="Allowed directory (repeatable; default: the current directory)",
+    )
+    group.add_argument("--read-only", action="store_true", help="Refuse every tool that changes files")
+    group.add_argument(
+        "--dry-run", action="store_true", help="Report what mutating tools would do, with a diff; change nothing"
+    )
+    for action, what in (("allow", "Allow"), ("ask", "Ask before"), ("deny", "Refuse")):
+        group.add_argument(
+            f"--{action}",
+            dest="rules",
+            action=_RuleAction,
+            const=action,
+            metavar="TOOL[:GLOB]",
+            help=f"{what} TOOL (comma list or '*') on paths matching GLOB; rules apply in order, any deny wins",
+        )
+    group.add_argument("--audit-log", metavar="FILE", help="Append one JSON line per operation to FILE")
+    group.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="Time limit of searches (default: 30)")
+    return parent
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """The top parser (help, version, errors) and one parser per subcommand."""
+
+    parser: argparse.ArgumentParser
+    commands: dict[str, argparse.ArgumentParser]
+
+    def parse(self, argv: Sequence[str]) -> argparse.Namespace:
+        """Options and positionals may be mixed in any order (`grep PATTERN --json DIR`)."""
+        if argv and argv[0] in self.commands:
+            args = self.commands[argv[0]].parse_intermixed_args(argv[1:])
+            args.command = argv[0]
+            return args
+        return self.parser.parse_args(argv)
+
+
+def build_parser(registry: ToolRegistry) -> CommandLine:
+    """The whole command line: a subcommand per registered tool (from its parameters) and `mcp`."""
+    parser = argparse.ArgumentParser(
+        prog="fstools",
+        description="Fast, safe file tools for AI coding agents. "
+        "Each tool is a subcommand; `fstools mcp` serves them over MCP.",
+        epilog="Paths may be relative to the current directory. Exit status: 0 success, 1 tool failure, 2 usage error.",
+    )
+    parser.add_argument("--version", action="version", version=f"fstools {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    session = _session_options()
+    output = argparse.ArgumentParser(add_help=False)
+    group = output.add_argument_group("output")
+    group.add_argument("--json", action="store_true", help="Print the full ToolResult as JSON")
+    group.add_argument("--yes", action="store_true", help="Confirm every change an --ask rule asks about")
+    for tool in registry.list():
+        sub = commands.add_parser(
+            command_name(tool.name),
+            help=_first_sentence(tool.description),
+            description=tool.description,
+            parents=[session, output],
+        )
+        ordered = sorted(tool.parameters, key=lambda p: not p.required)
+        sub.set_defaults(tool=tool, bindings=[_bind(sub, p, i) for i, p in enumerate(ordered)])
+    mcp = commands.add_parser(
+        "mcp",
+        help="Serve every tool over MCP (stdio)",
+        parents=[session],
+        description="Serve every tool to an MCP client over stdio. Without --root, the client's roots "
+        "(if it sends any) or the current directory are the allowed directories.",
+    )
+    mcp.add_argument("--rate-limit", type=int, metavar="N", help="At most N operations per minute")
+    return CommandLine(parser, dict(commands.choices))
+
+
+def _read_text(source: str, stdin: TextIO) -> str:
+    try:
+        data = stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {source}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{'stdin' if source == '-' else source} is not valid UTF-8") from None
+
+
+def collect_arguments(bindings: Sequence[Binding], ns: argparse.Namespace, stdin: TextIO) -> dict[str, Any]:
+    """The tool arguments (keyed by parameter name) a parsed command line stands for.
+
+    Positional values fill, in order, the positional parameters that no `--NAME-file`
+    supplied, so `edit FILE --old-string-file old.txt NEW` means what it says.
+    """
+    values: dict[str, Any] = {}
+    for b in bindings:
+        source = getattr(ns, b.file_dest) if b.file_dest else None
+        if source is not None:
+            values[b.param.name] = _read_text(source, stdin)
+    positional = [b for b in bindings if b.positional]
+    given = [getattr(ns, b.dest) for b in positional if getattr(ns, b.dest) is not None]
+    open_slots = [b for b in positional if b.param.name not in values]
+    if len(given) > len(open_slots):
+        raise UsageError(f"too many arguments: {' '.join(given[len(open_slots) :])}")
+    values.update((b.param.name, value) for b, value in zip(open_slots, given, strict=False))
+    for b in bindings:
+        if not b.positional and getattr(ns, b.dest) is not None:
+            values[b.param.name] = b.read_value(ns)
+    for b in positional:
+        if b.param.required and b.param.name not in values:
+            alternative = f" or with {_option(b.param.name)}-file PATH ('-' reads stdin)" if b.file_dest else ""
+            raise UsageError(f"missing {b.param.name.upper()}: give it as an argument{alternative}")
+    for name in PATH_PARAMETERS:
+        if isinstance(values.get(name), str):
+            values[name] = os.path.abspath(values[name])
+    return values
+
+
+def terminal_confirm(assume_yes: bool, stdin: TextIO, stderr: TextIO) -> Confirm:
+    """An `ask` on the command line: --yes confirms, a terminal is asked, anything else refuses."""
+
+    def confirm(request: PermissionRequest) -> bool:
+        stderr.write(request.describe() + "\n")
+        if assume_yes:
+            stderr.write("Confirmed by --yes.\n")
+            return True
+        if stdin is None or not stdin.isatty():
+            stderr.write("Not confirmed: stdin is not a terminal (pass --yes to confirm).\n")
+            return False
+        stderr.write("Apply? [y/N] ")
+        stderr.flush()
+        return stdin.readline().strip().lower() in ("y", "yes")
+
+    return confirm
+
+
+def _check_rule_tools(settings: SessionSettings, registry: ToolRegistry) -> None:
+    for rule in settings.rules:
+        if not any(c in rule.tool for c in "*?[") and rule.tool not in registry:
+            known = ", ".join(registry.names())
+            raise UsageError(f"unknown tool in --{rule.action} rule: {rule.tool} (tools: {known})")
+
+
+def _settings(args: argparse.Namespace) -> SessionSettings:
+    return SessionSettings(
+        roots=tuple(args.root or ()),
+        read_only=args.read_only,
+        dry_run=args.dry_run,
+        rules=tuple(args.rules or ()),
+        audit_log=args.audit_log,
+        rate_limit=getattr(args, "rate_limit", None),
+        timeout=args.timeout,
+    )
+
+
+def print_result(result: ToolResult, as_json: bool, command: str, stdout: TextIO, stderr: TextIO) -> None:
+    """--json: the whole ToolResult on one line; otherwise the output, or the error on stderr."""
+    if as_json:
+        payload = jsonable(result.to_dict())
+        stdout.write(orjson.dumps(payload, default=str, option=orjson.OPT_NON_STR_KEYS).decode() + "\n")
+    elif result.success:
+        text = agent_text(result)
+        if text:
+            stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        stderr.write(printable(f"fstools {command}: {result.error} [{result.error_code}]") + "\n")
+
+
+def presume_read(tool: BaseTool, ctx: ExecutionContext, arguments: dict[str, Any]) -> None:
+    """Count the file a mutating command names as read by this one-shot session.
+
+    Read-before-write guards an agent's session against clobbering a file it never looked
+    at; a command line is a whole session of one call that names its file explicitly, so
+    without this `fstools edit` could never succeed. The record is the file's current
+    stat, so a change between here and the write is still caught.
+    """
+    if tool.read_only:
+        return
+    for name in PATH_PARAMETERS:
+        if isinstance(arguments.get(name), str):
+            try:
+                target = resolve_path(ctx, arguments[name], param=name)
+            except ToolError:
+                return  # the tool itself reports the refusal
+            if target.is_file and target.stat is not None:
+                remember(ctx, target.path, target.stat, None)
+
+
+def run_tool(
+    tool: BaseTool, args: argparse.Namespace, settings: SessionSettings, stdin: TextIO, stdout: TextIO, stderr: TextIO
+) -> int:
+    arguments = collect_arguments(args.bindings, args, stdin)
+    ctx = settings.context(confirm=terminal_confirm(args.yes, stdin, stderr))
+    presume_read(tool, ctx, arguments)
+    result = tool.run(ctx, **arguments)
+    print_result(result, args.json, args.command, stdout, stderr)
+    return 0 if result.success else EXIT_FAILED
+
+
+def run(
+    argv: Sequence[str] | None = None,
+    *,
+    registry: ToolRegistry | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Parse a command line and carry it out; returns the exit status (streams default to sys's)."""
+    stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
+    registry = registry or create_registry()
+    command_line = build_parser(registry)
+    args = command_line.parse(sys.argv[1:] if argv is None else list(argv))
+    if args.command is None:
+        command_line.parser.print_help(stderr)
+        return EXIT_USAGE
+    try:
+        settings = _settings(args)
+        _check_rule_tools(settings, registry)
+        if args.command == "mcp":
+            try:
+                from .mcp import serve
+            except ImportError as exc:
+                raise UsageError(f"the MCP server needs the MCP SDK: pip install 'fstools[mcp]' ({exc})") from None
+            serve(settings, registry)
+            return 0
+        return run_tool(args.tool, args, settings, stdin, stdout, stderr)
+    except UsageError as exc:
+        stderr.write(f"fstools {args.command}: error: {exc}\n")
+        return EXIT_USAGE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `fstools` script and `python -m fstools`."""
+    return run(argv)

@@ -1,0 +1,264 @@
+"""`fstools mcp`: every registered tool served over stdio with the official `mcp` SDK.
+
+Imported only by the `mcp` subcommand, so `import fstools` never pays for the SDK.
+One server process serves one MCP session, and the session has one ExecutionContext:
+read-before-write works across calls, and a read in another session does not count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import hashlib
+import logging
+import os
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import anyio
+from mcp import types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
+
+from ..__version__ import __version__
+from .._core.context import ExecutionContext
+from .._core.errors import ErrorCode, ToolError
+from .._core.permissions import PermissionRequest
+from .._core.registry import ToolRegistry
+from .._core.result import ToolResult, agent_text, printable
+from .._core.tool import BaseTool
+from .registry import create_registry
+from .settings import SessionSettings
+
+log = logging.getLogger("fstools.mcp")
+
+# How long a person has to answer a confirmation before it counts as a refusal.
+CONFIRM_TIMEOUT_SECONDS = 600.0
+ROOTS_TIMEOUT_SECONDS = 10.0
+
+INSTRUCTIONS = (
+    "File tools for this project. Paths must be absolute and inside the allowed directories. "
+    "Read a file before you Write or Edit it; Edit needs an old_string that occurs exactly once "
+    "(or replace_all). Prefer Grep/Glob over listing directories one by one."
+)
+
+_APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"approve": {"type": "boolean", "title": "Apply this change", "default": False}},
+    "required": ["approve"],
+}
+_CONFIRM_KEY = "fstools_confirm"
+_ELICITATION = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+_ROOTS = types.ClientCapabilities(roots=types.RootsCapability())
+
+
+@dataclass(frozen=True)
+class _Caller:
+    """The request a tool call is serving: where a confirmation question must go.
+
+    `responses`/`state` are what a 2026-07-28 client sent back when it retried the call
+    with the user's answer (that protocol has no server-to-client requests).
+    """
+
+    loop: asyncio.AbstractEventLoop
+    session: ServerSession
+    request_id: Any
+    responses: dict[str, Any]
+    state: str | None
+
+
+class NeedsConfirmation(Exception):
+    """Raised by the confirm callback when the answer must come in the client's retry of the call."""
+
+    def __init__(self, request: PermissionRequest) -> None:
+        super().__init__(request.describe())
+        self.request = request
+
+    def input_required(self) -> types.InputRequiredResult:
+        question = types.ElicitRequest(
+            params=types.ElicitRequestFormParams(message=_question(self.request), requested_schema=_APPROVAL_SCHEMA)
+        )
+        return types.InputRequiredResult(input_requests={_CONFIRM_KEY: question}, request_state=_state(self.request))
+
+
+# Set around each tools/call; asyncio.to_thread copies it into the worker thread that runs the tool.
+_caller: contextvars.ContextVar[_Caller | None] = contextvars.ContextVar("fstools_mcp_caller", default=None)
+
+
+def tool_definition(tool: BaseTool) -> types.Tool:
+    """The MCP listing of a tool: its exact JSON Schema and its read-only/destructive hints."""
+    return types.Tool(
+        name=tool.name,
+        title=tool.name,
+        description=tool.description,
+        input_schema=tool.input_schema(),
+        annotations=types.ToolAnnotations(
+            title=tool.name,
+            read_only_hint=tool.read_only,
+            destructive_hint=tool.destructive,
+            open_world_hint=False,
+        ),
+    )
+
+
+def call_result(result: ToolResult) -> types.CallToolResult:
+    """A ToolResult as MCP content: text (plus the image a Read returns), or a tool error."""
+    if not result.success:
+        text = printable(f"{result.error} (error_code: {result.error_code})")
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+    content: list[Any] = [types.TextContent(type="text", text=agent_text(result))]
+    data, mime = result.metadata.get("base64_data"), result.metadata.get("mime_type")
+    if isinstance(data, str) and isinstance(mime, str) and mime.startswith("image/"):
+        content.append(types.ImageContent(type="image", data=data, mime_type=mime))
+    return types.CallToolResult(content=content, is_error=False)
+
+
+def _root_paths(result: types.ListRootsResult) -> list[str]:
+    """The existing local directories among the client's roots (file:// URIs only)."""
+    paths = []
+    for root in result.roots:
+        uri = urlparse(str(root.uri))
+        path = unquote(uri.path)
+        if uri.scheme == "file" and os.path.isdir(path):
+            paths.append(path)
+    return paths
+
+
+def _question(request: PermissionRequest) -> str:
+    return f"fstools: allow {request.describe()}"
+
+
+def _state(request: PermissionRequest) -> str:
+    """Binds a retried answer to the very change it approved (same tool, path and whole diff)."""
+    return hashlib.sha256(repr((request.tool, request.path, request.diff)).encode()).hexdigest()
+
+
+def _approved(answer: Any) -> bool:
+    return getattr(answer, "action", None) == "accept" and (answer.content or {}).get("approve") is True
+
+
+def _confirm(request: PermissionRequest) -> bool:
+    """An `ask` rule over MCP: ask the user through the client (elicitation), or refuse.
+
+    Handshake-era clients get an elicitation/create request while the call waits; a
+    2026-07-28 client gets an input_required result and retries the call with the answer.
+    """
+    caller = _caller.get()
+    if caller is None or not caller.session.check_client_capability(_ELICITATION):
+        raise ToolError(
+            ErrorCode.PERMISSION_DENIED,
+            f"{request.tool} on {request.path} needs the user's confirmation, "
+            "but this MCP client cannot ask the user (no elicitation support)",
+        )
+    if not caller.session.can_send_request:
+        if caller.state != _state(request) or _CONFIRM_KEY not in caller.responses:
+            raise NeedsConfirmation(request)
+        return _approved(caller.responses[_CONFIRM_KEY])
+    question = caller.session.elicit_form(_question(request), _APPROVAL_SCHEMA, related_request_id=caller.request_id)
+    try:
+        answer = asyncio.run_coroutine_threadsafe(question, caller.loop).result(CONFIRM_TIMEOUT_SECONDS)
+    except Exception as exc:  # the client failed or never answered: nobody approved the change
+        raise ToolError(
+            ErrorCode.PERMISSION_DENIED, f"Could not ask the user to confirm {request.tool} on {request.path}: {exc!r}"
+        ) from None
+    return _approved(answer)
+
+
+class McpSession:
+    """The state of one MCP session: its ExecutionContext, built at the first tool call.
+
+    Without --root the allowed dirs are the client's roots (asked for at the first call,
+    and again after the client says they changed), else the current directory. With
+    --root the command line decides alone: a client cannot widen the operator's sandbox.
+    """
+
+    def __init__(self, settings: SessionSettings, registry: ToolRegistry) -> None:
+        self.settings = settings
+        self.registry = registry
+        self._ctx: ExecutionContext | None = None
+
+    def tools(self) -> list[BaseTool]:
+        """The listed tools; a read-only server does not offer the mutating ones."""
+        return [t for t in self.registry.list() if t.read_only or not self.settings.read_only]
+
+    def roots_changed(self) -> None:
+        """A new root list starts a new context (reads made under the old roots do not carry over)."""
+        if not self.settings.roots:
+            self._ctx = None
+
+    async def _client_roots(self, session: ServerSession) -> list[str]:
+        # A 2026-07-28 connection has no server-to-client requests (and deprecates roots).
+        if self.settings.roots or not session.can_send_request or not session.check_client_capability(_ROOTS):
+            return []
+        try:
+            result = await session.send_request(
+                types.ListRootsRequest(), types.ListRootsResult, request_read_timeout_seconds=ROOTS_TIMEOUT_SECONDS
+            )
+        except Exception as exc:  # a client that offers roots but fails to list them: fall back
+            log.warning("could not list the client's roots: %r", exc)
+            return []
+        return _root_paths(result)
+
+    async def context(self, session: ServerSession) -> ExecutionContext:
+        if self._ctx is None:
+            roots = await self._client_roots(session)
+            self._ctx = self.settings.context(roots=roots, confirm=_confirm)
+        return self._ctx
+
+    async def call(
+        self, params: types.CallToolRequestParams, rctx: ServerRequestContext[Any, Any]
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        ctx = await self.context(rctx.session)
+        responses = dict(params.input_responses or {})
+        caller = _Caller(asyncio.get_running_loop(), rctx.session, rctx.request_id, responses, params.request_state)
+        token = _caller.set(caller)
+        try:
+            result = await self.registry.execute(params.name, ctx, **(params.arguments or {}))
+        except NeedsConfirmation as pending:
+            return pending.input_required()
+        except Exception as exc:  # a bug in a tool must reach the model as a tool error, not kill the session
+            log.exception("tool %s failed", params.name)
+            result = ToolResult.fail(f"Internal error in {params.name}: {exc!r}", ErrorCode.IO_ERROR)
+        finally:
+            _caller.reset(token)
+        return call_result(result)
+
+
+def create_server(settings: SessionSettings, registry: ToolRegistry | None = None) -> Server[Any]:
+    """A low-level MCP Server publishing each tool's own schema and annotations."""
+    state = McpSession(settings, registry or create_registry())
+
+    async def list_tools(
+        rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool_definition(t) for t in state.tools()])
+
+    async def call_tool(
+        rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        return await state.call(params, rctx)
+
+    async def roots_list_changed(rctx: ServerRequestContext[Any, Any], params: types.NotificationParams) -> None:
+        state.roots_changed()
+
+    server: Server[Any] = Server(
+        "fstools", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool
+    )
+    # Registered directly: the constructor argument for it warns that roots are deprecated in
+    # the 2026 protocol, but today's clients (the initialize handshake) still send them.
+    server.add_notification_handler("notifications/roots/list_changed", types.NotificationParams, roots_list_changed)
+    return server
+
+
+async def _serve_stdio(settings: SessionSettings, registry: ToolRegistry | None) -> None:
+    server = create_server(settings, registry)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def serve(settings: SessionSettings, registry: ToolRegistry | None = None) -> None:
+    """Serve until the client closes stdin."""
+    anyio.run(_serve_stdio, settings, registry, backend="asyncio")

@@ -1,0 +1,29 @@
+"""The registry of fstools' own file tools."""
+
+from __future__ import annotations
+
+from .._core.registry import ToolRegistry
+from .._core.tool import BaseTool
+
+
+def file_tools() -> list[BaseTool]:
+    """One instance of every working file tool, in the order agents usually meet them."""
+    from .._change.delete import DeleteTool
+    from .._change.edit import EditTool, MultiEditTool
+    from .._change.write import WriteTool
+    from .._find.glob import GlobTool
+    from .._find.ls import LSTool
+    from .._grep.tool import GrepTool
+    from .._read.tool import ReadTool
+
+    return [ReadTool(), WriteTool(), EditTool(), MultiEditTool(), DeleteTool(), LSTool(), GlobTool(), GrepTool()]
+
+
+def register_file_tools(registry: ToolRegistry) -> ToolRegistry:
+    for tool in file_tools():
+        registry.register(tool)
+    return registry
+
+
+def create_registry() -> ToolRegistry:
+    return register_file_tools(ToolRegistry())

@@ -1,0 +1,68 @@
+"""Session settings from the command line, shared by the CLI and the MCP server.
+
+Both front ends turn the same options (`--root`, `--read-only`, `--dry-run`, permission
+rules, audit log, rate limit, timeout) into an ExecutionContext the same way, so a
+sandbox means the same thing whichever way an agent reaches fstools.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .._core.context import ExecutionContext
+from .._core.paths import is_within
+from .._core.permissions import PermissionManager, PermissionRequest, PermissionRule
+
+Confirm = Callable[[PermissionRequest], bool]
+
+
+def parse_rule(action: str, text: str) -> list[PermissionRule]:
+    """`TOOL[,TOOL...][:PATH_GLOB]` -> one rule per tool ("Write,Edit:**/*.lock"; no glob means every path)."""
+    tools, _, path = text.partition(":")
+    names = [t.strip() for t in tools.split(",") if t.strip()]
+    if not names:
+        raise ValueError(f"a rule needs a tool name or '*': {text!r}")
+    return [PermissionRule(tool=name, path=path or "**", action=action) for name in names]
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    """What the operator decided for every call of one session.
+
+    `roots` empty means "not given on the command line": the front end then picks the
+    roots (the MCP client's roots, else the current directory).
+    """
+
+    roots: tuple[str, ...] = ()
+    read_only: bool = False
+    dry_run: bool = False
+    rules: tuple[PermissionRule, ...] = ()
+    audit_log: str | None = None
+    rate_limit: int | None = None
+    timeout: float | None = None
+
+    def context(
+        self, *, roots: Sequence[str] = (), confirm: Confirm | None = None, cwd: str | None = None
+    ) -> ExecutionContext:
+        """The session's one context: allowed dirs are `roots`, else `self.roots`, else `cwd`.
+
+        The working directory (the default path of LS, Glob and Grep) is `cwd` when it lies
+        inside an allowed dir, otherwise the first allowed dir.
+        """
+        cwd = cwd or os.getcwd()
+        dirs = [os.path.abspath(d) for d in (roots or self.roots or (cwd,))]
+        canonical_cwd = os.path.realpath(cwd)
+        inside = any(is_within(canonical_cwd, os.path.realpath(d)) for d in dirs)
+        extra = {} if self.timeout is None else {"timeout": self.timeout}
+        return ExecutionContext(
+            working_dir=cwd if inside else dirs[0],
+            allowed_dirs=dirs,
+            read_only=self.read_only,
+            dry_run=self.dry_run,
+            permissions=PermissionManager(rules=self.rules, confirm=confirm) if self.rules else None,
+            audit_log=self.audit_log,
+            rate_limit_per_minute=self.rate_limit,
+            **extra,
+        )

@@ -1,0 +1,181 @@
+"""Delete: remove a file, a symlink (never what it points to) or, with recursive=true, a directory tree.
+
+An allowed root, or anything containing one, is never removed, and neither is a tree that
+holds a sensitive file. Delete needs no prior read, but says exactly what it removed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from dataclasses import dataclass
+
+from .._core.context import ExecutionContext
+from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.params import ToolParameter
+from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, resolve_path
+from .._core.result import ToolResult
+from .._core.spec import ToolSpec, authorize, invoke
+from .._core.tool import FileTool
+from .diff import unified_diff, whole_text_changes
+from .document import decode_document
+from .guard import load
+
+LISTED = 100
+
+
+@dataclass(frozen=True)
+class Removal:
+    """What a Delete removes: `paths` top-down (the entry itself first)."""
+
+    victim: str
+    kind: str  # "file", "symlink" or "directory"
+    paths: list[str]
+    files: int
+    directories: int
+
+
+def _link(ctx: ExecutionContext, path: str) -> SafePath | None:
+    """The symlink `path` names, judged by where the link itself lives, or None if it names no symlink.
+
+    Delete removes the link, never its target, so where the link points (outside, a loop, a
+    secret) does not matter: its directory must be allowed and its own name not sensitive.
+    """
+    if not path or "\x00" in path or len(path) > MAX_PATH_LENGTH:
+        return None
+    if not os.path.isabs(path):
+        if not ctx.allow_relative_paths:
+            return None
+        path = os.path.join(ctx.working_dir, path)
+    display = os.path.abspath(path)
+    head, name = os.path.split(display)
+    link = os.path.join(os.path.realpath(head), name)
+    if not name or not os.path.islink(link):
+        return None
+    resolve_path(ctx, head, param="path")
+    hit = (ctx.sensitive.first_match(link) or ctx.sensitive.first_match(display)) if ctx.sensitive else None
+    if hit is not None:
+        raise ToolError(ErrorCode.SENSITIVE_PATH, f"Access to a sensitive file is refused: {display} (matches {hit!r})")
+    return SafePath(link, display, os.lstat(link))
+
+
+def _inventory(ctx: ExecutionContext, target: SafePath, recursive: bool) -> Removal:
+    victim = target.path
+    try:
+        st = os.lstat(victim)
+    except FileNotFoundError:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}") from None
+    if any(is_within(root, victim) for root in ctx.roots):
+        raise ToolError(
+            ErrorCode.PERMISSION_DENIED,
+            f"Refusing to delete {target.display}: it is, or contains, an allowed root directory",
+        )
+    if stat.S_ISLNK(st.st_mode):
+        return Removal(victim, "symlink", [victim], 1, 0)
+    if not stat.S_ISDIR(st.st_mode):
+        return Removal(victim, "file", [victim], 1, 0)
+    if not recursive:
+        raise ToolError(
+            ErrorCode.IS_DIRECTORY,
+            f"Is a directory: {target.display}. Set recursive=true to delete it and everything in it",
+        )
+    paths, files, directories = [victim], 0, 1
+    for root, dirs, names in os.walk(victim):
+        dirs.sort()
+        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(root, d))]:
+            paths.append(os.path.join(root, name))
+            files += 1
+        for name in dirs:
+            if not os.path.islink(os.path.join(root, name)):
+                paths.append(os.path.join(root, name))
+                directories += 1
+    secret = next((p for p in paths if ctx.sensitive and ctx.sensitive.matches(p)), None)
+    if secret is not None:
+        raise ToolError(
+            ErrorCode.SENSITIVE_PATH, f"Refusing to delete {target.display}: it contains a sensitive file ({secret})"
+        )
+    return Removal(victim, "directory", paths, files, directories)
+
+
+def _file_diff(ctx: ExecutionContext, target: SafePath, removal: Removal) -> str | None:
+    """The deleted text as a diff to /dev/null, for a text file small enough to show."""
+    if removal.kind != "file":
+        return None
+    seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
+    if seen is None or seen.data is None:
+        return None
+    try:
+        text = decode_document(seen.data, target.display).text
+    except ToolError:
+        return None
+    return unified_diff(text, "", whole_text_changes(text, ""), old_label=target.display, new_label="/dev/null")
+
+
+def _listing(removal: Removal) -> str:
+    lines = removal.paths[:LISTED]
+    more = len(removal.paths) - len(lines)
+    return "\n".join(lines + ([f"... and {more} more"] if more else []))
+
+
+def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
+    target = _link(ctx, path) or resolve_path(ctx, path, param="path")
+    removal = _inventory(ctx, target, recursive)
+    diff = _file_diff(ctx, target, removal)
+    meta = {
+        "path": removal.victim,
+        "type": removal.kind,
+        "removed": removal.paths[:LISTED],
+        "removed_count": len(removal.paths),
+        "files": removal.files,
+        "directories": removal.directories,
+    }
+    if diff is not None:
+        meta["diff"] = diff
+    what = f"{removal.kind} {target.display}"
+    if removal.kind == "directory":
+        what += f" ({removal.files} files, {removal.directories - 1} subdirectories)"
+    # Every path the removal deletes is judged: a deny on any refuses it all, an ask on any asks once.
+    preview = diff if removal.kind != "directory" else f"Would remove:\n{_listing(removal)}"
+    authorize(ctx, "Delete", removal.victim, preview, covers=removal.paths[1:], removed=len(removal.paths))
+    if ctx.dry_run:
+        return ToolResult.ok(f"[Dry Run] Would delete {what}:\n{_listing(removal)}", **meta)
+    try:
+        if removal.kind == "directory":
+            shutil.rmtree(removal.victim)
+        else:
+            os.unlink(removal.victim)
+    except OSError as exc:
+        left = sum(os.path.lexists(p) for p in removal.paths)
+        err = error_from_oserror(exc, exc.filename or target.display)
+        done = f"{len(removal.paths) - left} of {len(removal.paths)} entries deleted"
+        raise ToolError(err.code, f"{err.message} ({done})") from None
+    for p in removal.paths:
+        ctx.forget_read(p)
+    return ToolResult.ok(f"Deleted {what}:\n{_listing(removal)}", **meta)
+
+
+DELETE_SPEC = ToolSpec(
+    name="Delete",
+    description=(
+        "Deletes a file or a symlink (the link itself, never its target). A directory is deleted only with "
+        "recursive=true, together with everything in it. Allowed root directories and trees holding secrets "
+        "are never deleted. The result lists what was removed."
+    ),
+    parameters=(
+        ToolParameter("path", "string", "Absolute path of the file, symlink or directory to delete", required=True),
+        ToolParameter("recursive", "boolean", "Required to delete a directory and all its contents", default=False),
+    ),
+    run=_delete,
+    read_only=False,
+    destructive=True,
+)
+
+
+def delete(path: str, *, recursive: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
+    """Delete a file, symlink or (recursive=True) directory (see DELETE_SPEC)."""
+    return invoke(DELETE_SPEC, ctx, {"path": path, "recursive": recursive})
+
+
+class DeleteTool(FileTool):
+    spec = DELETE_SPEC

@@ -1,0 +1,301 @@
+"""Edit and MultiEdit: exact string replacements in one file, all or nothing, in one atomic write.
+
+Every edit is applied in memory to the result of the previous one, and only then is anything
+written, so a failing edit leaves the file untouched. Only the replaced regions change, byte
+for byte. The edits run on the file's bytes when its encoding allows and every old_string
+occurs exactly; otherwise on its text, decoded once (encoding, BOM and stray bytes kept).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, AnyStr
+
+from .._content.spliced import Spliced, pieces_of
+from .._core.context import ExecutionContext
+from .._core.errors import ErrorCode, ToolError
+from .._core.params import ToolParameter
+from .._core.paths import SafePath, resolve_file_path
+from .._core.result import ToolResult
+from .._core.spec import ToolSpec, authorize, invoke
+from .._core.tool import FileTool
+from .atomic import Snapshot
+from .diff import Change, ChangeTracker, unified_diff
+from .document import NEW_DOCUMENT, Document, decode_document, encode_document
+from .guard import load, require_fresh_read, save
+from .match import EXACT, Plan, Replacement, plan_exact, plan_replacement
+
+CREATED = "created"
+SPLICE_MIN = 1 << 20  # below this a joined result is cheaper than slicing pieces in Python (the diff does)
+
+
+@dataclass(frozen=True)
+class EditRequest:
+    old_string: str
+    new_string: str
+    replace_all: bool = False
+
+
+class _TextNeeded(Exception):
+    """An edit the bytes cannot settle: no exact match, or a string the codec cannot encode strictly."""
+
+
+def _check(edit: EditRequest) -> None:
+    if edit.old_string == edit.new_string:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "old_string and new_string must be different")
+
+
+def _in_bytes(edit: EditRequest, codec: str) -> tuple[bytes, bytes]:
+    try:
+        return edit.old_string.encode(codec), edit.new_string.encode(codec)
+    except UnicodeEncodeError:
+        raise _TextNeeded from None
+
+
+def _plan(content: AnyStr, edit: EditRequest, codec: str | None) -> Plan[AnyStr]:
+    """The edit's plan on the file's text, or (`codec` given) on its bytes."""
+    old, new = _in_bytes(edit, codec) if codec else (edit.old_string, edit.new_string)
+    if old:
+        if isinstance(content, str):
+            return plan_replacement(content, old, new, edit.replace_all)
+        plan = plan_exact(content, old, new, edit.replace_all)
+        if plan is None:
+            raise _TextNeeded
+        return plan
+    if content:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            "old_string is empty, which only creates a new file or fills an empty one; "
+            "give the exact text to replace (or use Write to replace the whole file)",
+        )
+    return Plan(CREATED, [Replacement(0, 0, new)])
+
+
+def _numbered(exc: ToolError, n: int, total: int) -> ToolError:
+    return ToolError(exc.code, f"Edit {n} of {total} failed: {exc.message}", failed_edit=n, **exc.metadata)
+
+
+def _too_large(target: SafePath, size: int, limit: int) -> ToolError:
+    return ToolError(
+        ErrorCode.FILE_TOO_LARGE,
+        f"File is {size} bytes; Edit handles files up to {limit} bytes (ExecutionContext.max_edit_bytes): "
+        f"{target.display}",
+    )
+
+
+def _current(ctx: ExecutionContext, target: SafePath, first: EditRequest) -> tuple[Snapshot | None, Document]:
+    """The file as it is now, as text; a missing file is empty text when the first edit creates it."""
+    seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
+    if seen is None:
+        if first.old_string:
+            raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
+        return None, NEW_DOCUMENT
+    if seen.data is None:
+        raise _too_large(target, seen.stat.st_size, ctx.max_edit_bytes)
+    document = decode_document(seen.data, target.display)  # a binary file says so, read or not
+    require_fresh_read(ctx, target, seen)
+    return seen, document
+
+
+@dataclass(frozen=True)
+class _Edited:
+    """The content before and after the edits (text, or bytes after the BOM: a large result left
+    spliced), the regions they changed and what each edit did."""
+
+    before: str | bytes
+    after: str | bytes | Spliced
+    changes: list[Change]
+    results: list[dict[str, Any]]
+
+    def unchanged(self) -> bool:
+        """Whether the edits cancel out: regions that kept their place and size hold what they held
+        (outside them nothing changed); moved regions need a whole comparison."""
+        before, after = self.before, self.after
+        if len(after) != len(before):
+            return False
+        if any((c.old_start, c.old_end) != (c.new_start, c.new_end) for c in self.changes):
+            return (bytes(after) if isinstance(after, Spliced) else after) == before
+        return all(before[c.old_start : c.old_end] == after[c.new_start : c.new_end] for c in self.changes)
+
+
+def _edited(content: AnyStr, codec: str | None, edits: Sequence[EditRequest], numbered: bool) -> _Edited:
+    """Every edit applied in turn to `content`: the file's text, or (`codec` given) its bytes, whose
+    final splice a large file leaves unjoined."""
+    before, tracker, results, plan = content, ChangeTracker(), [], None
+    for n, edit in enumerate(edits, 1):
+        if plan is not None:
+            content = plan.apply(content)
+        try:
+            plan = _plan(content, edit, codec)
+        except ToolError as exc:
+            raise _numbered(exc, n, len(edits)) if numbered else exc from None
+        tracker.apply(plan.spans())
+        results.append({"replacements": len(plan.replacements), "match_strategy": plan.strategy})
+    assert plan is not None, "at least one edit"
+    large = isinstance(content, bytes) and len(content) >= SPLICE_MIN
+    after = Spliced(plan.pieces(content)) if large else plan.apply(content)
+    return _Edited(before, after, tracker.changes(), results)
+
+
+def _edit_document(doc: Document, edits: Sequence[EditRequest], numbered: bool) -> _Edited:
+    """The edits made on the bytes when all of them can be, else on the text: same result, but
+    a large file is then never decoded, spliced as text and encoded again."""
+    if doc.body is not None:
+        try:
+            return _edited(doc.body, doc.encoding.name, edits, numbered)
+        except _TextNeeded:
+            pass
+    return _edited(doc.text, None, edits, numbered)
+
+
+def _encoded(doc: Document, edited: _Edited, display: str) -> bytes | Spliced:
+    if isinstance(edited.after, str):
+        return encode_document(edited.after, doc.encoding, display)
+    return Spliced([doc.encoding.bom, *pieces_of(edited.after)])
+
+
+def _diff(doc: Document, edited: _Edited, old_label: str, new_label: str) -> str:
+    decode = str if isinstance(edited.after, str) else doc.decode_part
+    return unified_diff(
+        edited.before, edited.after, edited.changes, old_label=old_label, new_label=new_label, decode=decode
+    )
+
+
+def _apply(
+    ctx: ExecutionContext, tool: str, file_path: str, edits: Sequence[EditRequest], numbered: bool
+) -> ToolResult:
+    for n, edit in enumerate(edits, 1):
+        try:
+            _check(edit)
+        except ToolError as exc:
+            raise _numbered(exc, n, len(edits)) if numbered else exc from None
+    target = resolve_file_path(ctx, file_path)
+    seen, doc = _current(ctx, target, edits[0])
+    edited = _edit_document(doc, edits, numbered)
+    data, results = _encoded(doc, edited, target.display), edited.results
+    if seen is not None and edited.unchanged():
+        raise ToolError(ErrorCode.NO_CHANGE, f"The edit leaves {target.display} unchanged; nothing was written")
+    if len(data) > ctx.max_edit_bytes:
+        raise _too_large(target, len(data), ctx.max_edit_bytes)
+    created = seen is None
+    old_label = "/dev/null" if created else target.display
+    diff = _diff(doc, edited, old_label, target.display)
+    replacements = sum(r["replacements"] for r in results)
+    meta: dict[str, Any] = {
+        "file_path": target.path,
+        "replacements": replacements,
+        "diff": diff,
+        "created": created,
+        "encoding": doc.encoding.label,
+        "line_ending": doc.line_ending,
+        "bytes_written": len(data),
+    }
+    if numbered:
+        meta.update(edits=results, edits_applied=len(edits))
+    else:
+        meta["match_strategy"] = results[0]["match_strategy"]
+    verb, what = _summary(target.display, created, replacements, results, numbered)
+    authorize(ctx, tool, target.path, diff, replacements=replacements)
+    if ctx.dry_run:
+        return ToolResult.ok(f"[Dry Run] Would {verb} {what}\n{diff}", **meta)
+    written = save(ctx, target, data, seen)
+    return ToolResult.ok(f"{_PAST[verb]} {what}\n{diff}", in_place=written.in_place, **meta)
+
+
+_PAST = {"create": "Created", "edit": "Edited", "apply": "Applied"}
+
+
+def _summary(
+    display: str, created: bool, replacements: int, results: list[dict[str, Any]], numbered: bool
+) -> tuple[str, str]:
+    """(verb, the rest) of the result's first line, e.g. ("edit", "/a.py: 1 replacement")."""
+    if created:
+        return "create", display
+    loose = sorted({r["match_strategy"] for r in results} - {EXACT, CREATED})
+    how = f" (matched ignoring {', '.join(loose).replace('_', ' ')})" if loose else ""
+    count = f"{replacements} replacement{'s' if replacements != 1 else ''}"
+    if numbered:
+        return "apply", f"{len(results)} edit{'s' if len(results) != 1 else ''} ({count}) to {display}{how}"
+    return "edit", f"{display}: {count}{how}"
+
+
+def _edit(ctx: ExecutionContext, file_path: str, old_string: str, new_string: str, replace_all: bool) -> ToolResult:
+    return _apply(ctx, "Edit", file_path, [EditRequest(old_string, new_string, replace_all)], numbered=False)
+
+
+def _multi_edit(ctx: ExecutionContext, file_path: str, edits: list[dict[str, Any]]) -> ToolResult:
+    requests = [EditRequest(e["old_string"], e["new_string"], e["replace_all"]) for e in edits]
+    return _apply(ctx, "MultiEdit", file_path, requests, numbered=True)
+
+
+_EDIT_PARAMETERS = (
+    ToolParameter(
+        "old_string",
+        "string",
+        "The exact text to replace (copy it from Read, without the line-number prefix)",
+        required=True,
+    ),
+    ToolParameter("new_string", "string", "The text to replace it with (must differ from old_string)", required=True),
+    ToolParameter("replace_all", "boolean", "Replace every occurrence instead of requiring exactly one", default=False),
+)
+
+EDIT_SPEC = ToolSpec(
+    name="Edit",
+    description=(
+        "Replaces exact text in a file. Read the file first in this session. old_string must match the file "
+        "exactly once (including indentation), unless replace_all=true; add surrounding lines to make it unique. "
+        "If it only differs in line endings, indentation (tabs vs spaces) or trailing whitespace and matches "
+        "once, the replacement is re-indented to the file's style. Deleting whole lines (new_string='') also "
+        "removes their line breaks. Encoding, BOM and line endings are kept; the result shows a unified diff."
+    ),
+    parameters=(
+        ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
+        *_EDIT_PARAMETERS,
+    ),
+    run=_edit,
+    read_only=False,
+    destructive=True,
+)
+
+MULTI_EDIT_SPEC = ToolSpec(
+    name="MultiEdit",
+    description=(
+        "Makes several Edit-style replacements in one file, in order, each applied to the result of the "
+        "previous one. All or nothing: if any edit fails, nothing is written and the error names the edit. "
+        "Read the file first. To create a file, give a first edit with an empty old_string."
+    ),
+    parameters=(
+        ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
+        ToolParameter("edits", "array", "The replacements, applied in order", required=True, items=_EDIT_PARAMETERS),
+    ),
+    run=_multi_edit,
+    read_only=False,
+    destructive=True,
+)
+
+
+def edit(
+    file_path: str,
+    old_string: str,
+    new_string: str,
+    replace_all: bool = False,
+    *,
+    ctx: ExecutionContext | None = None,
+) -> ToolResult:
+    """Replace `old_string` by `new_string` in one file (see EDIT_SPEC)."""
+    args = {"file_path": file_path, "old_string": old_string, "new_string": new_string, "replace_all": replace_all}
+    return invoke(EDIT_SPEC, ctx, args)
+
+
+def multi_edit(file_path: str, edits: list[dict[str, Any]], *, ctx: ExecutionContext | None = None) -> ToolResult:
+    """Apply several replacements to one file atomically (see MULTI_EDIT_SPEC)."""
+    return invoke(MULTI_EDIT_SPEC, ctx, {"file_path": file_path, "edits": edits})
+
+
+class EditTool(FileTool):
+    spec = EDIT_SPEC
+
+
+class MultiEditTool(FileTool):
+    spec = MULTI_EDIT_SPEC

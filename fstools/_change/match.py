@@ -1,0 +1,393 @@
+"""Where old_string is in a file: exactly, else ignoring line endings, else ignoring whitespace.
+
+Models copy text out of Read's output, which hides CRs and can blur tabs and trailing
+spaces, so an exact miss is retried tolerantly. A tolerant match is used only when it is
+unambiguous, and the replacement is then written in the file's own line endings and
+indentation. Edit and MultiEdit both plan their replacements here.
+
+The exact match (`plan_exact`) runs alike on text and on the bytes of a bytewise encoding
+(see BYTEWISE_CODECS): there old_string's bytes occur exactly where its text does, and line
+breaks are the same bytes, so a large file need not be decoded to be edited.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_right
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import AnyStr, Generic
+
+from .._content.encodings import breaks
+from .._core.errors import ErrorCode, ToolError
+from .document import with_line_breaks
+
+EXACT = "exact"
+LINE_ENDINGS = "line_endings"
+TRAILING_WHITESPACE = "trailing_whitespace"
+INDENTATION = "indentation"
+UNDECODABLE = "undecodable_bytes"
+
+MAX_LISTED_LINES = 20
+SNIPPET_LINES = 30
+SNIPPET_WIDTH = 300
+FUZZY_SEARCH_LINES = 20_000
+FUZZY_CUTOFF = 0.5  # least similarity (difflib ratio) a closest region needs
+MAX_COUNTED_WORDS = 32  # old_string's words whose frequency in the file is counted
+MAX_FUZZY_WORDS = 8  # the rarest of them, whose occurrences vote for windows
+MAX_WORD_HITS = 200  # occurrences of one word that vote
+MAX_FUZZY_WINDOWS = 40  # most voted windows scored with difflib
+FUZZY_COMPARE_LINES = SNIPPET_LINES  # lines of each window compared
+TAB_WIDTH = 4
+_ANY_BREAK = r"(?:\r\n|\r|\n)"
+_WORD = re.compile(r"\w+")
+_LOOSE = {
+    LINE_ENDINGS: "line endings",
+    TRAILING_WHITESPACE: "whitespace",
+    INDENTATION: "whitespace",
+    UNDECODABLE: "undecodable bytes",
+}
+# Read shows a byte its encoding cannot decode as U+FFFD; the text Edit works on keeps the
+# byte itself (a surrogate escape), so a line copied from Read must match it through this.
+_STANDS_FOR_U_FFFD = "[\udc80-\udcff\ufffd]+"
+
+
+@dataclass(frozen=True)
+class Replacement(Generic[AnyStr]):
+    start: int
+    end: int
+    text: AnyStr
+
+
+@dataclass(frozen=True)
+class Plan(Generic[AnyStr]):
+    """The replacements one edit makes, sorted and disjoint, and how old_string was matched."""
+
+    strategy: str
+    replacements: list[Replacement[AnyStr]]
+
+    def pieces(self, text: AnyStr) -> list[AnyStr | memoryview]:
+        """`text` with the replacements made, as pieces in order; those of bytes are views, not copies."""
+        view = memoryview(text) if isinstance(text, bytes) else text
+        pieces, pos = [], 0
+        for r in self.replacements:
+            pieces += (view[pos : r.start], r.text)
+            pos = r.end
+        pieces.append(view[pos:])
+        return pieces
+
+    def apply(self, text: AnyStr) -> AnyStr:
+        return text[:0].join(self.pieces(text))
+
+    def spans(self) -> list[tuple[int, int, int]]:
+        return [(r.start, r.end, len(r.text)) for r in self.replacements]
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    start: int
+    end: int
+    strategy: str
+    text: str | None = None  # None: new_string as given
+
+
+def plan_replacement(text: str, old: str, new: str, replace_all: bool) -> Plan[str]:
+    """Find `old` in `text` and plan its replacement by `new`; ToolError NOT_FOUND / NOT_UNIQUE otherwise."""
+    plan = plan_exact(text, old, new, replace_all)
+    if plan is not None:
+        return plan
+    for find in (_line_endings, _whitespace, _undecodable):
+        candidates = find(text, old, new)
+        if candidates:
+            return _decide(text, candidates, new, replace_all)
+    raise ToolError(ErrorCode.NOT_FOUND, describe_not_found(text, old))
+
+
+def plan_exact(text: AnyStr, old: AnyStr, new: AnyStr, replace_all: bool) -> Plan[AnyStr] | None:
+    """The plan if `old` occurs in `text` as it is (NOT_UNIQUE if ambiguous), else None."""
+    candidates = _exact(text, old)
+    return _decide(text, candidates, new, replace_all) if candidates else None
+
+
+def _exact(text: AnyStr, old: AnyStr) -> list[_Candidate]:
+    found, pos = [], text.find(old)
+    while pos >= 0:
+        found.append(_Candidate(pos, pos + len(old), EXACT))
+        pos = text.find(old, pos + len(old))
+    return found
+
+
+def _line_endings(text: str, old: str, new: str) -> list[_Candidate]:
+    lines = old.replace("\r\n", "\n").split("\n")
+    if len(lines) < 2:
+        return []
+    pattern = re.compile(_ANY_BREAK.join(map(re.escape, lines)))
+    return [_Candidate(m.start(), m.end(), LINE_ENDINGS) for m in pattern.finditer(text)]
+
+
+def _undecodable(text: str, old: str, new: str) -> list[_Candidate]:
+    if "\ufffd" not in old:
+        return []
+    pattern = re.compile(_STANDS_FOR_U_FFFD.join(map(re.escape, old.split("\ufffd"))))
+    return [_Candidate(m.start(), m.end(), UNDECODABLE) for m in pattern.finditer(text)]
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+@dataclass(frozen=True)
+class _IndentStyle:
+    tabs: bool
+    unit: int  # columns per level
+
+    @classmethod
+    def of(cls, indents: Iterable[str]) -> _IndentStyle | None:
+        tabbed, widths = 0, []
+        for ind in indents:
+            if "\t" in ind:
+                tabbed += 1
+            elif ind:
+                widths.append(len(ind))
+        if not tabbed and not widths:
+            return None
+        if tabbed >= len(widths):
+            return cls(True, TAB_WIDTH)
+        return cls(False, math.gcd(*widths))
+
+    def level(self, indent: str) -> tuple[int, int]:
+        """(levels, leftover alignment columns) of an indentation string."""
+        return divmod(len(indent.expandtabs(self.unit)), self.unit)
+
+    def render(self, level: int, rest: int) -> str:
+        return "\t" * level + " " * rest if self.tabs else " " * (level * self.unit + rest)
+
+
+def _whitespace(text: str, old: str, new: str) -> list[_Candidate]:
+    """Whole-line matches that differ from old_string only in indentation or trailing whitespace."""
+    olines = old.replace("\r\n", "\n").split("\n")
+    keeps_break = len(olines) > 1 and olines[-1] == ""
+    if keeps_break:
+        olines.pop()
+    keys = [line.strip() for line in olines]
+    if not any(keys):
+        return []
+    anchor = next(j for j, key in enumerate(keys) if key)
+    mid_line = not _indent(olines[0])  # copied from the first non-blank character of its line
+    flines = text.split("\n")
+    content = [line.removesuffix("\r") for line in flines]
+    starts = [0]
+    for line in flines:
+        starts.append(starts[-1] + len(line) + 1)
+    last = len(flines) - (1 if keeps_break else 0)  # a matched block must end before this line
+    k, found = len(olines), []
+    new_lines = new.replace("\r\n", "\n").split("\n")
+    for i in range(0, last - k + 1):
+        if content[i + anchor].strip() != keys[anchor] or any(content[i + j].strip() != keys[j] for j in range(k)):
+            continue
+        pairs = [(_indent(olines[j]), _indent(content[i + j])) for j in range(k) if keys[j] and (j or not mid_line)]
+        replacement = _reindent(pairs, new_lines, mid_line, content)
+        if replacement is None:
+            continue
+        start = starts[i] + (len(_indent(content[i])) if mid_line else 0)
+        end = starts[i + k] if keeps_break else starts[i + k - 1] + len(content[i + k - 1])
+        strategy = TRAILING_WHITESPACE if all(o == f for o, f in pairs) else INDENTATION
+        found.append(_Candidate(start, end, strategy, None if strategy == TRAILING_WHITESPACE else replacement))
+    return found
+
+
+def _reindent(pairs: list[tuple[str, str]], new_lines: list[str], mid_line: bool, content: list[str]) -> str | None:
+    """new_string moved into the file's indentation, or None if the matched lines' indentation
+    does not differ from old_string's by one constant number of levels."""
+    file_style = _IndentStyle.of(f for _, f in pairs) or _IndentStyle.of(map(_indent, content))
+    our_style = _IndentStyle.of([o for o, _ in pairs] + [_indent(n) for n in new_lines])
+    ours, theirs = our_style or file_style, file_style or our_style
+    if ours is None or theirs is None:  # no indentation anywhere
+        return "\n".join(new_lines)
+    shifts = {theirs.level(f)[0] - ours.level(o)[0] for o, f in pairs}
+    if len(shifts) > 1:
+        return None
+    shift = shifts.pop() if shifts else 0
+    out = []
+    for n, line in enumerate(new_lines):
+        if n == 0 and mid_line:  # goes after the indentation the file's line keeps
+            out.append(line.lstrip(" \t"))
+            continue
+        if not line.strip():
+            out.append("")
+            continue
+        ind = _indent(line)
+        level, rest = ours.level(ind)
+        out.append(theirs.render(max(level + shift, 0), rest) + line[len(ind) :])
+    return "\n".join(out)
+
+
+def line_numbers(text: AnyStr, positions: Iterable[int]) -> list[int]:
+    """1-based line numbers of sorted positions."""
+    numbers, line, prev, lf = [], 1, 0, breaks(text).lf
+    for pos in positions:
+        line += text.count(lf, prev, pos)
+        prev = pos
+        numbers.append(line)
+    return numbers
+
+
+def _listed(numbers: list[int]) -> str:
+    shown = ", ".join(map(str, numbers[:MAX_LISTED_LINES]))
+    more = f", ... {len(numbers) - MAX_LISTED_LINES} more" if len(numbers) > MAX_LISTED_LINES else ""
+    return f"[{shown}{more}]"
+
+
+def _decide(text: AnyStr, candidates: list[_Candidate], new: AnyStr, replace_all: bool) -> Plan[AnyStr]:
+    strategy = candidates[0].strategy
+    if len(candidates) > 1 and not (replace_all and strategy in (EXACT, LINE_ENDINGS)):
+        lines = _listed(line_numbers(text, (c.start for c in candidates)))
+        if strategy == EXACT:
+            raise ToolError(
+                ErrorCode.NOT_UNIQUE,
+                f"old_string found {len(candidates)} times in the file (lines: {lines}). Without replace_all "
+                "it must match exactly once: add more context (surrounding lines) to old_string to make it unique, "
+                "or set replace_all=true to replace every occurrence.",
+            )
+        raise ToolError(
+            ErrorCode.NOT_UNIQUE,
+            f"old_string is not in the file exactly; ignoring {_LOOSE[strategy]} it was found "
+            f"{len(candidates)} times (lines: {lines}). Copy old_string exactly from the file, "
+            "with more surrounding lines, so that it matches once.",
+        )
+    replacements, prev_end = [], 0
+    for c in candidates:
+        start, end = c.start, c.end
+        body = with_line_breaks(c.text if c.text is not None else new, _break_at(text, start, end))
+        if not body:
+            start, end = _whole_lines(text, start, end, prev_end)
+        replacements.append(Replacement(start, end, body))
+        prev_end = end
+    return Plan(strategy, replacements)
+
+
+def _break_of(text: AnyStr, newline_at: int) -> AnyStr:
+    lf, cr, crlf = breaks(text)
+    return crlf if newline_at > 0 and text[newline_at - 1 : newline_at] == cr else lf
+
+
+def _break_at(text: AnyStr, start: int, end: int) -> AnyStr:
+    """The line break new lines get at [start, end): the region's own, else its line's, else the file's."""
+    region, (lf, cr, crlf) = text[start:end], breaks(text)
+    pairs = region.count(crlf)
+    counts = {crlf: pairs, lf: region.count(lf) - pairs, cr: region.count(cr) - pairs}
+    if any(counts.values()):
+        return max(counts, key=counts.__getitem__)
+    after = text.find(lf, end)
+    if after >= 0:
+        return _break_of(text, after)
+    before = text.rfind(lf, 0, start)
+    if before >= 0:
+        return _break_of(text, before)
+    return cr if cr in text else lf
+
+
+def _whole_lines(text: AnyStr, start: int, end: int, floor: int) -> tuple[int, int]:
+    """Deleting whole lines also deletes their line break, so no blank line is left behind."""
+    lf, cr, crlf = breaks(text)
+    if (start and text[start - 1 : start] != lf) or text[end - 1 : end] == lf:
+        return start, end
+    for eol in (lf, crlf):
+        if text.startswith(eol, end):
+            return start, end + len(eol)
+    if end == len(text) and start > floor:  # the last line: take the break before it
+        start -= 2 if start >= floor + 2 and text[start - 2 : start - 1] == cr else 1
+    return start, end
+
+
+def visible(line: str) -> str:
+    """Whitespace made visible, so a model can see tabs vs spaces and trailing blanks."""
+    return line.replace(" ", "·").replace("\t", "→").replace("\r", "␍")
+
+
+def _closest_line(text: str, flines: list[str], olines: list[str]) -> int | None:
+    """Start of the window of the file that best matches old_string, by whole stripped lines,
+    else by similarity (files up to FUZZY_SEARCH_LINES lines only)."""
+    keys = [line.strip() for line in olines]
+    at: defaultdict[str, list[int]] = defaultdict(list)  # where each non-blank key is in old_string
+    for j, key in enumerate(keys):
+        if key:
+            at[key].append(j)
+    votes: Counter[int] = Counter()
+    for i, line in enumerate(map(str.strip, flines)):
+        if line in at:
+            votes.update(i - j for j in at[line])
+    if votes:
+        return min(votes, key=lambda i: (-votes[i], i))
+    if len(flines) > FUZZY_SEARCH_LINES:
+        return None
+    return _similar_window(text, flines, keys)
+
+
+def _similar_window(text: str, flines: list[str], keys: list[str]) -> int | None:
+    """Start of the window most similar to old_string's stripped lines `keys`, or None below FUZZY_CUTOFF.
+
+    Scoring every window (or every line) with difflib takes seconds on a large file, so only
+    windows that share old_string's rarest words are scored: each occurrence of one of those
+    words votes for the window it would sit in, weighted by the word's rarity, and the
+    MAX_FUZZY_WINDOWS most voted are compared. Every step is bounded by a constant.
+    """
+    first_line: dict[str, int] = {}
+    for j, key in enumerate(keys):
+        for word in _WORD.findall(key):
+            first_line.setdefault(word, j)
+    counted = sorted(first_line, key=len, reverse=True)[:MAX_COUNTED_WORDS]  # longer words are rarer
+    rarity = {word: text.count(word) for word in counted}
+    rare = sorted((w for w in counted if rarity[w]), key=rarity.__getitem__)[:MAX_FUZZY_WORDS]
+    if not rare:
+        return None
+    starts = list(accumulate((len(line) + 1 for line in flines), initial=0))
+    votes: Counter[int] = Counter()
+    for word in rare:
+        pos, hits = text.find(word), 0
+        while pos >= 0 and hits < MAX_WORD_HITS:
+            votes[max(bisect_right(starts, pos) - 1 - first_line[word], 0)] += 1 / rarity[word]
+            pos, hits = text.find(word, pos + len(word)), hits + 1
+    import difflib  # only on the not_found path
+
+    width = min(len(keys), FUZZY_COMPARE_LINES)
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2("\n".join(keys[:width]))
+    best, best_ratio = None, FUZZY_CUTOFF
+    for start, _ in votes.most_common(MAX_FUZZY_WINDOWS):
+        matcher.set_seq1("\n".join(line.strip() for line in flines[start : start + width]))
+        if matcher.real_quick_ratio() >= best_ratio and matcher.quick_ratio() >= best_ratio:
+            ratio = matcher.ratio()
+            if ratio > best_ratio or (ratio == best_ratio and best is None):
+                best, best_ratio = start, ratio
+    return best
+
+
+def _numbered(lines: list[str], first: int) -> list[str]:
+    return [f"{first + n:>6}\t{visible(line)[:SNIPPET_WIDTH]}" for n, line in enumerate(lines)]
+
+
+def describe_not_found(text: str, old: str) -> str:
+    """The not_found message: the closest region of the file and old_string, whitespace visible."""
+    message = "old_string not found in the file."
+    olines = old.split("\n")
+    flines = text.split("\n")
+    best = _closest_line(text, flines, olines)
+    if best is None:
+        return f"{message} Read the file and copy the exact text, including indentation and whitespace."
+    lo = max(best - 1, 0)
+    hi = min(best + len(olines) + 1, len(flines), lo + SNIPPET_LINES)
+    legend = "(spaces shown as ·, tabs as →, carriage returns as ␍)"
+    return "\n".join(
+        [
+            message,
+            f"The closest region of the file, lines {lo + 1}-{hi} {legend}:",
+            *_numbered(flines[lo:hi], lo + 1),
+            "old_string as given:",
+            *("  " + visible(line)[:SNIPPET_WIDTH] for line in olines[:SNIPPET_LINES]),
+            "Copy old_string exactly from the file (Read it again if it may have changed).",
+        ]
+    )

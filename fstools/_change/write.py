@@ -1,0 +1,132 @@
+"""Write: create a file or replace its whole content, atomically, keeping what made it that file.
+
+Overwriting keeps the file's encoding, BOM and (when the content has no CR at all) its CRLF
+line breaks, because models write text as they saw it in Read, without the CRs.
+"""
+
+from __future__ import annotations
+
+from .._content.encodings import UTF8
+from .._core.context import ExecutionContext
+from .._core.errors import ErrorCode, ToolError
+from .._core.params import ToolParameter
+from .._core.paths import resolve_file_path
+from .._core.result import ToolResult
+from .._core.spec import ToolSpec, authorize, invoke
+from .._core.tool import FileTool
+from .diff import unified_diff, whole_text_changes
+from .document import Document, decode_document, encode_document, eol_of, text_style, with_line_breaks
+from .guard import load, require_fresh_read, save
+
+NEW_FILE_LABEL = "/dev/null"
+
+
+def _previous(data: bytes | None, display: str) -> Document | None:
+    """The current content as text, or None when there is none to keep (binary, undecodable, too large)."""
+    if data is None:
+        return None
+    try:
+        return decode_document(data, display)
+    except ToolError:
+        return None
+
+
+def _fit(content: str, previous: Document | None) -> str:
+    """Content in the existing file's conventions: no doubled BOM, its CRLF/CR line breaks."""
+    if previous is None:
+        return content
+    if previous.encoding.bom and content.startswith("\ufeff"):
+        content = content[1:]
+    eol = eol_of(previous.line_ending)
+    if eol is not None and eol != "\n" and "\r" not in content:
+        content = with_line_breaks(content, eol)
+    return content
+
+
+def _write(ctx: ExecutionContext, file_path: str, content: str, backup: bool) -> ToolResult:
+    target = resolve_file_path(ctx, file_path)
+    seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
+    require_fresh_read(ctx, target, seen)
+    previous = _previous(seen.data if seen else None, target.display)
+    content = _fit(content, previous)
+    encoding = previous.encoding if previous else UTF8
+    data = encode_document(content, encoding, target.display)
+    if len(data) > ctx.max_write_bytes:
+        raise ToolError(
+            ErrorCode.FILE_TOO_LARGE,
+            f"Content is {len(data)} bytes; Write accepts at most {ctx.max_write_bytes} "
+            f"(ExecutionContext.max_write_bytes): {target.display}",
+        )
+    created = seen is None
+    meta = {
+        "file_path": target.path,
+        "created": created,
+        "encoding": encoding.label,
+        "line_ending": text_style(content),
+    }
+    if seen is not None and seen.data == data:
+        authorize(ctx, "Write", target.path, ask=False)  # a no-op asks no one, but a deny still refuses
+        prefix = "[Dry Run] " if ctx.dry_run else ""
+        return ToolResult.ok(f"{prefix}Unchanged: {target.display} already has this content", bytes_written=0, **meta)
+    if previous is None and not created:
+        diff = f"(previous content not shown: binary or larger than {ctx.max_edit_bytes} bytes)"
+    else:
+        old_text = previous.text if previous else ""
+        diff = unified_diff(
+            old_text,
+            content,
+            whole_text_changes(old_text, content),
+            old_label=NEW_FILE_LABEL if created else target.display,
+            new_label=target.display,
+        )
+    verb = "create" if created else "update"
+    authorize(ctx, "Write", target.path, diff, bytes=len(data), created=created)
+    if ctx.dry_run:
+        return ToolResult.ok(
+            f"[Dry Run] Would {verb} {target.display} ({len(data)} bytes)\n{diff}",
+            bytes_written=len(data),
+            diff=diff,
+            **meta,
+        )
+    written = save(ctx, target, data, seen, backup=backup)
+    notes = f"; previous version kept at {written.backup_path}" if written.backup_path else ""
+    extra = {"backup_path": written.backup_path} if backup else {}
+    return ToolResult.ok(
+        f"{verb.capitalize()}d {target.display} ({len(data)} bytes){notes}",
+        bytes_written=len(data),
+        diff=diff,
+        in_place=written.in_place,
+        **extra,
+        **meta,
+    )
+
+
+WRITE_SPEC = ToolSpec(
+    name="Write",
+    description=(
+        "Writes a file: creates it (with missing parent directories) or replaces its whole content. "
+        "To overwrite an existing file you must Read it first in this session, and it must not have changed "
+        "since. The write is atomic and keeps the file's permissions, encoding, BOM and CRLF line endings. "
+        "Prefer Edit or MultiEdit to change part of an existing file. Set backup=true to keep the previous "
+        "version as <file>.bak."
+    ),
+    parameters=(
+        ToolParameter("file_path", "string", "Absolute path of the file to write", required=True),
+        ToolParameter("content", "string", "The complete new content of the file", required=True),
+        ToolParameter(
+            "backup", "boolean", "Keep the previous version as <file>.bak (.bak.1, ... if taken)", default=False
+        ),
+    ),
+    run=_write,
+    read_only=False,
+    destructive=True,
+)
+
+
+def write(file_path: str, content: str, *, backup: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
+    """Create or overwrite a file (see WRITE_SPEC for the parameters)."""
+    return invoke(WRITE_SPEC, ctx, {"file_path": file_path, "content": content, "backup": backup})
+
+
+class WriteTool(FileTool):
+    spec = WRITE_SPEC

@@ -1,0 +1,73 @@
+"""The one result type every fstools call returns."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ErrorCode
+
+
+@dataclass
+class ToolResult:
+    """Outcome of a tool call: never an exception for user errors."""
+
+    success: bool
+    output: str = ""
+    error: str | None = None
+    error_code: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def ok(cls, output: str = "", **metadata: Any) -> ToolResult:
+        return cls(success=True, output=output, metadata=metadata)
+
+    @classmethod
+    def fail(cls, error: str, error_code: ErrorCode | str = ErrorCode.IO_ERROR, **metadata: Any) -> ToolResult:
+        return cls(success=False, error=error, error_code=str(error_code), metadata=metadata)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "success": self.success,
+            "output": self.output,
+            "error": self.error,
+            "error_code": self.error_code,
+            "metadata": self.metadata,
+        }
+
+
+_LONE_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """Text safe to serialise as UTF-8 (MCP, JSON): lone surrogates become U+FFFD.
+
+    Python-facing results keep undecodable bytes of file contents and names as
+    surrogate escapes (lossless); a text channel cannot carry them.
+    """
+    return _LONE_SURROGATES.sub("\ufffd", text)
+
+
+def jsonable(value: Any) -> Any:
+    """`value` with every string made printable, for JSON encoders that reject surrogates."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {jsonable(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def agent_text(result: ToolResult) -> str:
+    """The output as a text-only reader (MCP client, CLI user) should see it.
+
+    Glob and Grep keep `output` machine-parseable and put "there is more" in
+    metadata["notice"] and "could not see" in metadata["warnings"]; a reader of text alone
+    gets both appended, so "no match" and "could not look" never read the same.
+    """
+    notes = [result.metadata.get("notice") or ""]
+    notes += [f"(warning: {w})" for w in result.metadata.get("warnings") or ()]
+    text = "\n".join(part for part in [result.output, *notes] if part)
+    return printable(text)

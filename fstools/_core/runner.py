@@ -1,0 +1,100 @@
+"""One way to run rg/fd: stdin closed, stdout streamed, stderr drained, a deadline, no orphans."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from collections.abc import Iterator, Sequence
+from types import TracebackType
+
+_STDERR_CAP = 64 * 1024
+
+
+class StreamingProcess:
+    """A child process whose stdout is read line by line.
+
+    The child is killed when the timeout expires (then `timed_out` is set and the
+    stream simply ends) or when the reader stops early and closes this object, so an
+    abandoned search never keeps running.
+    """
+
+    def __init__(self, argv: Sequence[str], *, timeout: float | None, cwd: str | None = None) -> None:
+        self.argv = list(argv)
+        self.timed_out = False
+        self._eof = False
+        self._stderr_chunks: list[bytes] = []
+        self._proc = subprocess.Popen(
+            self.argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            bufsize=1 << 16,
+        )
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._stderr_thread.start()
+        self._timer: threading.Timer | None = None
+        if timeout is not None:
+            self._timer = threading.Timer(timeout, self._on_timeout)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _drain_stderr(self) -> None:
+        assert self._proc.stderr is not None
+        kept = 0
+        for chunk in iter(lambda: self._proc.stderr.read(8192), b""):  # type: ignore[union-attr]
+            if kept < _STDERR_CAP:
+                self._stderr_chunks.append(chunk)
+                kept += len(chunk)
+
+    def _on_timeout(self) -> None:
+        if self._proc.poll() is None:
+            self.timed_out = True
+            self._proc.kill()
+
+    def __iter__(self) -> Iterator[bytes]:
+        assert self._proc.stdout is not None
+        yield from self._proc.stdout
+        self._eof = True
+
+    def chunks(self, size: int = 1 << 20) -> Iterator[bytes]:
+        """Stdout as it arrives, in pieces of at most `size` bytes, so the reader can work while the child runs."""
+        assert self._proc.stdout is not None
+        read = self._proc.stdout.read1
+        while chunk := read(size):
+            yield chunk
+        self._eof = True
+
+    def read_all(self) -> bytes:
+        assert self._proc.stdout is not None
+        data = self._proc.stdout.read()
+        self._eof = True
+        return data
+
+    def close(self) -> int:
+        """Reap the child and return its exit code; a child whose output was not read to the end is killed."""
+        if not self._eof and self._proc.poll() is None:
+            self._proc.kill()
+        if self._proc.stdout is not None:
+            self._proc.stdout.close()
+        code = self._proc.wait()
+        if self._timer is not None:
+            self._timer.cancel()
+        self._stderr_thread.join()
+        return code
+
+    @property
+    def returncode(self) -> int | None:
+        return self._proc.returncode
+
+    @property
+    def stderr(self) -> str:
+        return b"".join(self._stderr_chunks).decode("utf-8", "replace")
+
+    def __enter__(self) -> StreamingProcess:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

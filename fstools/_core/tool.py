@@ -1,0 +1,119 @@
+"""The tool layer (seeds' Phase 2.1): BaseTool for any tool, FileTool as the thin adapter over a ToolSpec."""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from enum import Enum
+from typing import Any
+
+from .context import ExecutionContext, default_context
+from .errors import ToolError
+from .params import ToolParameter, object_schema, validate_arguments
+from .result import ToolResult
+from .spec import ToolSpec, call_validated, invoke
+
+
+class ToolCategory(str, Enum):
+    FILE = "file"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class BaseTool(ABC):
+    """A tool an agent can call: a name, a description, parameters and an implementation."""
+
+    @property
+    @abstractmethod
+    def name(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def description(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def category(self) -> ToolCategory: ...
+
+    @property
+    @abstractmethod
+    def parameters(self) -> list[ToolParameter]: ...
+
+    @property
+    def read_only(self) -> bool:
+        return False
+
+    @property
+    def destructive(self) -> bool:
+        return False
+
+    @abstractmethod
+    async def _execute(self, context: ExecutionContext, /, **kwargs: Any) -> ToolResult: ...
+
+    def input_schema(self) -> dict[str, Any]:
+        return object_schema(self.parameters)
+
+    def schema(self, provider: str = "openai") -> dict[str, Any]:
+        if provider == "openai":
+            return {
+                "type": "function",
+                "function": {"name": self.name, "description": self.description, "parameters": self.input_schema()},
+            }
+        if provider == "anthropic":
+            return {"name": self.name, "description": self.description, "input_schema": self.input_schema()}
+        raise ValueError(f"unknown schema provider {provider!r}; use 'openai' or 'anthropic'")
+
+    async def execute(self, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
+        """Validate the arguments against `parameters`, then run `_execute`."""
+        try:
+            validated = validate_arguments(self.parameters, kwargs)
+        except ToolError as exc:
+            return ToolResult.fail(exc.message, exc.code)
+        return await self._execute(context or default_context(), **validated)
+
+    def run(self, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
+        """Synchronous execute, for callers without an event loop."""
+        import asyncio  # lazily: asyncio alone would double the cost of `import fstools`
+
+        return asyncio.run(self.execute(context, **kwargs))
+
+
+class FileTool(BaseTool):
+    """Adapter from a ToolSpec to the tool interface; subclasses only name their spec."""
+
+    spec: ToolSpec
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def description(self) -> str:
+        return self.spec.description
+
+    @property
+    def category(self) -> ToolCategory:
+        return ToolCategory.FILE
+
+    @property
+    def parameters(self) -> list[ToolParameter]:
+        return list(self.spec.parameters)
+
+    @property
+    def read_only(self) -> bool:
+        return self.spec.read_only
+
+    @property
+    def destructive(self) -> bool:
+        return self.spec.destructive
+
+    async def _execute(self, context: ExecutionContext, /, **kwargs: Any) -> ToolResult:
+        # Positional-only context: a tool argument may itself be called `context` (Grep's -C).
+        import asyncio
+
+        # File I/O blocks: run it off the event loop so an async agent stays responsive.
+        return await asyncio.to_thread(call_validated, self.spec, context, kwargs, time.perf_counter())
+
+    def run(self, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
+        return invoke(self.spec, context, kwargs)

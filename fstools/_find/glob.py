@@ -1,0 +1,213 @@
+"""Glob: files whose path below a directory matches a glob, newest first."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from .._core.context import ExecutionContext
+from .._core.errors import ErrorCode, ToolError
+from .._core.excludes import DEFAULT_EXCLUDES
+from .._core.globmatch import MAGIC_CHARS, byte_glob_superset, glob_to_regex
+from .._core.params import ToolParameter
+from .._core.paths import resolve_path, within_roots
+from .._core.result import ToolResult
+from .._core.spec import ToolSpec, authorize, drop_denied, invoke
+from .._core.tool import FileTool
+from .walk import ContainmentFilter, WalkSpec, list_files, newest_first
+
+DEFAULT_LIMIT = 1000
+MAX_PATTERN_LENGTH = 4096
+
+
+@dataclass(frozen=True)
+class GlobPlan:
+    """Where to walk and what to match there.
+
+    The pattern's leading literal directories are moved into `base` (`src/**/*.tsx` walks
+    `src` for `**/*.tsx`), so the walker reads less and a pattern that climbs out of the
+    allowed dirs is refused like any other path. `base` is None when that directory does
+    not exist: nothing can match. `max_depth` is set when the pattern has no `**`.
+    """
+
+    base: str | None
+    regex: str | None
+    name_glob: str | None
+    name_glob_exact: bool
+    max_depth: int | None
+    wants_hidden: bool
+
+
+def _components(pattern: str) -> list[str]:
+    if not pattern:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, 'pattern must not be empty (use "**" or "*" to list files)')
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"pattern is longer than {MAX_PATTERN_LENGTH} characters")
+    if "\x00" in pattern:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern contains a NUL byte")
+    if pattern.endswith("/"):
+        pattern += "**"  # "src/" means the files below src
+    return [c for c in pattern.split("/") if c not in ("", ".")]
+
+
+def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None) -> GlobPlan:
+    """Split `pattern` into a directory to walk and a glob below it; raise ToolError when refused."""
+    parts = _components(pattern)
+    if os.path.isabs(pattern):
+        start = "/"
+    else:
+        target = resolve_path(ctx, path or ctx.working_dir, param="path")
+        if not target.exists:
+            raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Directory not found: {target.display}")
+        if not target.is_dir:
+            raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {target.display}")
+        start = target.path
+    literal = 0
+    while literal < len(parts) - 1 and not MAGIC_CHARS.intersection(parts[literal]):
+        literal += 1
+    rest = parts[literal:] or ["**"]
+    if ".." in rest:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "'..' may only come before the first wildcard of a pattern")
+    base_path: str | None = start
+    if literal or start == "/":
+        base = resolve_path(ctx, os.path.join(start, *parts[:literal]), param="pattern")
+        base_path = base.path if base.is_dir else None
+    glob = "/".join(rest)
+    regex = None if glob == "**" else glob_to_regex(glob)
+    if regex is not None:
+        try:
+            re.compile(regex)
+        except re.error as exc:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern {pattern!r}: {exc}") from None
+    name_glob = byte_glob_superset(rest[-1])
+    return GlobPlan(
+        base=base_path,
+        regex=regex,
+        name_glob=name_glob,
+        # `*.c` or `**/*.c`: rg's name filter is the whole pattern when it was not widened.
+        name_glob_exact=name_glob == rest[-1] and rest[:-1] in ([], ["**"]),
+        max_depth=None if any("**" in c for c in rest) else len(rest),
+        wants_hidden=any(c.startswith(".") for c in rest),
+    )
+
+
+def _followed_and_allowed(ctx: ExecutionContext, base: str, paths: list[str]) -> list[str]:
+    """Paths reached through links: kept only if they resolve inside the roots to something not secret."""
+    containment = ContainmentFilter(base, lambda p: within_roots(ctx, p))
+    kept = []
+    for p in paths:
+        canonical = containment.canonical(p)
+        if canonical is not None and (canonical == p or not (ctx.sensitive and ctx.sensitive.matches(canonical))):
+            kept.append(p)
+    return kept
+
+
+def _glob(
+    ctx: ExecutionContext,
+    pattern: str,
+    path: str | None,
+    limit: int,
+    hidden: bool,
+    respect_gitignore: bool,
+    follow_symlinks: bool,
+) -> ToolResult:
+    plan = plan_glob(ctx, pattern, path)
+    meta = {"pattern": pattern, "path": plan.base, "limit": limit}
+    if plan.base is None:
+        return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, **meta)
+    authorize(ctx, "Glob", plan.base)
+    pruned, sensitive = ctx.sensitive.walker_split if ctx.sensitive else ((), ctx.sensitive)
+    listing = list_files(
+        WalkSpec(
+            base=plan.base,
+            regex=plan.regex,
+            name_glob=plan.name_glob,
+            name_glob_exact=plan.name_glob_exact,
+            max_depth=plan.max_depth,
+            hidden=hidden or plan.wants_hidden,
+            respect_gitignore=respect_gitignore,
+            follow_symlinks=follow_symlinks,
+            excludes=(*DEFAULT_EXCLUDES, *pruned),
+        ),
+        timeout=ctx.timeout,
+    )
+    if follow_symlinks:
+        listing.keep(_followed_and_allowed(ctx, plan.base, listing.paths))
+    if sensitive:
+        listing.keep(sensitive.exclude(listing.paths))
+    if ctx.permissions is not None:
+        listing.keep(drop_denied(ctx, "Glob", listing.paths))
+    top = newest_first(listing, limit)
+    count = len(listing.paths)
+    extra: dict[str, object] = {"warnings": listing.warnings} if listing.warnings else {}
+    if listing.timed_out:
+        extra["timed_out"] = True
+    if count > len(top):
+        extra["notice"] = (
+            f"(Showing the {len(top)} newest of {count} matching files: narrow the pattern or raise limit.)"
+        )
+    return ToolResult.ok(
+        "\n".join(p for p, _ in top),
+        count=count,
+        returned=len(top),
+        truncated=count > len(top),
+        backend=listing.backend,
+        **meta,
+        **extra,
+    )
+
+
+GLOB_SPEC = ToolSpec(
+    name="Glob",
+    description=(
+        'Fast file pattern matching. Supports glob patterns like "**/*.py", "src/**/*.{ts,tsx}", '
+        '"*.md" (top level only), `?`, `[abc]`, `[!abc]`. Relative patterns are rooted at `path` '
+        "(default: the working directory); returns absolute file paths, newest first. Hidden files, "
+        ".gitignore'd files and folders such as .git, node_modules, __pycache__ and .venv are left out. "
+        "Use it to find files by name; use Grep to search their contents."
+    ),
+    parameters=(
+        ToolParameter("pattern", "string", "The glob pattern to match files against", required=True),
+        ToolParameter("path", "string", "Directory to search in (default: the working directory)"),
+        ToolParameter(
+            "limit", "integer", "Maximum paths to return (the newest)", default=DEFAULT_LIMIT, minimum=1, maximum=100000
+        ),
+        ToolParameter("hidden", "boolean", "Include hidden files and folders (names starting with '.')", default=False),
+        ToolParameter("respect_gitignore", "boolean", "Leave out files matched by .gitignore/.ignore", default=True),
+        ToolParameter(
+            "follow_symlinks", "boolean", "Follow symbolic links (never outside the allowed directories)", default=False
+        ),
+    ),
+    run=_glob,
+    read_only=True,
+)
+
+
+def glob(
+    pattern: str,
+    path: str | None = None,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    hidden: bool = False,
+    respect_gitignore: bool = True,
+    follow_symlinks: bool = False,
+    ctx: ExecutionContext | None = None,
+) -> ToolResult:
+    """Find files matching a glob (see GLOB_SPEC for the parameters)."""
+    return invoke(
+        GLOB_SPEC,
+        ctx,
+        {
+            "pattern": pattern,
+            "path": path,
+            "limit": limit,
+            "hidden": hidden,
+            "respect_gitignore": respect_gitignore,
+            "follow_symlinks": follow_symlinks,
+        },
+    )
+
+
+class GlobTool(FileTool):
+    spec = GLOB_SPEC

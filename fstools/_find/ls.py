@@ -1,0 +1,139 @@
+"""LS: the entries of one directory, directories first, with type, size and mtime."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from dataclasses import dataclass
+
+from .._core.context import ExecutionContext
+from .._core.errors import ErrorCode, ToolError
+from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
+from .._core.globmatch import GlobSet
+from .._core.params import ToolParameter
+from .._core.paths import resolve_path
+from .._core.result import ToolResult
+from .._core.spec import ToolSpec, authorize, drop_denied, invoke
+from .._core.tool import FileTool
+
+DEFAULT_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    path: str
+    type: str  # "dir", "file", "symlink" or "other"
+    size: int
+    mtime: float
+    target: str | None = None  # where a symlink points, as written in the link
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+def _entry_type(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "other"
+
+
+def _format(entry: Entry) -> str:
+    size = "-" if entry.type == "dir" else str(entry.size)
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.mtime))
+    suffix = "/" if entry.type == "dir" else f" -> {entry.target}" if entry.target is not None else ""
+    return f"{entry.type:<7} {size:>12}  {when}  {entry.name}{suffix}"
+
+
+def _entry(de: os.DirEntry[str]) -> Entry | None:
+    try:
+        st = de.stat(follow_symlinks=False)
+        kind = _entry_type(st.st_mode)
+        target = os.readlink(de.path) if kind == "symlink" else None
+    except OSError:
+        return None  # gone since the directory was read
+    return Entry(de.name, de.path, kind, st.st_size, st.st_mtime, target)
+
+
+def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidden: bool, limit: int) -> ToolResult:
+    target = resolve_path(ctx, path or ctx.working_dir, param="path")
+    if not target.exists:
+        raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Directory not found: {target.display}")
+    if not target.is_dir:
+        raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {target.display}")
+    authorize(ctx, "LS", target.path)
+    ignored = GlobSet([*(ignore or ()), *DEFAULT_EXCLUDES])
+    candidates: list[os.DirEntry[str]] = []
+    hidden_skipped = 0
+    try:
+        with os.scandir(target.path) as it:
+            for de in it:
+                if not hidden and is_hidden(de.name):
+                    hidden_skipped += 1
+                elif not ignored.matches(de.name):
+                    candidates.append(de)
+    except PermissionError:
+        raise ToolError(ErrorCode.PERMISSION_DENIED, f"Permission denied: {target.display}") from None
+    if ctx.sensitive or ctx.permissions is not None:
+        paths = [de.path for de in candidates]
+        allowed = set(drop_denied(ctx, "LS", ctx.sensitive.exclude(paths) if ctx.sensitive else paths))
+        candidates = [de for de in candidates if de.path in allowed]
+    # The order needs only the entry type the directory listing already carries; only the
+    # entries shown are stat-ed, so a huge directory costs one stat per shown entry.
+    candidates.sort(key=lambda de: (not de.is_dir(follow_symlinks=False), de.name.lower(), de.name))
+    shown = [e for e in map(_entry, candidates[:limit]) if e is not None]
+    entries_total = len(candidates) - (min(limit, len(candidates)) - len(shown))
+    lines = [f"{target.path}/"] + [_format(e) for e in shown]
+    truncated = entries_total > len(shown)
+    if truncated:
+        lines.append(f"... {entries_total - len(shown)} more entries not shown (raise limit to see them)")
+    return ToolResult.ok(
+        "\n".join(lines),
+        path=target.path,
+        count=entries_total,
+        returned=len(shown),
+        truncated=truncated,
+        hidden_skipped=hidden_skipped,
+        entries=[e.as_dict() for e in shown],
+    )
+
+
+LS_SPEC = ToolSpec(
+    name="LS",
+    description=(
+        "Lists the entries of one directory: type (dir/file/symlink), size and modification time, "
+        "directories first. Hidden files and dependency/VCS folders (.git, node_modules, __pycache__, .venv) "
+        "are left out; `ignore` takes extra glob patterns. Use Glob to search recursively."
+    ),
+    parameters=(
+        ToolParameter("path", "string", "Absolute path of the directory to list (default: the working directory)"),
+        ToolParameter("ignore", "array", 'Glob patterns of names to leave out, e.g. ["*.log", "build"]'),
+        ToolParameter("hidden", "boolean", "Include hidden entries (names starting with '.')", default=False),
+        ToolParameter(
+            "limit", "integer", "Maximum entries to return", default=DEFAULT_LIMIT, minimum=1, maximum=100000
+        ),
+    ),
+    run=_ls,
+    read_only=True,
+)
+
+
+def ls(
+    path: str | None = None,
+    *,
+    ignore: list[str] | None = None,
+    hidden: bool = False,
+    limit: int = DEFAULT_LIMIT,
+    ctx: ExecutionContext | None = None,
+) -> ToolResult:
+    """List one directory (see LS_SPEC for the parameters)."""
+    return invoke(LS_SPEC, ctx, {"path": path, "ignore": ignore, "hidden": hidden, "limit": limit})
+
+
+class LSTool(FileTool):
+    spec = LS_SPEC

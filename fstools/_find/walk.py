@@ -1,0 +1,358 @@
+"""Listing the files below a directory with fd or `rg --files`, with their mtimes, newest first.
+
+Both backends get the same filters (hidden, ignore files, excludes, symlinks) and return
+absolute paths. The name pattern is a regular expression over the path relative to the
+base: fd gets it as a full-path regex; rg's listing is filtered by it in Python, after a
+file-type prefilter on the last component (`rg --glob` would not do: it is an override
+that lists gitignored and hidden files when they match). Each path is stat-ed as it
+streams in, while the walker is still working, unless the walker sorts by mtime itself.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import re
+import stat
+import subprocess
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cache
+
+from .._core.binaries import find_binary, require_binary
+from .._core.errors import ErrorCode, ToolError
+from .._core.excludes import DEFAULT_EXCLUDES
+from .._core.runner import StreamingProcess
+
+# Below these counts in the base's first two levels a tree is small: sorting in Python is
+# then as cheap as rg's sort, and fd runs one thread (README, "Decisions: Glob and LS").
+SMALL_TREE_DIRS = 200
+SMALL_TREE_ENTRIES = 1000
+
+# The only characters Rust's regex (fd) accepts escaped.
+_RUST_META = frozenset("\\.+*?()|[]{}^$#&-~")
+_TYPE_NAME = "fstoolsglob"
+
+
+@dataclass(frozen=True)
+class WalkSpec:
+    """What to list: every file below `base` whose relative path fully matches `regex`.
+
+    `name_glob` is a glob over the file name that every match satisfies (a filter rg
+    applies while walking); when `name_glob_exact`, it decides alone and rg's listing
+    needs no regex. `excludes` are gitignore-style globs pruned anywhere.
+    """
+
+    base: str
+    regex: str | None = None
+    name_glob: str | None = None
+    name_glob_exact: bool = False
+    max_depth: int | None = None
+    hidden: bool = False
+    respect_gitignore: bool = True
+    follow_symlinks: bool = False
+    excludes: tuple[str, ...] = DEFAULT_EXCLUDES
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """Which walker runs a walk, with how many threads, and whether it sorts by mtime itself."""
+
+    backend: str
+    threads: int
+    walker_sorts: bool = False
+
+
+@dataclass
+class Listing:
+    """The matching files' absolute paths.
+
+    With `neg_mtimes` (-mtime_ns, one per path) they are in walk order; without, the
+    walker sorted them newest first and only a page's worth needs a stat.
+    """
+
+    paths: list[str]
+    backend: str
+    neg_mtimes: list[int] | None = None
+    timed_out: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    def keep(self, kept: list[str]) -> None:
+        """Keep only the files in `kept`, a filtered copy of `self.paths` (order is kept)."""
+        if len(kept) == len(self.paths):
+            return
+        if self.neg_mtimes is not None:
+            wanted = set(kept)
+            pairs = [(m, p) for m, p in zip(self.neg_mtimes, self.paths, strict=True) if p in wanted]
+            self.neg_mtimes = [m for m, _ in pairs]
+        self.paths = kept
+
+
+@cache
+def fd_version(fd: str) -> tuple[int, ...]:
+    """fd's version, e.g. (8, 6, 0): Debian's fd-find 8.6 predates --no-require-git (8.7)."""
+    try:
+        out = subprocess.run([fd, "--version"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return (0,)
+    match = re.search(r"(\d+)\.(\d+)\.(\d+)", out.stdout)
+    return tuple(int(g) for g in match.groups()) if match else (0,)
+
+
+def in_git_worktree(path: str) -> bool:
+    """Whether `path` lies in a git work tree, the only place fd < 8.7 reads .gitignore."""
+    while True:
+        if os.path.exists(os.path.join(path, ".git")):
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+
+
+def fd_honours_gitignore(spec: WalkSpec, fd: str) -> bool:
+    if not spec.respect_gitignore or fd_version(fd) >= (8, 7, 0):
+        return True
+    return in_git_worktree(spec.base)
+
+
+def is_small_tree(base: str, max_dirs: int = SMALL_TREE_DIRS, max_entries: int = SMALL_TREE_ENTRIES) -> bool:
+    """A cheap size probe (well under a millisecond): the base's first two levels hold
+    fewer than `max_dirs` directories and `max_entries` entries; it stops at either."""
+    dirs_seen = entries_seen = 0
+    dirs = [base]
+    for _ in range(2):
+        below: list[str] = []
+        for d in dirs:
+            try:
+                with os.scandir(d) as it:
+                    for entry in it:
+                        entries_seen += 1
+                        if entry.is_dir(follow_symlinks=False):
+                            dirs_seen += 1
+                            below.append(entry.path)
+                        if dirs_seen >= max_dirs or entries_seen >= max_entries:
+                            return False
+            except OSError:
+                continue
+        dirs = below
+    return True
+
+
+def choose_strategy(spec: WalkSpec) -> Strategy:
+    """Pick the walker from measurements (README, "Decisions: Glob and LS").
+
+    A small tree goes to one rg thread: rg starts in about half fd's time and a pool only
+    adds start-up. A big tree goes to `rg --sortr modified`, which stats in Rust, so Python
+    stats a page instead of every match: on the kernel tree that beat fd's parallel walk
+    plus a Python stat per match in wall and CPU time. fd walks when rg is missing.
+    """
+    fd, rg = find_binary("fd"), find_binary("rg")
+    if fd is None and rg is None:
+        raise ToolError(
+            ErrorCode.MISSING_BINARY,
+            "Glob needs `rg` or `fd` and neither was found: install ripgrep with "
+            "`pip install 'ripgrep>=14.1,<15'`, or fd with `apt-get install -y fd-find` (Debian/Ubuntu)",
+        )
+    small = is_small_tree(spec.base)
+    if rg is not None:
+        return Strategy("rg", 1, walker_sorts=not small)
+    return Strategy("fd", 1 if small else max(os.cpu_count() or 1, 1))
+
+
+def _rust_escape(text: str) -> str:
+    return "".join("\\" + c if c in _RUST_META else c for c in text)
+
+
+def _prefix(base: str) -> str:
+    return base.rstrip("/") + "/"
+
+
+def _common_flags(spec: WalkSpec, strategy: Strategy) -> list[str]:
+    flags = ["--hidden"] if spec.hidden else []
+    if spec.follow_symlinks:
+        flags.append("--follow")
+    if spec.max_depth is not None:
+        flags += ["--max-depth", str(spec.max_depth)]
+    return [*flags, "--threads", str(strategy.threads)]
+
+
+def fd_argv(spec: WalkSpec, fd: str, strategy: Strategy) -> list[str]:
+    argv = [fd, "--type", "f", "--print0", "--color", "never", "--case-sensitive", "--full-path"]
+    if not spec.respect_gitignore:
+        argv.append("--no-ignore")
+    elif fd_version(fd) >= (8, 7, 0):
+        argv.append("--no-require-git")
+    for name in spec.excludes:
+        argv += ["--exclude", name]
+    regex = "(?s:.*)" if spec.regex is None else f"(?:{spec.regex})"
+    return [*argv, *_common_flags(spec, strategy), "--", f"^{_rust_escape(_prefix(spec.base))}{regex}$", spec.base]
+
+
+def rg_argv(spec: WalkSpec, rg: str, strategy: Strategy) -> list[str]:
+    argv = [rg, "--files", "--null", "--no-config"]
+    argv.append("--no-ignore" if not spec.respect_gitignore else "--no-require-git")
+    for name in spec.excludes:
+        argv += ["--glob", f"!{name}"]
+    if spec.name_glob is not None:
+        argv += ["--type-add", f"{_TYPE_NAME}:{spec.name_glob}", "--type", _TYPE_NAME]
+    if strategy.walker_sorts:
+        argv += ["--sortr", "modified"]
+    return [*argv, *_common_flags(spec, strategy), "--", spec.base]
+
+
+def _path_filter(spec: WalkSpec, backend: str) -> Callable[[str], bool] | None:
+    """What rg's listing still needs in Python: the pattern beyond the name prefilter, and the
+    hidden rule for names its type filter whitelists. fd applies both itself."""
+    if backend != "rg":
+        return None
+    start = len(_prefix(spec.base))
+    needs_regex = spec.regex is not None and not (spec.name_glob is not None and spec.name_glob_exact)
+    match = re.compile(f"(?:{spec.regex})\\Z").match if needs_regex else None
+    drop_hidden = spec.name_glob is not None and not spec.hidden
+    if match is None and not drop_hidden:
+        return None
+
+    def wanted(path: str) -> bool:
+        if drop_hidden and path[path.rfind("/") + 1] == ".":
+            return False
+        return match is None or match(path, start) is not None
+
+    return wanted
+
+
+def _read_stream(
+    chunks: Iterable[bytes], wanted: Callable[[str], bool] | None, stat_each: bool
+) -> tuple[list[str], list[int] | None]:
+    """The NUL-separated paths as the walker writes them, each stat-ed on arrival if asked.
+
+    A name that is not UTF-8 cannot reach an agent as text and is left out; so is a file
+    that vanished before its stat, and an unterminated tail (a walker killed mid-write).
+    """
+    paths: list[str] = []
+    neg_mtimes: list[int] = []
+    add_path, add_mtime = paths.append, neg_mtimes.append
+    stat_ = os.stat
+    rest = b""
+    for chunk in chunks:
+        *complete, rest = (rest + chunk).split(b"\0")
+        for raw in complete:
+            try:
+                path = raw.decode("utf-8")
+                if wanted is None or wanted(path):
+                    if stat_each:
+                        add_mtime(-stat_(path).st_mtime_ns)
+                    add_path(path)
+            except (UnicodeDecodeError, OSError):
+                continue
+    return paths, (neg_mtimes if stat_each else None)
+
+
+def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: float | None = None) -> Listing:
+    """Run one walker over `spec.base`: the matching files' absolute paths and mtimes."""
+    strategy = strategy or choose_strategy(spec)
+    binary = require_binary(strategy.backend)
+    warnings: list[str] = []
+    if strategy.backend == "fd":
+        argv = fd_argv(spec, binary, strategy)
+        if not fd_honours_gitignore(spec, binary):
+            warnings.append("fd < 8.7 reads .gitignore only inside a git repository; it was not applied here")
+    else:
+        argv = rg_argv(spec, binary, strategy)
+    with StreamingProcess(argv, timeout=timeout, cwd=spec.base) as proc:
+        paths, neg_mtimes = _read_stream(
+            proc.chunks(), _path_filter(spec, strategy.backend), stat_each=not strategy.walker_sorts
+        )
+    warnings += [line for line in proc.stderr.splitlines() if line.strip()][:20]
+    return Listing(paths, strategy.backend, neg_mtimes, proc.timed_out, warnings)
+
+
+class ContainmentFilter:
+    """Keeps the paths whose every directory, and the file itself, resolve inside the allowed roots.
+
+    Needed only when links are followed; without that a walk never leaves the canonical
+    base. Each directory is resolved once, so the cost is about one lstat per file.
+    """
+
+    def __init__(self, base: str, inside: Callable[[str], bool]) -> None:
+        self._inside = inside
+        self._dirs: dict[str, str | None] = {base: base}
+
+    def _resolve_dir(self, path: str) -> str | None:
+        if path in self._dirs:
+            return self._dirs[path]
+        parent = os.path.dirname(path)
+        resolved: str | None = None
+        if parent != path and self._resolve_dir(parent) is not None:
+            canonical = os.path.realpath(path)
+            resolved = canonical if self._inside(canonical) else None
+        self._dirs[path] = resolved
+        return resolved
+
+    def canonical(self, path: str) -> str | None:
+        """The canonical path of `path`, or None when it, or a link on its way, leaves the roots."""
+        directory, name = os.path.split(path)
+        resolved_dir = self._resolve_dir(directory)
+        if resolved_dir is None:
+            return None
+        try:
+            is_link = stat.S_ISLNK(os.lstat(path).st_mode)
+        except OSError:
+            return None
+        if not is_link:
+            return os.path.join(resolved_dir, name)
+        target = os.path.realpath(path)
+        return target if self._inside(target) else None
+
+
+def _mtime(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+
+
+def _page_of_sorted(paths: list[str], limit: int) -> list[tuple[str, int]] | None:
+    """The first `limit` of paths the walker sorted newest first, ties by path, with O(limit + log n) stats.
+
+    Only the walker's order among equal mtimes is arbitrary: the run of files sharing the
+    page's last mtime is found by binary search and its first paths in path order fill
+    the page. None when a stat fails or the order is not monotonic (a file changed since).
+    """
+    head = [_mtime(p) for p in paths[:limit]]
+    known = [m for m in head if m is not None]
+    if len(known) < len(head) or any(a < b for a, b in zip(known, known[1:], strict=False)):
+        return None
+    boundary = known[-1]
+    first_tied = known.index(boundary)
+    lo, hi = limit, len(paths)  # the tied run continues up to lo
+    while lo < hi:
+        mid = (lo + hi) // 2
+        m = _mtime(paths[mid])
+        if m is None or m > boundary:
+            return None
+        if m == boundary:
+            lo = mid + 1
+        else:
+            hi = mid
+    newer = sorted(zip(known[:first_tied], paths[:first_tied], strict=False), key=lambda t: (-t[0], t[1]))
+    tied = heapq.nsmallest(limit - first_tied, paths[first_tied:lo])
+    return [(p, m) for m, p in newer] + [(p, boundary) for p in tied]
+
+
+def newest_first(listing: Listing, limit: int) -> list[tuple[str, int]]:
+    """The `limit` newest files as (path, mtime_ns), newest first, ties by path.
+
+    The order is total, so the same tree always gives the same pages. A file that
+    vanished since the walk is left out when it had to be stat-ed.
+    """
+    if listing.neg_mtimes is None:
+        if len(listing.paths) > limit:
+            page = _page_of_sorted(listing.paths, limit)
+            if page is not None:
+                return page
+        keyed = [(-m, p) for p in listing.paths if (m := _mtime(p)) is not None]
+    else:
+        keyed = list(zip(listing.neg_mtimes, listing.paths, strict=True))
+    top = heapq.nsmallest(limit, keyed) if len(keyed) > limit else sorted(keyed)
+    return [(p, -neg) for neg, p in top]

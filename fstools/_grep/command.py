@@ -1,0 +1,157 @@
+"""What Grep asks rg: one query description, and the command line of each kind of rg run.
+
+Every run starts with `--no-config` (a user's ripgreprc must not change results), gives
+the pattern with `-e` (a pattern starting with `-` is not an option) and the path after
+`--`. Default excludes and sensitive-file patterns become `--glob !pattern` overrides so
+rg never even reads those files; they come after the caller's glob because rg lets the
+last matching glob win.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .._core.excludes import DEFAULT_EXCLUDES
+from .._core.sensitive import SensitiveMatcher
+
+
+@dataclass(frozen=True)
+class GrepQuery:
+    """A validated search: the pattern, the canonical root and every filter."""
+
+    pattern: str
+    root: str
+    root_is_file: bool
+    glob: str | None = None
+    types: tuple[str, ...] = ()
+    case_insensitive: bool = False
+    fixed_strings: bool = False
+    multiline: bool = False
+    hidden: bool = False
+    respect_gitignore: bool = True
+    before: int = 0
+    after: int = 0
+    max_filesize: int = 10 * 1024 * 1024
+    excludes: tuple[str, ...] = ()
+
+
+def exclusion_globs(sensitive: SensitiveMatcher) -> tuple[str, ...]:
+    """rg `--glob` overrides: the default excludes, then the secrets a walker may prune.
+
+    The split is the one Glob uses (SensitiveMatcher.walker_split); what rg cannot be told
+    is checked on each result path by `sensitive.walker_split[1]`.
+    """
+    pruned = sensitive.walker_split[0]
+    return tuple(dict.fromkeys(["!" + name for name in DEFAULT_EXCLUDES] + ["!" + glob for glob in pruned]))
+
+
+def _matcher_args(q: GrepQuery) -> list[str]:
+    # --crlf: `$` matches before a CRLF line end too; Read shows such lines without their
+    # `\r`, so a model's `x$` must find them.
+    args: list[str] = ["--crlf"]
+    if q.case_insensitive:
+        args.append("--ignore-case")
+    if q.fixed_strings:
+        args.append("--fixed-strings")
+    if q.multiline:
+        args += ["--multiline", "--multiline-dotall"]
+    return args
+
+
+def _filter_args(q: GrepQuery, *, ignore_rules: bool = True, size_limit: bool = True) -> list[str]:
+    args: list[str] = []
+    if q.hidden or not ignore_rules:
+        args.append("--hidden")
+    if not q.respect_gitignore or not ignore_rules:
+        args.append("--no-ignore")
+    if size_limit:
+        args += ["--max-filesize", str(q.max_filesize)]
+    if q.glob:
+        args += ["--glob", q.glob]
+    for name in q.types:
+        args += ["--type", name]
+    for glob in q.excludes:
+        args += ["--glob", glob]
+    return args
+
+
+def _tail(q: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
+    return ["-e", q.pattern, "--", *(paths if paths is not None else [q.root])]
+
+
+def count_argv(rg: str, q: GrepQuery) -> list[str]:
+    """Matching lines per file (`path NUL count`), one line per file as soon as it is searched."""
+    return [
+        rg,
+        "--no-config",
+        "--count",
+        "--with-filename",
+        "--null",
+        "--line-buffered",
+        *_matcher_args(q),
+        *_filter_args(q),
+        *_tail(q),
+    ]
+
+
+def json_argv(
+    rg: str, q: GrepQuery, paths: Sequence[str] | None = None, *, context: bool = False, max_count: int | None = None
+) -> list[str]:
+    """The JSON event stream, over the root or over explicit files (a page)."""
+    args = [rg, "--no-config", "--json", *_matcher_args(q)]
+    if context:
+        args += ["--before-context", str(q.before), "--after-context", str(q.after)]
+    if max_count is not None:
+        args += ["--max-count", str(max_count)]
+    return [*args, *_filter_args(q), *_tail(q, paths)]
+
+
+def lines_argv(rg: str, q: GrepQuery) -> list[str]:
+    """rg's line printer, one `path NUL` headed block per file, lines already `N> text` / `N  text`."""
+    return [
+        rg,
+        "--no-config",
+        "--line-number",
+        "--heading",
+        "--null",
+        "--field-match-separator",
+        "> ",
+        "--field-context-separator",
+        "  ",
+        "--before-context",
+        str(q.before),
+        "--after-context",
+        str(q.after),
+        *_matcher_args(q),
+        *_filter_args(q),
+        *_tail(q),
+    ]
+
+
+def probe_argv(rg: str, q: GrepQuery) -> list[str]:
+    """Where the pattern occurs in files the search could not show: binary, ignored or hidden.
+
+    `--binary` searches binary files instead of quitting at their first NUL;
+    `--no-ignore --hidden` reaches what ignore rules hid. One match per file is enough.
+    """
+    return [
+        rg,
+        "--no-config",
+        "--json",
+        "--binary",
+        "--max-count",
+        "1",
+        *_matcher_args(q),
+        *_filter_args(q, ignore_rules=False),
+        *_tail(q),
+    ]
+
+
+def files_argv(rg: str, q: GrepQuery) -> list[str]:
+    """Every file the search would consider, whatever its size (to find the oversized ones)."""
+    return [rg, "--no-config", "--files", "--null", *_filter_args(q, size_limit=False), "--", q.root]
+
+
+def type_list_argv(rg: str) -> list[str]:
+    return [rg, "--no-config", "--type-list"]

@@ -1,0 +1,307 @@
+"""Running rg for Grep: which runs a call needs, their deadline, and what their errors mean.
+
+A directory search is two steps. Step one learns every matching file and its number of
+matching lines: `rg --count` (or, in multiline mode, only the `end` messages of
+`rg --json`, since `--count` counts a multi-line match once). Step two, content mode
+only, runs `rg --json` on the page's files alone, with `--max-count` so rg stops reading
+each of them after the page's last line. A search of one file is a single `rg --json` run.
+Content mode with every line (head_limit 0) is one run of rg's line printer, regrouped per
+file (`rglines`); its first STRUCTURED_LINES lines are also given as structured lines.
+A directory search that finds nothing is followed by a probe that says what could not be
+seen: binary files and ignored/hidden
+files that contain the pattern, and files over the size limit.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Protocol, TypeVar
+
+from .._core.binaries import require_binary
+from .._core.errors import ErrorCode, ToolError
+from .._core.runner import StreamingProcess
+from .command import (
+    GrepQuery,
+    count_argv,
+    files_argv,
+    json_argv,
+    lines_argv,
+    probe_argv,
+    type_list_argv,
+)
+from .results import FileHit, LineHit, file_hit, line_ranges, page_order
+from .rgjson import FileEnd, PageCollector, parse_counts, scan_ends
+from .rglines import Block, block_lines, blocks_text, split_blocks
+
+T = TypeVar("T")
+
+
+class HiddenPaths(Protocol):
+    """The paths a search never reports (secrets, paths a deny rule forbids): a SensitiveMatcher or a wrapper."""
+
+    def matches(self, path: str) -> bool: ...
+
+
+# A page's files go to rg as arguments; batches stay far below the kernel's ARG_MAX.
+_ARGV_BUDGET = 100_000
+# After a timeout the page's lines are still fetched, from the few files already found.
+_PAGE_GRACE = 1.0
+# Structured lines of an "every line" result: its first this many output lines.
+STRUCTURED_LINES = 2_000
+_REGEX_ERRORS = ("rg: regex parse error", "rg: the literal", "rg: compiled regex exceeds size limit")
+
+
+@dataclass
+class SearchOutcome:
+    """What the rg runs found: every matching file in page order, the page's lines, what was missed."""
+
+    files: list[FileHit] = field(default_factory=list)
+    lines: list[LineHit] = field(default_factory=list)
+    text: str | None = None  # the whole content output, when rg's line printer produced it
+    lines_complete: bool = True  # `lines` holds every output line (not only the first ones)
+    timed_out: bool = False
+    unreadable: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # rg's other messages about paths (a bad .gitignore line)
+    binary: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    too_large: list[str] = field(default_factory=list)
+    probed: bool = False
+    probe_complete: bool = True
+
+
+class _Deadline:
+    def __init__(self, seconds: float) -> None:
+        self.end = time.monotonic() + seconds
+
+    def remaining(self) -> float:
+        return max(0.0, self.end - time.monotonic())
+
+
+@lru_cache(maxsize=4)
+def rg_type_names(rg: str) -> tuple[str, ...]:
+    """The file type names this rg knows (`rg --type-list`), for the unknown-type error."""
+    with StreamingProcess(type_list_argv(rg), timeout=10) as proc:
+        listing = proc.read_all().decode("utf-8", "replace")
+    return tuple(line.split(":", 1)[0] for line in listing.splitlines() if ":" in line)
+
+
+def _explain(stderr: str) -> str:
+    return "\n".join(line[4:] if line.startswith("rg: ") else line for line in stderr.strip().splitlines())
+
+
+def _path_messages(rg: str, q: GrepQuery, code: int, stderr: str) -> list[str]:
+    """rg's complaints: a ToolError for bad input (pattern, type, glob), else its messages about paths.
+
+    Messages about the caller's input open the line (`rg: regex parse error`); messages
+    about files under the root start with their path (an unreadable file, a bad
+    .gitignore line), and rg reports the latter even when it exits 0.
+    """
+    lines = stderr.splitlines()
+    if code == 2 and any(line.startswith(_REGEX_ERRORS) for line in lines):
+        raise ToolError(ErrorCode.INVALID_REGEX, f"Invalid regex pattern: {q.pattern}\n{_explain(stderr)}")
+    if code == 2 and any(line.startswith("rg: unrecognized file type") for line in lines):
+        names = ", ".join(rg_type_names(rg))
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Unknown file type: {', '.join(q.types)}. Valid types: {names}")
+    if code == 2 and any(line.startswith("rg: error parsing glob") for line in lines):
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern: {q.glob}\n{_explain(stderr)}")
+    prefix = "rg: " + q.root
+    return [line[4:] for line in lines if line.startswith(prefix)]
+
+
+def _run(
+    rg: str, q: GrepQuery, proc: StreamingProcess, out: SearchOutcome, consume: Callable[[StreamingProcess], T]
+) -> T:
+    """Finish one rg run: consume its stdout, record a timeout and unreadable paths, raise on bad input."""
+    try:
+        value = consume(proc)
+    finally:
+        code = proc.close()
+    out.timed_out = out.timed_out or proc.timed_out
+    messages = _path_messages(rg, q, code, proc.stderr)
+    if code == 2 and not messages and not proc.timed_out and proc.stderr.strip():
+        raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {_explain(proc.stderr)}")
+    for message in messages:
+        (out.unreadable if "(os error" in message else out.notices).append(message)
+    return value
+
+
+def _collect(collector: PageCollector) -> Callable[[StreamingProcess], None]:
+    return lambda proc: collector.feed_all(proc)
+
+
+def _keep(ends: Iterable[FileEnd | Block], sensitive: HiddenPaths, out: SearchOutcome) -> list[FileHit]:
+    """Matching files minus binary ones (reported as skipped) and secrets (never reported)."""
+    kept = []
+    for end in ends:
+        if sensitive.matches(end.path):
+            continue
+        if end.binary:
+            out.binary.append(end.path)
+        elif end.matched_lines:
+            kept.append(file_hit(end.path, end.matched_lines))
+    return kept
+
+
+def _fetch_page(
+    rg: str, q: GrepQuery, files: list[FileHit], offset: int, limit: int, deadline: _Deadline, out: SearchOutcome
+) -> None:
+    """Step two: the page's lines, from rg runs over the page's files only."""
+    ranges = line_ranges(files, offset, limit)
+    if not ranges:
+        return
+    collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
+    max_count = max(stop for _, stop in ranges.values())
+    batch: list[str] = []
+    size = 0
+    paths = list(ranges)
+    for i, path in enumerate(paths):
+        batch.append(path)
+        size += len(path) + 1
+        if size >= _ARGV_BUDGET or i == len(paths) - 1:
+            argv = json_argv(rg, q, batch, context=True, max_count=max_count)
+            _run(
+                rg, q, StreamingProcess(argv, timeout=max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector)
+            )
+            batch, size = [], 0
+    out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
+
+
+def _search_file(
+    rg: str,
+    q: GrepQuery,
+    content: bool,
+    offset: int,
+    limit: int,
+    sensitive: HiddenPaths,
+    deadline: _Deadline,
+    out: SearchOutcome,
+) -> None:
+    """One file: a single JSON run (its page is known before the search starts)."""
+    try:
+        size = os.stat(q.root).st_size
+    except OSError:
+        size = 0
+    if size > q.max_filesize:
+        out.too_large.append(q.root)
+        return
+    ranges = {q.root: (offset, offset + limit if limit else float("inf"))} if content else {}
+    collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
+    _run(
+        rg,
+        q,
+        StreamingProcess(json_argv(rg, q, context=content), timeout=deadline.remaining()),
+        out,
+        _collect(collector),
+    )
+    out.files = _keep(collector.ends, sensitive, out)
+    out.lines = collector.lines.get(q.root, [])
+
+
+def _search_all(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome) -> None:
+    """Content mode, every line: one pass of rg's line printer, the first lines also structured."""
+    blocks: dict[str, Block] = {}
+
+    def remember(proc: StreamingProcess) -> Iterator[Block]:
+        for block in split_blocks(proc.chunks(), with_context=bool(q.before or q.after)):
+            blocks[block.path] = block
+            yield block
+
+    proc = StreamingProcess(lines_argv(rg, q), timeout=deadline.remaining())
+    out.files = page_order(_run(rg, q, proc, out, lambda p: _keep(remember(p), sensitive, out)))
+    ordered = [blocks[f.path] for f in out.files]
+    out.text = blocks_text(ordered, separators=bool(q.before or q.after))
+    for block in ordered:
+        room = STRUCTURED_LINES - len(out.lines)
+        lines = block_lines(block, room + 1)  # one line more than fits says whether lines remain
+        out.lines += lines[:room]
+        if len(lines) > room:
+            out.lines_complete = False
+            break
+
+
+def _stream_counts(proc: StreamingProcess, sensitive: HiddenPaths) -> list[FileHit]:
+    """`--count` records parsed as rg writes them; each file is stat'ed while rg keeps searching."""
+    hits: list[FileHit] = []
+    rest = b""
+    for chunk in proc.chunks():
+        records, rest = parse_counts(rest + chunk if rest else chunk)
+        hits += [file_hit(path, n) for path, n in records if not sensitive.matches(path)]
+    return hits
+
+
+def _count_files(
+    rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome
+) -> list[FileHit]:
+    """Step one: every matching file with its number of matching lines."""
+    if q.multiline:
+        proc = StreamingProcess(json_argv(rg, q), timeout=deadline.remaining())
+        return _run(rg, q, proc, out, lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
+    proc = StreamingProcess(count_argv(rg, q), timeout=deadline.remaining())
+    return _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
+
+
+def _probe(rg: str, q: GrepQuery, sensitive: HiddenPaths, budget: float, out: SearchOutcome) -> None:
+    """After finding nothing: binary or ignored files that contain the pattern, oversized files.
+
+    Both rg runs start at once: the walk for oversized files overlaps the search.
+    """
+    probe = SearchOutcome()
+    search_proc = StreamingProcess(probe_argv(rg, q), timeout=budget)
+    files_proc = StreamingProcess(files_argv(rg, q), timeout=budget)
+    try:
+        ends = _run(rg, q, search_proc, probe, lambda p: list(scan_ends(p.chunks())))
+    finally:
+        listing = _run(rg, q, files_proc, probe, StreamingProcess.read_all)
+    for end in ends:
+        if sensitive.matches(end.path):
+            continue
+        if end.binary:
+            out.binary.append(end.path)
+        elif q.respect_gitignore or not q.hidden:  # else the search saw it: the tree changed since
+            out.ignored.append(end.path)
+    for raw in listing.split(b"\0"):
+        if raw:
+            path = os.fsdecode(raw)
+            try:
+                too_large = os.stat(path).st_size > q.max_filesize
+            except OSError:
+                continue
+            if too_large and not sensitive.matches(path):
+                out.too_large.append(path)
+    out.probed = True
+    out.probe_complete = not probe.timed_out
+
+
+def search(
+    q: GrepQuery,
+    *,
+    content: bool,
+    offset: int,
+    limit: int,
+    timeout: float,
+    sensitive: HiddenPaths,
+    line_numbers: bool = True,
+) -> SearchOutcome:
+    """Run the rg searches a call needs and return every matching file in page order."""
+    rg = require_binary("rg")
+    out = SearchOutcome()
+    deadline = _Deadline(timeout)
+    started = time.monotonic()
+    if q.root_is_file:
+        _search_file(rg, q, content, offset, limit, sensitive, deadline, out)
+        out.probed = True
+        return out
+    if content and limit == 0 and offset == 0 and line_numbers:
+        _search_all(rg, q, sensitive, deadline, out)
+    else:
+        out.files = page_order(_count_files(rg, q, sensitive, deadline, out))
+        if content:
+            _fetch_page(rg, q, out.files, offset, limit, deadline, out)
+    if not out.files and not out.timed_out:
+        elapsed = time.monotonic() - started
+        _probe(rg, q, sensitive, min(deadline.remaining(), max(1.0, 2 * elapsed)), out)
+    return out

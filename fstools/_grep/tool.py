@@ -1,0 +1,321 @@
+"""Grep: search file contents with rg, paged in a stable order (SPEC §4)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .._core.context import ExecutionContext
+from .._core.errors import ErrorCode, ToolError
+from .._core.params import ToolParameter
+from .._core.paths import resolve_path
+from .._core.result import ToolResult
+from .._core.spec import ToolSpec, authorize, denied_test, invoke
+from .._core.tool import FileTool
+
+if TYPE_CHECKING:
+    from .command import GrepQuery
+    from .runs import HiddenPaths, SearchOutcome
+
+DEFAULT_HEAD_LIMIT = 100
+OUTPUT_MODES = ("files_with_matches", "content", "count")
+# Paths listed per kind of skipped file; the counts are complete.
+_EXAMPLES = 20
+
+
+@dataclass(frozen=True)
+class _SecretOrDenied:
+    """Grep hides a file that is sensitive or that a deny rule forbids it, from results and totals alike."""
+
+    sensitive: HiddenPaths
+    denied: Callable[[str], bool]
+
+    def matches(self, path: str) -> bool:
+        return self.sensitive.matches(path) or self.denied(path)
+
+
+def _hidden(ctx: ExecutionContext) -> HiddenPaths:
+    sensitive = ctx.sensitive.walker_split[1]
+    denied = denied_test(ctx, "Grep")
+    return sensitive if denied is None else _SecretOrDenied(sensitive, denied)
+
+
+def _types(value: str | None) -> tuple[str, ...]:
+    return tuple(t for t in re.split(r"[,\s]+", value) if t) if value else ()
+
+
+def _listing(paths: list[str]) -> str:
+    more = f" and {len(paths) - _EXAMPLES} more" if len(paths) > _EXAMPLES else ""
+    return ", ".join(paths[:_EXAMPLES]) + more
+
+
+def _report_skipped(out: SearchOutcome, q: GrepQuery, timeout: float) -> tuple[dict[str, Any], list[str]]:
+    """Metadata counts (None: not checked) and warnings for what the search could not show."""
+    warnings: list[str] = []
+    if out.timed_out:
+        warnings.append(f"Search timed out after {timeout:g}s: results and totals cover only what was found")
+    if out.unreadable:
+        warnings.append(f"Could not read {len(out.unreadable)} path(s): " + "; ".join(out.unreadable[:_EXAMPLES]))
+    warnings += out.notices[:_EXAMPLES]
+    if out.binary:
+        warnings.append(
+            f"{len(out.binary)} binary file(s) contain the pattern and are not shown: {_listing(out.binary)}"
+        )
+    if out.ignored:
+        switches = [
+            s for s, on in (("respect_gitignore=false", q.respect_gitignore), ("hidden=true", not q.hidden)) if on
+        ]
+        warnings.append(
+            f"{len(out.ignored)} file(s) skipped by ignore rules or as hidden contain the pattern "
+            f"(search them with {' and '.join(switches)}): {_listing(out.ignored)}"
+        )
+    if out.too_large:
+        warnings.append(
+            f"{len(out.too_large)} file(s) larger than {q.max_filesize} bytes were not searched: "
+            f"{_listing(out.too_large)}"
+        )
+    if out.probed and not out.probe_complete:
+        warnings.append("The check for skipped files ran out of time; its counts are partial")
+
+    def count(paths: list[str]) -> int | None:
+        return len(paths) if out.probed or paths else None
+
+    skipped = {
+        "binary": count(out.binary),
+        "ignored": count(out.ignored),
+        "too_large": count(out.too_large),
+        "unreadable": len(out.unreadable),
+    }
+    return skipped, warnings
+
+
+def _grep(
+    ctx: ExecutionContext,
+    pattern: str,
+    path: str | None,
+    glob: str | None,
+    type: str | None,
+    output_mode: str,
+    case_insensitive: bool,
+    line_numbers: bool,
+    after_context: int | None,
+    before_context: int | None,
+    context: int | None,
+    multiline: bool,
+    head_limit: int,
+    offset: int,
+    fixed_strings: bool,
+    hidden: bool,
+    respect_gitignore: bool,
+) -> ToolResult:
+    # The search machinery loads on first use, so `import fstools` stays light.
+    from .command import GrepQuery, exclusion_globs
+    from .format import NO_MATCHES, format_content, format_counts, format_files
+    from .runs import search
+
+    if not pattern:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern must not be empty")
+    if "\x00" in pattern or (glob and "\x00" in glob):
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern and glob must not contain NUL bytes")
+    target = resolve_path(ctx, path or ctx.working_dir, param="path")
+    if not target.exists:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
+    authorize(ctx, "Grep", target.path)
+    query = GrepQuery(
+        pattern=pattern,
+        root=target.path,
+        root_is_file=target.is_file,
+        glob=glob or None,
+        types=_types(type),
+        case_insensitive=case_insensitive,
+        fixed_strings=fixed_strings,
+        multiline=multiline,
+        hidden=hidden,
+        respect_gitignore=respect_gitignore,
+        before=before_context if before_context is not None else context or 0,
+        after=after_context if after_context is not None else context or 0,
+        max_filesize=ctx.grep_max_filesize,
+        excludes=exclusion_globs(ctx.sensitive),
+    )
+    content = output_mode == "content"
+    out = search(
+        query,
+        content=content,
+        offset=offset,
+        limit=head_limit,
+        timeout=ctx.timeout,
+        sensitive=_hidden(ctx),
+        line_numbers=line_numbers,
+    )
+    total_matches = sum(f.count for f in out.files)
+    total_files = len(out.files)
+    meta: dict[str, Any] = {}
+    if content:
+        total_items = total_matches
+        if out.text is None:
+            returned = sum(not hit.is_context for hit in out.lines)
+            text = format_content(out.lines, line_numbers=line_numbers, separators=bool(query.before or query.after))
+        else:  # every line, printed by rg itself
+            returned = total_matches
+            text = out.text or NO_MATCHES
+        meta["matches"] = [hit.as_dict() for hit in out.lines]
+        meta["matches_complete"] = out.lines_complete
+    else:
+        page = out.files[offset : offset + head_limit] if head_limit else out.files[offset:]
+        returned = len(page)
+        total_items = total_files
+        text = (format_counts if output_mode == "count" else format_files)(page)
+        meta["files"] = [{"path": f.path, "count": f.count} for f in page]
+    if total_items and not returned:
+        text = f"No more matches: offset {offset} is past the last of {total_items} results"
+    truncated = offset + returned < total_items
+    if truncated:
+        unit = "matching lines" if content else "files"
+        meta["notice"] = (
+            f"(Showing {unit} {offset + 1}-{offset + returned} of {total_items}: "
+            f"call again with offset={offset + returned} for more.)"
+        )
+    skipped, warnings = _report_skipped(out, query, ctx.timeout)
+    return ToolResult.ok(
+        text,
+        pattern=pattern,
+        path=target.path,
+        output_mode=output_mode,
+        total_matches=total_matches,
+        total_files=total_files,
+        returned_matches=returned,
+        offset=offset,
+        head_limit=head_limit,
+        truncated=truncated,
+        next_offset=offset + returned if truncated else None,
+        timed_out=out.timed_out,
+        skipped=skipped,
+        skipped_paths={
+            "binary": out.binary[:_EXAMPLES],
+            "ignored": out.ignored[:_EXAMPLES],
+            "too_large": out.too_large[:_EXAMPLES],
+            "unreadable": out.unreadable[:_EXAMPLES],
+        },
+        warnings=warnings,
+        **meta,
+    )
+
+
+GREP_SPEC = ToolSpec(
+    name="Grep",
+    description=(
+        "A powerful search tool built on ripgrep: searches file contents for a regular expression "
+        "(Rust regex syntax; fixed_strings=true for a literal).\n"
+        "Output modes: files_with_matches (default; one absolute path per line), count ('path: N' matching "
+        "lines per file), content ('path:N> line' for a match, 'path:N  line' for context, '--' between groups).\n"
+        "Filter files with glob (e.g. '*.tsx', '**/*.{ts,tsx}') or type (rg type names: py, js, ts, rust, go, "
+        "java, c, cpp, md, json, yaml, ...). Honors .gitignore and skips hidden files, binary files, files over "
+        "10 MB and dependency/VCS folders (node_modules, .git, __pycache__, .venv).\n"
+        "Results are ordered newest file first, then path, then line; head_limit (default 100, 0 = all) and "
+        "offset page over files, or over matching lines in content mode. metadata has total_matches "
+        "(matching lines), total_files and truncated."
+    ),
+    parameters=(
+        ToolParameter("pattern", "string", "Regular expression to search for", required=True),
+        ToolParameter(
+            "path", "string", "Absolute path of the file or directory to search (default: the working directory)"
+        ),
+        ToolParameter("glob", "string", "Only search files matching this glob, e.g. '*.py' or 'src/**/*.{ts,tsx}'"),
+        ToolParameter(
+            "type",
+            "string",
+            "Only search files of this rg type, e.g. py, js, ts, rust, go, java, c, cpp, md, json, yaml",
+        ),
+        ToolParameter(
+            "output_mode",
+            "string",
+            "files_with_matches (paths), count (matching lines per file) or content (lines)",
+            default="files_with_matches",
+            enum=OUTPUT_MODES,
+        ),
+        ToolParameter("-i", "boolean", "Case insensitive search", default=False, py_name="case_insensitive"),
+        ToolParameter("-n", "boolean", "Show line numbers (content mode)", default=True, py_name="line_numbers"),
+        ToolParameter(
+            "-A", "integer", "Lines of context after each match (content mode)", minimum=0, py_name="after_context"
+        ),
+        ToolParameter(
+            "-B", "integer", "Lines of context before each match (content mode)", minimum=0, py_name="before_context"
+        ),
+        ToolParameter(
+            "-C", "integer", "Lines of context before and after each match (content mode)", minimum=0, py_name="context"
+        ),
+        ToolParameter("multiline", "boolean", "Let patterns span lines ('.' matches newlines too)", default=False),
+        ToolParameter(
+            "head_limit",
+            "integer",
+            "Return at most this many files (files/count modes) or matching lines (content mode); 0 = no limit",
+            default=DEFAULT_HEAD_LIMIT,
+            minimum=0,
+        ),
+        ToolParameter(
+            "offset",
+            "integer",
+            "Skip this many files or matching lines first (for the next page)",
+            default=0,
+            minimum=0,
+        ),
+        ToolParameter("fixed_strings", "boolean", "Treat the pattern as a literal string, not a regex", default=False),
+        ToolParameter(
+            "hidden", "boolean", "Also search hidden files and directories (names starting with '.')", default=False
+        ),
+        ToolParameter("respect_gitignore", "boolean", "Skip files ignored by .gitignore/.ignore files", default=True),
+    ),
+    run=_grep,
+    read_only=True,
+)
+
+
+def grep(
+    pattern: str,
+    path: str | None = None,
+    *,
+    glob: str | None = None,
+    type: str | None = None,
+    output_mode: str = "files_with_matches",
+    case_insensitive: bool = False,
+    line_numbers: bool = True,
+    after_context: int | None = None,
+    before_context: int | None = None,
+    context: int | None = None,
+    multiline: bool = False,
+    head_limit: int = DEFAULT_HEAD_LIMIT,
+    offset: int = 0,
+    fixed_strings: bool = False,
+    hidden: bool = False,
+    respect_gitignore: bool = True,
+    ctx: ExecutionContext | None = None,
+) -> ToolResult:
+    """Search file contents (see GREP_SPEC for the parameters)."""
+    return invoke(
+        GREP_SPEC,
+        ctx,
+        {
+            "pattern": pattern,
+            "path": path,
+            "glob": glob,
+            "type": type,
+            "output_mode": output_mode,
+            "-i": case_insensitive,
+            "-n": line_numbers,
+            "-A": after_context,
+            "-B": before_context,
+            "-C": context,
+            "multiline": multiline,
+            "head_limit": head_limit,
+            "offset": offset,
+            "fixed_strings": fixed_strings,
+            "hidden": hidden,
+            "respect_gitignore": respect_gitignore,
+        },
+    )
+
+
+class GrepTool(FileTool):
+    spec = GREP_SPEC

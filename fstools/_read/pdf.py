@@ -1,0 +1,93 @@
+"""PDF text per page (pypdf, imported only when a PDF is read), with page selection and a cap."""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
+
+_RANGE = re.compile(r"\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?")
+
+
+class PdfError(Exception):
+    """The PDF cannot be read: broken, or encrypted with a password we do not have."""
+
+
+class PageSpecError(ValueError):
+    """A `pages` argument that does not parse or selects no page of this PDF."""
+
+
+@dataclass(frozen=True)
+class PdfView:
+    page_count: int
+    shown: list[int]
+    remaining: list[int]  # selected pages left for a later call (the per-call cap)
+    text: str
+
+
+def parse_pages(spec: str, page_count: int) -> list[int]:
+    """Pages selected by "1-5,8" / "3" / "10-" (to the end), 1-based, ascending, without repeats."""
+    selected: set[int] = set()
+    for part in spec.split(","):
+        m = _RANGE.fullmatch(part)
+        if m is None:
+            raise PageSpecError(f'Invalid pages {spec!r}: use page numbers and ranges like "1-5,8" or "10-"')
+        first = int(m.group(1))
+        last = (int(m.group(3)) if m.group(3) else page_count) if m.group(2) else first
+        if first < 1 or last < first:
+            raise PageSpecError(f"Invalid page range {part.strip()!r} in {spec!r}: pages start at 1, ranges go up")
+        selected.update(range(first, min(last, page_count) + 1))
+    if not selected:
+        raise PageSpecError(f"pages {spec!r} selects no page: the PDF has {page_count} page(s)")
+    return sorted(selected)
+
+
+def format_pages(pages: list[int]) -> str:
+    """The shortest "1-5,8" form of ascending page numbers."""
+    runs: list[list[int]] = []
+    for page in pages:
+        if runs and page == runs[-1][1] + 1:
+            runs[-1][1] = page
+        else:
+            runs.append([page, page])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def read_pdf(data: bytes, pages: str | None, max_pages: int) -> PdfView:
+    """The text of the selected pages (all by default), at most `max_pages` of them."""
+    from pypdf import PdfReader
+
+    # pypdf signals a damaged file with many exception types (PdfReadError, ValueError,
+    # KeyError, struct errors...): any failure to parse is a broken PDF to the caller.
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise PdfError("it is encrypted and needs a password")
+        page_count = len(reader.pages)
+    except PdfError:
+        raise
+    except Exception as exc:
+        raise PdfError(_reason(exc)) from None
+    if page_count == 0:
+        raise PdfError("it has no pages")
+    selected = parse_pages(pages, page_count) if pages else list(range(1, page_count + 1))
+    shown, remaining = selected[:max_pages], selected[max_pages:]
+    blocks = [f"--- Page {n} ---\n{_page_text(reader, n)}" for n in shown]
+    return PdfView(page_count, shown, remaining, "\n\n".join(blocks))
+
+
+def _page_text(reader: PdfReader, number: int) -> str:
+    try:
+        text = reader.pages[number - 1].extract_text() or ""
+    except Exception as exc:
+        return f"[Text could not be extracted from this page: {_reason(exc)}]"
+    text = text.strip("\n")
+    return text if text.strip() else "[No text on this page: it may be scanned or drawn]"
+
+
+def _reason(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

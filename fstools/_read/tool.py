@@ -1,0 +1,277 @@
+"""Read: a file for an agent, as numbered text lines, an image, PDF page text or notebook cells.
+
+What a file is comes from its bytes (images, PDFs, binaries) and, for notebooks, its
+name. Every successful read records what read-before-write needs in the context, and so
+does a read refused for the file's kind or size (binary, too large, damaged): the agent
+cannot read such a file any other way, and must still be able to replace it. The
+image, PDF and notebook readers are imported on first use: `import fstools` stays light.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import stat
+
+from .._content.encodings import SNIFF_BYTES, looks_binary
+from .._content.fingerprints import DIGEST_LIMIT, content_hasher, remember, remember_digest
+from .._core.context import ExecutionContext
+from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.params import ToolParameter
+from .._core.paths import SafePath, resolve_path
+from .._core.result import ToolResult
+from .._core.spec import ToolSpec, authorize, invoke
+from .._core.tool import FileTool
+from .kinds import image_mime, is_pdf
+from .window import MAX_LINE_CHARS, file_chunks, read_window
+
+DEFAULT_LIMIT = 2000
+MAX_LIMIT = 10000
+
+
+def _read(ctx: ExecutionContext, file_path: str, offset: int, limit: int, pages: str | None) -> ToolResult:
+    target = resolve_path(ctx, file_path)
+    if not target.exists:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
+    if target.is_dir:
+        raise ToolError(ErrorCode.IS_DIRECTORY, f"Cannot read directory: {target.display}")
+    authorize(ctx, "Read", target.path)
+    fd = _open(target)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise ToolError(ErrorCode.IS_DIRECTORY, f"Cannot read directory: {target.display}")
+        if not stat.S_ISREG(st.st_mode):
+            raise ToolError(ErrorCode.INVALID_PATH, f"Not a regular file: {target.display}")
+        return _dispatch(ctx, target, fd, st, offset, limit, pages)
+    finally:
+        os.close(fd)
+
+
+def _open(target: SafePath) -> int:
+    # O_NONBLOCK: if the path was swapped for a FIFO since it was checked, opening must not hang.
+    try:
+        return os.open(target.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise error_from_oserror(exc, target.display) from None
+
+
+def _dispatch(
+    ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, offset: int, limit: int, pages: str | None
+) -> ToolResult:
+    head = os.pread(fd, SNIFF_BYTES, 0)
+    pages = pages if pages and pages.strip() else None  # models send "" for "no value"
+    if pages is not None and not is_pdf(head):
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT, f"pages applies to PDF files only; use offset and limit for {target.display}"
+        )
+    mime = image_mime(head)
+    if mime is not None:
+        return _read_image(ctx, target, fd, st, mime)
+    if is_pdf(head):
+        return _read_pdf(ctx, target, fd, st, pages)
+    notebook_error = None
+    if target.path.lower().endswith(".ipynb"):
+        from .notebook import NotebookError
+
+        try:
+            return _read_notebook(ctx, target, fd, st)
+        except NotebookError as exc:
+            notebook_error = str(exc)  # show the raw text instead, and say why
+    if looks_binary(head):
+        error = ToolError(ErrorCode.BINARY_FILE, f"Cannot read binary file: {target.display}")
+        raise _refused(ctx, target, fd, st, error)
+    result = _read_text(ctx, target, fd, st, head, offset, limit)
+    if notebook_error is not None:
+        result.metadata["notebook_error"] = notebook_error
+    return result
+
+
+def _read_text(
+    ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, head: bytes, offset: int, limit: int
+) -> ToolResult:
+    window = read_window(target.path, fd, st, head, offset, limit)
+    if window.past_end:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"offset {offset} is past the end of {target.display}: it has {window.total_lines} line(s)",
+            total_lines=window.total_lines,
+        )
+    remember_digest(ctx, target.path, st, window.digest)
+    metadata = {
+        "file_path": target.display,
+        "lines_read": len(window.lines),
+        "offset": offset,
+        "limit": limit,
+        "total_lines": window.total_lines,
+        "truncated": window.truncated,
+        "lines_cut": window.lines_cut,
+        "encoding": window.encoding.label,
+        "line_ending": window.line_ending,
+        "size": st.st_size,
+    }
+    if window.truncated:
+        metadata["next_offset"] = window.last_line + 1
+    return ToolResult.ok(window.render(), **metadata)
+
+
+def _hash_fd(fd: int, size: int) -> bytes:
+    """The content digest of the first `size` bytes of `fd`, read in bounded pieces."""
+    hasher = content_hasher()
+    for buf, n in file_chunks(fd, size):
+        hasher.update(memoryview(buf)[:n])
+    return hasher.digest()
+
+
+def _refused(
+    ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, error: ToolError, data: bytes | None = None
+) -> ToolError:
+    """`error`, after recording the file as read: Read refuses it for its kind or size, so this
+    is all the agent can see of it, and Write must still be able to replace it (`data`: the
+    whole content, when already in memory)."""
+    if data is not None:
+        remember(ctx, target.path, st, data)
+    else:
+        remember_digest(ctx, target.path, st, _hash_fd(fd, st.st_size) if st.st_size <= DIGEST_LIMIT else None)
+    return error
+
+
+def _media_bytes(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result) -> bytes:
+    """The whole file, for the formats that are parsed whole; refused over ctx.max_media_bytes."""
+    if st.st_size > ctx.max_media_bytes:
+        raise _refused(
+            ctx,
+            target,
+            fd,
+            st,
+            ToolError(
+                ErrorCode.FILE_TOO_LARGE,
+                f"File too large: {target.display} is {st.st_size} bytes; images, PDFs and notebooks are read "
+                f"up to {ctx.max_media_bytes} bytes",
+            ),
+        )
+    return os.pread(fd, st.st_size, 0)
+
+
+def _read_image(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, mime: str) -> ToolResult:
+    from .image import ImageError, ImageTooLarge, load_image
+
+    data = _media_bytes(ctx, target, fd, st)
+    try:
+        image = load_image(data, mime, ctx.image_max_dimension, ctx.image_max_bytes)
+    except ImageTooLarge as exc:
+        error = ToolError(ErrorCode.FILE_TOO_LARGE, f"Image too large to decode: {target.display} ({exc})")
+        raise _refused(ctx, target, fd, st, error, data) from None
+    except ImageError as exc:
+        error = ToolError(
+            ErrorCode.ENCODING_ERROR, f"Cannot read image: {target.display} looks like {mime} but is damaged ({exc})"
+        )
+        raise _refused(ctx, target, fd, st, error, data) from None
+    remember(ctx, target.path, st, data)
+    summary = f"Image {target.display}: {image.mime_type}, {image.width}x{image.height} px, {len(image.data)} bytes"
+    if image.resized or image.mime_type != mime:
+        summary += (
+            f" (from {image.original_mime_type}, {image.original_width}x{image.original_height} px, "
+            f"{image.original_size} bytes; bounds {ctx.image_max_dimension} px a side, {ctx.image_max_bytes} bytes)"
+        )
+    return ToolResult.ok(
+        summary,
+        file_path=target.display,
+        is_image=True,
+        mime_type=image.mime_type,
+        base64_data=base64.b64encode(image.data).decode("ascii"),
+        width=image.width,
+        height=image.height,
+        size=len(image.data),
+        resized=image.resized,
+        original_mime_type=image.original_mime_type,
+        original_width=image.original_width,
+        original_height=image.original_height,
+        original_size=image.original_size,
+    )
+
+
+def _read_pdf(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, pages: str | None) -> ToolResult:
+    from .pdf import PageSpecError, PdfError, format_pages, read_pdf
+
+    data = _media_bytes(ctx, target, fd, st)
+    try:
+        pdf = read_pdf(data, pages, ctx.pdf_max_pages)
+    except PdfError as exc:
+        error = ToolError(ErrorCode.ENCODING_ERROR, f"Cannot read PDF: {target.display} ({exc})")
+        raise _refused(ctx, target, fd, st, error, data) from None
+    except PageSpecError as exc:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, str(exc)) from None
+    remember(ctx, target.path, st, data)
+    output = pdf.text
+    if pdf.remaining:
+        output += (
+            f"\n\n[Showing {len(pdf.shown)} of {len(pdf.shown) + len(pdf.remaining)} selected pages "
+            f'(at most {ctx.pdf_max_pages} a call). Use pages="{format_pages(pdf.remaining[: ctx.pdf_max_pages])}" '
+            f"to read the next ones.]"
+        )
+    return ToolResult.ok(
+        output,
+        file_path=target.display,
+        is_pdf=True,
+        page_count=pdf.page_count,
+        pages=format_pages(pdf.shown),
+        pages_read=len(pdf.shown),
+        truncated=bool(pdf.remaining),
+    )
+
+
+def _read_notebook(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result) -> ToolResult:
+    from .notebook import read_notebook
+
+    data = _media_bytes(ctx, target, fd, st)
+    nb = read_notebook(data)
+    remember(ctx, target.path, st, data)
+    return ToolResult.ok(
+        nb.text,
+        file_path=target.display,
+        is_notebook=True,
+        cell_count=nb.cell_count,
+        language=nb.language,
+        nbformat=nb.nbformat,
+    )
+
+
+READ_SPEC = ToolSpec(
+    name="Read",
+    description=(
+        "Reads a file from the local filesystem. file_path must be an absolute path. Text comes back "
+        "numbered like `cat -n` (line number, tab, line), up to 2000 lines from offset 1; use offset and "
+        "limit to page through long files (a final [Showing lines ...] notice says where to continue). "
+        f"Lines longer than {MAX_LINE_CHARS} characters are cut and end with '...'. Images (png, jpeg, gif, "
+        "webp, bmp) come back as base64 image data, downscaled when large; PDFs as text with '--- Page N ---' "
+        'markers (pages="1-5,8" selects pages, at most 20 a call); Jupyter notebooks as cells with their '
+        "outputs. Binary files are refused."
+    ),
+    parameters=(
+        ToolParameter("file_path", "string", "The absolute path to the file to read", required=True),
+        ToolParameter("offset", "integer", "Line number to start reading from (1-indexed)", default=1, minimum=1),
+        ToolParameter(
+            "limit", "integer", "Maximum number of lines to read", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
+        ),
+        ToolParameter("pages", "string", 'PDF only: pages to read, e.g. "1-5,8" or "10-" (default: all, capped)'),
+    ),
+    run=_read,
+    read_only=True,
+)
+
+
+def read(
+    file_path: str,
+    *,
+    offset: int = 1,
+    limit: int = DEFAULT_LIMIT,
+    pages: str | None = None,
+    ctx: ExecutionContext | None = None,
+) -> ToolResult:
+    """Read a file (see READ_SPEC for the parameters)."""
+    return invoke(READ_SPEC, ctx, {"file_path": file_path, "offset": offset, "limit": limit, "pages": pages})
+
+
+class ReadTool(FileTool):
+    spec = READ_SPEC

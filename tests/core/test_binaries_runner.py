@@ -1,0 +1,87 @@
+"""Binary discovery and the streaming subprocess runner, on the real rg and fd."""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import time
+
+import pytest
+
+from fstools._core.binaries import find_binary, require_binary
+from fstools._core.errors import ErrorCode, ToolError
+from fstools._core.runner import StreamingProcess
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    find_binary.cache_clear()
+    yield
+    find_binary.cache_clear()
+
+
+def test_rg_found_in_interpreter_scripts_dir_first():
+    rg = find_binary("rg")
+    assert rg is not None and os.access(rg, os.X_OK)
+    scripts = {sysconfig.get_path("scripts"), os.path.dirname(sys.executable)}
+    if any(os.path.isfile(os.path.join(d, "rg")) for d in scripts):
+        assert os.path.dirname(rg) in scripts
+
+
+def test_fd_found_as_fd_or_fdfind():
+    fd = find_binary("fd")
+    assert fd is not None and os.path.basename(fd) in ("fd", "fdfind")
+
+
+def test_override_and_missing(monkeypatch):
+    monkeypatch.setenv("FSTOOLS_RG", "")
+    assert find_binary("rg") is None
+    with pytest.raises(ToolError) as info:
+        require_binary("rg")
+    assert info.value.code == ErrorCode.MISSING_BINARY and "pip install" in info.value.message
+    monkeypatch.setenv("FSTOOLS_FD", "")
+    find_binary.cache_clear()
+    with pytest.raises(ToolError) as info:
+        require_binary("fd")
+    assert "apt-get install -y fd-find" in info.value.message
+    monkeypatch.setenv("FSTOOLS_RG", sys.executable)
+    find_binary.cache_clear()
+    assert require_binary("rg") == sys.executable
+
+
+def test_stream_lines_and_exit_code():
+    with StreamingProcess([sys.executable, "-c", "print('a'); print('b')"], timeout=10) as proc:
+        assert list(proc) == [b"a\n", b"b\n"]
+    assert proc.returncode == 0 and not proc.timed_out
+
+
+def test_stdin_is_closed():
+    # A child that reads stdin must see EOF at once instead of hanging.
+    with StreamingProcess([sys.executable, "-c", "import sys; print(len(sys.stdin.read()))"], timeout=10) as proc:
+        assert proc.read_all() == b"0\n"
+
+
+def test_stderr_collected_and_exit_code():
+    code = "import sys; sys.stderr.write('bad thing\\n'); sys.exit(2)"
+    proc = StreamingProcess([sys.executable, "-c", code], timeout=10)
+    assert proc.read_all() == b""
+    assert proc.close() == 2
+    assert "bad thing" in proc.stderr
+
+
+def test_timeout_kills_child():
+    started = time.monotonic()
+    proc = StreamingProcess([sys.executable, "-c", "import time; print('x', flush=True); time.sleep(30)"], timeout=0.5)
+    lines = list(proc)
+    proc.close()
+    assert lines == [b"x\n"] and proc.timed_out
+    assert time.monotonic() - started < 10
+
+
+def test_early_close_kills_child():
+    proc = StreamingProcess([sys.executable, "-c", "while True: print('y' * 100)"], timeout=30)
+    first = next(iter(proc))
+    started = time.monotonic()
+    code = proc.close()
+    assert first.startswith(b"y") and code != 0 and time.monotonic() - started < 5

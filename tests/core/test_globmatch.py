@@ -1,0 +1,178 @@
+"""The glob dialect shared by permission rules, LS ignores and the sensitive list."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from fstools._core.binaries import find_binary
+from fstools._core.globmatch import GlobSet, byte_glob_superset, compile_glob, glob_match, glob_to_regex
+
+
+@pytest.mark.parametrize(
+    "pattern,path,expected",
+    [
+        ("*.py", "/a/b/c.py", True),
+        ("*.py", "/a/b/c.pyc", False),
+        ("**/*.lock", "/x/y/poetry.lock", True),
+        ("**/*.lock", "poetry.lock", True),
+        ("src/**/*.tsx", "/p/src/a/b.tsx", True),
+        ("src/**/*.tsx", "/p/src/b.tsx", True),
+        ("src/*.py", "/p/src/a/b.py", False),
+        ("*.{ts,tsx}", "a.tsx", True),
+        ("*.{ts,tsx}", "a.js", False),
+        ("[abc].txt", "b.txt", True),
+        ("[!abc].txt", "b.txt", False),
+        ("[^abc].txt", "d.txt", True),
+        ("?.py", "a.py", True),
+        ("?.py", "ab.py", False),
+        ("/abs/**", "/abs/x/y", True),
+        ("/abs/**", "/other/abs/x", False),
+        ("a/**", "/r/a/b/c", True),
+        ("x**y", "xzzy", True),
+        ("x**y", "x/y", False),
+        ("lit[.txt", "lit[.txt", True),
+        (r"\*.txt", "*.txt", True),
+        (r"\*.txt", "a.txt", False),
+        ("a+b(c).txt", "a+b(c).txt", True),
+    ],
+)
+def test_glob_match(pattern, path, expected):
+    assert glob_match(pattern, path) is expected
+
+
+def test_ignore_case_and_cache():
+    assert compile_glob("*.PY", True).match("a.py")
+    assert compile_glob("*.PY", True) is compile_glob("*.PY", True)
+
+
+@pytest.mark.parametrize(
+    "pattern,name,expected",
+    [
+        ("[]a].txt", "].txt", True),
+        ("[]a].txt", "a.txt", True),
+        ("[!]a].txt", "b.txt", True),
+        ("[!]a].txt", "].txt", False),
+        ("[a-].txt", "-.txt", True),
+        ("[&~^].txt", "~.txt", True),
+        ("[&~^].txt", "^.txt", True),
+        ("[[]x", "[x", True),
+        ("{a,b", "{a,b", True),
+        ("a}b,c", "a}b,c", True),
+        ("{a,{b,c}}.py", "c.py", True),
+        ("{,x}.py", ".py", True),
+        ("a#b&c~d-e f%g.txt", "a#b&c~d-e f%g.txt", True),
+        ("[!a]", "/", False),
+    ],
+)
+def test_class_and_brace_edges(pattern, name, expected):
+    assert (compile_glob(pattern).match(name) is not None) is expected
+
+
+def test_regexes_are_valid_for_fd(tmp_path):
+    """Every regex fstools builds is handed to fd (Rust regex) as is: fd must accept it and agree."""
+    fd = find_binary("fd")
+    names = ["].txt", "a.txt", "-.txt", "~.txt", "[x", "{a,b", "c.py", "a#b&c~d-e f%g.txt", "ü.py", "x y.md"]
+    for n in names:
+        (tmp_path / n).write_text("x")
+    patterns = [
+        "[]a].txt",
+        "[!]a].txt",
+        "[a-].txt",
+        "[&~^].txt",
+        "[[]x",
+        "{a,b",
+        "{a,{b,c}}.py",
+        "a#b&c~d-e f%g.txt",
+        "?.py",
+        "* *.md",
+        "**",
+    ]
+    for pattern in patterns:
+        regex = f"^{tmp_path}/(?:{glob_to_regex(pattern)})$"
+        out = subprocess.run(
+            [fd, "-tf", "-s", "-p", "-0", "--", regex, str(tmp_path)], capture_output=True, check=True
+        ).stdout
+        got = {os.path.basename(p) for p in out.decode().split("\0") if p}
+        assert got == {n for n in names if compile_glob(pattern).match(n)}, pattern
+
+
+GLOBSET_PATTERNS = [
+    "*.pem",
+    ".env",
+    ".env.*",
+    "id_*",
+    "service-account*.json",
+    "a?c",
+    "[ab]x",
+    "**",
+    "*",
+    ".ssh/**",
+    ".aws/credentials",
+    "/abs/**",
+    "src/**/*.py",
+    "{x,y}.cfg",
+    r"\*lit",
+]
+GLOBSET_PATHS = [
+    "/p/k.pem",
+    "/p/.env",
+    "/p/.env.local",
+    "/p/id_rsa",
+    "/p/service-account-1.json",
+    "/p/abc",
+    "/p/bx",
+    "/p/.ssh/config",
+    "/h/.aws/credentials",
+    "/abs/x/y",
+    "/q/src/a/b.py",
+    "/q/src/b.py",
+    "/p/y.cfg",
+    "/p/*lit",
+    "rel/.ssh/k",
+    ".env",
+    "/p/plain.txt",
+    "/p/.ssh",
+    "/aws/credentials",
+]
+
+
+@pytest.mark.parametrize("pattern", GLOBSET_PATTERNS)
+def test_globset_agrees_with_glob_match(pattern):
+    single = GlobSet([pattern])
+    for path in GLOBSET_PATHS:
+        assert single.matches(path) is glob_match(pattern, path), (pattern, path)
+
+
+def test_globset_of_many():
+    many = GlobSet(GLOBSET_PATTERNS[:8] + GLOBSET_PATTERNS[9:])
+    for path in GLOBSET_PATHS:
+        assert many.matches(path) is any(glob_match(p, path) for p in many.patterns), path
+    assert not GlobSet([]) and not GlobSet([]).matches("/x")
+
+
+@pytest.mark.parametrize(
+    "glob,superset",
+    [
+        ("*.py", "*.py"),
+        ("?.py", "*.py"),
+        ("[ab].py", "*.py"),
+        ("[!]x].c", "*.c"),
+        ("[^]x]", "*"),
+        ("*.{ts,tsx}", "*.{ts,tsx}"),
+        ("[{].c", "*.c"),
+        ("{a", None),
+        ("a}", None),
+        ("a:b", None),
+        ("**", None),
+        ("x\\*", None),
+        ("lit[.txt", None),
+    ],
+)
+def test_byte_glob_superset(glob, superset):
+    assert byte_glob_superset(glob) == superset
+    if superset is not None:
+        for name in ["a.py", "é.py", "].c", "x.c", "{.c", "q", "a.ts", "b.tsx"]:
+            assert not compile_glob(glob).match(name) or compile_glob(superset).match(name), (glob, name)

@@ -1,0 +1,119 @@
+"""Faults rg cannot be made to produce on demand as root: an unreadable path, a hang, a crash, no rg.
+
+A stand-in rg runs the real one and then adds only the fault; everything else is real.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import fstools
+from fstools._core.binaries import find_binary
+from tests.helpers.trees import write
+
+FAKE_RG = """\
+import os, subprocess, sys, time
+real = subprocess.run([os.environ["REAL_RG"], *sys.argv[1:]], capture_output=True)
+sys.stdout.buffer.write(real.stdout)
+sys.stdout.flush()
+sys.stderr.buffer.write(real.stderr)
+fault = os.environ["FAKE_RG_FAULT"]
+if fault == "unreadable":
+    sys.stderr.write("rg: " + os.environ["FAKE_RG_PATH"] + ": Permission denied (os error 13)\\n")
+    sys.exit(2)
+if fault == "hang" or (fault == "hang_probe" and "--binary" in sys.argv):
+    time.sleep(60)
+if fault == "crash":
+    sys.stderr.write("rg: something unexpected broke\\n")
+    sys.exit(2)
+sys.exit(real.returncode)
+"""
+
+
+@pytest.fixture
+def fake_rg(tmp_path, monkeypatch):
+    real = find_binary("rg")
+    script = tmp_path / "fake_rg"
+    script.write_text(f"#!{sys.executable}\n{FAKE_RG}")
+    script.chmod(0o755)
+    monkeypatch.setenv("REAL_RG", real)
+    monkeypatch.setenv("FSTOOLS_RG", str(script))
+    find_binary.cache_clear()
+
+    def use(fault: str, path: str = "") -> None:
+        monkeypatch.setenv("FAKE_RG_FAULT", fault)
+        monkeypatch.setenv("FAKE_RG_PATH", path)
+
+    yield use
+    find_binary.cache_clear()
+
+
+@pytest.mark.parametrize("mode", ["files_with_matches", "content"])
+def test_unreadable_path_with_results_is_a_partial_success(project, ctx, fake_rg, mode):
+    write(project / "a.txt", "needle\n")
+    locked = project / "locked"
+    fake_rg("unreadable", str(locked))
+    r = fstools.grep("needle", ctx=ctx, output_mode=mode)
+    assert r.success and r.metadata["total_files"] == 1
+    assert r.metadata["skipped"]["unreadable"] >= 1
+    assert any(str(locked) in w and "Permission denied" in w for w in r.metadata["warnings"])
+    assert str(locked) in r.metadata["skipped_paths"]["unreadable"][0]
+
+
+def test_unreadable_path_without_results_is_still_a_success(project, ctx, fake_rg):
+    write(project / "a.txt", "hay\n")
+    fake_rg("unreadable", str(project / "locked"))
+    r = fstools.grep("needle", ctx=ctx)
+    assert r.success and r.output == "No matches found" and r.metadata["skipped"]["unreadable"] >= 1
+
+
+def test_timeout_stops_rg_and_returns_what_was_found(project, fake_rg):
+    ctx = fstools.ExecutionContext(working_dir=str(project), timeout=1.0)
+    write(project / "a.txt", "needle\n")
+    write(project / "b.txt", "needle\n")
+    fake_rg("hang")
+    started = time.monotonic()
+    r = fstools.grep("needle", ctx=ctx)
+    assert time.monotonic() - started < 10
+    assert r.success and r.metadata["timed_out"] is True
+    assert sorted(r.output.splitlines()) == [str(project / "a.txt"), str(project / "b.txt")]
+    assert any("timed out" in w for w in r.metadata["warnings"])
+
+
+def test_a_slow_probe_is_cut_short_and_says_so(project, fake_rg):
+    ctx = fstools.ExecutionContext(working_dir=str(project), timeout=5.0)
+    write(project / "a.txt", "hay\n")
+    fake_rg("hang_probe")
+    started = time.monotonic()
+    r = fstools.grep("needle", ctx=ctx)
+    assert time.monotonic() - started < 4.5  # the probe gets max(1 s, twice the search), not the whole timeout
+    assert r.success and r.output == "No matches found" and r.metadata["timed_out"] is False
+    assert any("ran out of time" in w for w in r.metadata["warnings"])
+
+
+def test_rg_failure_without_results_is_an_error(project, ctx, fake_rg):
+    write(project / "a.txt", "hay\n")
+    fake_rg("crash")
+    r = fstools.grep("needle", ctx=ctx)
+    assert not r.success and r.error_code == "io_error" and "something unexpected broke" in r.error
+
+
+def test_missing_rg_names_the_install_command(project, ctx, monkeypatch):
+    monkeypatch.setenv("FSTOOLS_RG", "")
+    find_binary.cache_clear()
+    try:
+        r = fstools.grep("x", ctx=ctx)
+    finally:
+        find_binary.cache_clear()
+    assert r.error_code == "missing_binary" and "pip install" in r.error
+
+
+def test_permission_rules_apply(project: Path):
+    write(project / "a.txt", "needle\n")
+    rules = [fstools.PermissionRule(tool="Grep", path="**", action="deny")]
+    ctx = fstools.ExecutionContext(working_dir=str(project), permissions=fstools.PermissionManager(rules=rules))
+    assert fstools.grep("needle", ctx=ctx).error_code == "permission_denied"
