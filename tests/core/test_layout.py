@@ -1,0 +1,121 @@
+"""The package layout: families of modules, and which family may import which.
+
+The rule, bottom to top: `_core` (context, results, parameters, paths, policy) imports only
+itself; `_content` (encodings, fingerprints) builds on `_core`; `_index` (the search index)
+on both; the four tool families `_read`, `_change`, `_find` and `_grep` on those three and
+never on each other; `_agents` (registry, CLI, MCP) sits on top and may import anything.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "fstools"
+
+TOOL_FAMILIES = {"_read", "_change", "_find", "_grep"}
+BELOW_TOOLS = {"_core", "_content", "_index"}
+ALLOWED: dict[str, set[str]] = {
+    "_core": {"_core"},
+    "_content": {"_core", "_content"},
+    "_index": {"_core", "_content", "_index"},
+    **{family: BELOW_TOOLS | {family} for family in TOOL_FAMILIES},
+    "_agents": {"_core", "_content", "_index", "_agents", *TOOL_FAMILIES},
+}
+# Modules at the package top: the facade may name anything; the version is a leaf.
+TOP_LEVEL = {"__init__", "__main__", "__version__"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every fstools module `path` imports, at module level or inside a function."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    return imports_in(path.read_text(), package)
+
+
+def imports_in(source: str, package: str) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            if target == "fstools" or target.startswith("fstools."):
+                # `from . import x` names submodules as well as attributes.
+                found.add(target)
+                found.update(f"{target}.{alias.name}" for alias in node.names if target != "fstools")
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("fstools."))
+    return found
+
+
+def family_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in ALLOWED else None
+
+
+def family_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {family: set() for family in ALLOWED}
+    for path in PACKAGE.rglob("*.py"):
+        source = family_of(module_name(path))
+        if source is None:
+            continue
+        for target in imported_modules(path):
+            family = family_of(target)
+            if family is not None and family != source:
+                graph[source].add(family)
+    return graph
+
+
+def test_every_module_belongs_to_a_family():
+    loose = [p.name for p in PACKAGE.glob("*.py") if p.stem not in TOP_LEVEL]
+    assert loose == [], f"modules outside every family: {loose}"
+    for path in PACKAGE.rglob("*.py"):
+        if path.parent != PACKAGE:
+            assert family_of(module_name(path)) is not None, path
+    for family in ALLOWED:
+        if (PACKAGE / family).is_dir():
+            assert (PACKAGE / family / "__init__.py").read_text() == "", f"{family}/__init__.py must stay empty"
+
+
+def test_families_import_only_downward():
+    violations = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = family_of(module_name(path))
+        if source is None:
+            continue
+        for target in sorted(imported_modules(path)):
+            family = family_of(target)
+            if target.startswith("fstools.__version__") or family is None and target != "fstools":
+                continue
+            if family not in ALLOWED[source]:
+                violations.append(f"{module_name(path)} imports {target}")
+    assert violations == [], "\n".join(violations)
+
+
+def test_the_family_graph():
+    """The graph as it stands, so a change to it is a visible, reviewed change to this test."""
+    graph = {family: sorted(targets) for family, targets in family_graph().items() if targets}
+    assert graph == {
+        "_content": ["_core"],
+        "_read": ["_content", "_core"],
+        "_change": ["_content", "_core"],
+        "_find": ["_core"],
+        "_grep": ["_core"],
+        "_agents": ["_change", "_content", "_core", "_find", "_grep", "_read"],
+    }
+
+
+def test_checker_sees_upward_imports():
+    """The checker itself: relative, lazy and absolute imports are all resolved."""
+    source = "import fstools._find.walk\ndef f():\n    from .._grep.tool import grep\n    from . import paths\n"
+    found = imports_in(source, "fstools._core")
+    assert {"fstools._grep.tool", "fstools._find.walk", "fstools._core.paths"} <= found
+    assert family_of("fstools._grep.tool") not in ALLOWED["_core"]
