@@ -74,10 +74,14 @@ class ExecutionContext:
     audit_hook: Callable[[AuditRecord], Any] | None = None
     audit_log: str | None = None
     rate_limit_per_minute: int | None = None
+    # "auto": Grep and Glob answer from a fresh search index when one covers the path; "off": always scan.
+    search_index: str = "auto"
 
     def __post_init__(self) -> None:
         if not os.path.isabs(self.working_dir):
             raise ValueError(f"working_dir must be an absolute path: {self.working_dir}")
+        if self.search_index not in ("auto", "off"):
+            raise ValueError(f"search_index must be 'auto' or 'off', not {self.search_index!r}")
         dirs = list(self.allowed_dirs) if self.allowed_dirs else [self.working_dir]
         self.allowed_dirs = [os.path.abspath(d) for d in dirs]
         # Canonical roots: containment is checked on resolved paths, so roots must be resolved too.

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .._core.excludes import DEFAULT_EXCLUDES
-from .._core.sensitive import SensitiveMatcher
+# Re-exported: Grep builds its queries with it; the index lists files with the same globs.
+from .._core.excludes import exclusion_globs as exclusion_globs
 
 
 @dataclass(frozen=True)
@@ -34,16 +34,6 @@ class GrepQuery:
     after: int = 0
     max_filesize: int = 10 * 1024 * 1024
     excludes: tuple[str, ...] = ()
-
-
-def exclusion_globs(sensitive: SensitiveMatcher) -> tuple[str, ...]:
-    """rg `--glob` overrides: the default excludes, then the secrets a walker may prune.
-
-    The split is the one Glob uses (SensitiveMatcher.walker_split); what rg cannot be told
-    is checked on each result path by `sensitive.walker_split[1]`.
-    """
-    pruned = sensitive.walker_split[0]
-    return tuple(dict.fromkeys(["!" + name for name in DEFAULT_EXCLUDES] + ["!" + glob for glob in pruned]))
 
 
 def _matcher_args(q: GrepQuery) -> list[str]:
@@ -80,7 +70,7 @@ def _tail(q: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
     return ["-e", q.pattern, "--", *(paths if paths is not None else [q.root])]
 
 
-def count_argv(rg: str, q: GrepQuery) -> list[str]:
+def count_argv(rg: str, q: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
     """Matching lines per file (`path NUL count`), one line per file as soon as it is searched."""
     return [
         rg,
@@ -91,7 +81,7 @@ def count_argv(rg: str, q: GrepQuery) -> list[str]:
         "--line-buffered",
         *_matcher_args(q),
         *_filter_args(q),
-        *_tail(q),
+        *_tail(q, paths),
     ]
 
 
@@ -107,7 +97,7 @@ def json_argv(
     return [*args, *_filter_args(q), *_tail(q, paths)]
 
 
-def lines_argv(rg: str, q: GrepQuery) -> list[str]:
+def lines_argv(rg: str, q: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
     """rg's line printer, one `path NUL` headed block per file, lines already `N> text` / `N  text`."""
     return [
         rg,
@@ -125,7 +115,7 @@ def lines_argv(rg: str, q: GrepQuery) -> list[str]:
         str(q.after),
         *_matcher_args(q),
         *_filter_args(q),
-        *_tail(q),
+        *_tail(q, paths),
     ]
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol, TypeVar
@@ -38,6 +38,8 @@ from .rgjson import FileEnd, PageCollector, parse_counts, scan_ends
 from .rglines import Block, block_lines, blocks_text, split_blocks
 
 T = TypeVar("T")
+# The files to search: None walks the root.
+Scope = Sequence[str] | None
 
 
 class HiddenPaths(Protocol):
@@ -129,6 +131,20 @@ def _run(
     return value
 
 
+def _batches(paths: list[str]) -> Iterator[list[str]]:
+    """`paths` cut into argument lists that fit a command line."""
+    batch: list[str] = []
+    size = 0
+    for path in paths:
+        batch.append(path)
+        size += len(path) + 1
+        if size >= _ARGV_BUDGET:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
 def _collect(collector: PageCollector) -> Callable[[StreamingProcess], None]:
     return lambda proc: collector.feed_all(proc)
 
@@ -155,18 +171,9 @@ def _fetch_page(
         return
     collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
     max_count = max(stop for _, stop in ranges.values())
-    batch: list[str] = []
-    size = 0
-    paths = list(ranges)
-    for i, path in enumerate(paths):
-        batch.append(path)
-        size += len(path) + 1
-        if size >= _ARGV_BUDGET or i == len(paths) - 1:
-            argv = json_argv(rg, q, batch, context=True, max_count=max_count)
-            _run(
-                rg, q, StreamingProcess(argv, timeout=max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector)
-            )
-            batch, size = [], 0
+    for batch in _batches(list(ranges)):
+        argv = json_argv(rg, q, batch, context=True, max_count=max_count)
+        _run(rg, q, StreamingProcess(argv, timeout=max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
     out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
 
 
@@ -201,7 +208,9 @@ def _search_file(
     out.lines = collector.lines.get(q.root, [])
 
 
-def _search_all(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome) -> None:
+def _search_all(
+    rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome, candidates: Scope
+) -> None:
     """Content mode, every line: one pass of rg's line printer, the first lines also structured."""
     blocks: dict[str, Block] = {}
 
@@ -210,8 +219,11 @@ def _search_all(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadli
             blocks[block.path] = block
             yield block
 
-    proc = StreamingProcess(lines_argv(rg, q), timeout=deadline.remaining())
-    out.files = page_order(_run(rg, q, proc, out, lambda p: _keep(remember(p), sensitive, out)))
+    hits: list[FileHit] = []
+    for paths in _scopes(candidates):
+        proc = StreamingProcess(lines_argv(rg, q, paths), timeout=deadline.remaining())
+        hits += _run(rg, q, proc, out, lambda p: _keep(remember(p), sensitive, out))
+    out.files = page_order(hits)
     ordered = [blocks[f.path] for f in out.files]
     out.text = blocks_text(ordered, separators=bool(q.before or q.after))
     for block in ordered:
@@ -233,15 +245,27 @@ def _stream_counts(proc: StreamingProcess, sensitive: HiddenPaths) -> list[FileH
     return hits
 
 
+def _scopes(candidates: Scope) -> Iterator[list[str] | None]:
+    """What each rg run searches: the root (None), or the index's candidates a command line at a time."""
+    if candidates is None:
+        yield None
+    else:
+        yield from _batches(list(candidates))
+
+
 def _count_files(
-    rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome
+    rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome, candidates: Scope
 ) -> list[FileHit]:
     """Step one: every matching file with its number of matching lines."""
-    if q.multiline:
-        proc = StreamingProcess(json_argv(rg, q), timeout=deadline.remaining())
-        return _run(rg, q, proc, out, lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
-    proc = StreamingProcess(count_argv(rg, q), timeout=deadline.remaining())
-    return _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
+    hits: list[FileHit] = []
+    for paths in _scopes(candidates):
+        if q.multiline:
+            proc = StreamingProcess(json_argv(rg, q, paths), timeout=deadline.remaining())
+            hits += _run(rg, q, proc, out, lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
+        else:
+            proc = StreamingProcess(count_argv(rg, q, paths), timeout=deadline.remaining())
+            hits += _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
+    return hits
 
 
 def _probe(rg: str, q: GrepQuery, sensitive: HiddenPaths, budget: float, out: SearchOutcome) -> None:
@@ -285,8 +309,13 @@ def search(
     timeout: float,
     sensitive: HiddenPaths,
     line_numbers: bool = True,
+    candidates: Scope = None,
 ) -> SearchOutcome:
-    """Run the rg searches a call needs and return every matching file in page order."""
+    """Run the rg searches a call needs and return every matching file in page order.
+
+    `candidates`, from the search index, are the only files that can match: rg searches
+    them instead of walking the root (the probe after an empty result still walks it).
+    """
     rg = require_binary("rg")
     out = SearchOutcome()
     deadline = _Deadline(timeout)
@@ -296,9 +325,9 @@ def search(
         out.probed = True
         return out
     if content and limit == 0 and offset == 0 and line_numbers:
-        _search_all(rg, q, sensitive, deadline, out)
+        _search_all(rg, q, sensitive, deadline, out, candidates)
     else:
-        out.files = page_order(_count_files(rg, q, sensitive, deadline, out))
+        out.files = page_order(_count_files(rg, q, sensitive, deadline, out, candidates))
         if content:
             _fetch_page(rg, q, out.files, offset, limit, deadline, out)
     if not out.files and not out.timed_out:

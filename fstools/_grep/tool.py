@@ -113,6 +113,7 @@ def _grep(
     # The search machinery loads on first use, so `import fstools` stays light.
     from .command import GrepQuery, exclusion_globs
     from .format import NO_MATCHES, format_content, format_counts, format_files
+    from .indexed import index_scope
     from .runs import search
 
     if not pattern:
@@ -140,6 +141,7 @@ def _grep(
         excludes=exclusion_globs(ctx.sensitive),
     )
     content = output_mode == "content"
+    candidates, index_status = index_scope(ctx, query)
     out = search(
         query,
         content=content,
@@ -148,6 +150,7 @@ def _grep(
         timeout=ctx.timeout,
         sensitive=_hidden(ctx),
         line_numbers=line_numbers,
+        candidates=candidates,
     )
     total_matches = sum(f.count for f in out.files)
     total_files = len(out.files)
@@ -199,6 +202,7 @@ def _grep(
             "unreadable": out.unreadable[:_EXAMPLES],
         },
         warnings=warnings,
+        index=index_status,
         **meta,
     )
 

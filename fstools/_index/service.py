@@ -1,0 +1,168 @@
+"""What Grep, Glob, the writers, the CLI and the MCP server ask of the index.
+
+Each answer is a `Lookup`: the files to search (or list), or None with the reason the
+caller must scan instead — "none" (no index covers the path), "off", "unsupported"
+(options the index was not built for), "stale", "corrupt", "version", "binary" (a
+candidate holds a late NUL byte, which rg treats differently when named explicitly) or
+"error". Live indexes are kept per process, keyed by their data file, so a long-lived
+process maps each index once and a rebuild is picked up at the next call.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .listing import Filters
+from .live import LiveIndex, Snapshot, Unusable
+from .location import current_file, drop, inside
+from .plan import plan
+from .store import CorruptIndex, open_index
+
+_live: dict[str, LiveIndex] = {}
+_registry_lock = threading.Lock()
+_watching = True
+
+
+@dataclass
+class Lookup:
+    status: str  # "used", or why the caller scans
+    paths: list[str] | None = None
+    snapshot: Snapshot | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def set_watching(enabled: bool) -> None:
+    """Whether indexes opened from now on watch their tree with inotify (long-lived processes)."""
+    global _watching
+    _watching = enabled
+
+
+def _find_root(path: str) -> tuple[str, str] | None:
+    directory = path
+    while True:
+        data = current_file(directory)
+        if data is not None:
+            return directory, data
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _open(path: str) -> LiveIndex:
+    """The fresh live index covering `path` (a canonical directory); Unusable when there is none."""
+    found = _find_root(path)
+    if found is None:
+        raise Unusable("none")
+    root, data = found
+    with _registry_lock:
+        live = _live.get(root)
+        if live is None or live.file.path != data:
+            try:
+                live = LiveIndex(open_index(data))
+            except CorruptIndex as exc:
+                raise Unusable(exc.reason) from None
+            except FileNotFoundError:  # swapped out between reading `current` and opening it
+                raise Unusable("stale") from None
+            if live.root != root:
+                raise Unusable("corrupt")
+            if _watching:
+                from .watch import Watcher
+
+                live.watcher = Watcher.start(live)
+            old = _live.pop(root, None)
+            if old is not None and old.watcher is not None:
+                old.watcher.close()
+            _live[root] = live
+    return live
+
+
+def _usable(path: str, filters: Filters) -> LiveIndex:
+    live = _open(path)
+    if live.filters != filters:
+        raise Unusable("unsupported")
+    with live.lock:
+        live.refresh()
+    if not live.covers(path):
+        raise Unusable("unsupported")
+    return live
+
+
+def grep_candidates(
+    path: str, pattern: str, *, case_insensitive: bool, fixed_strings: bool, filters: Filters
+) -> Lookup:
+    """The files below directory `path` that may hold a match of `pattern`."""
+    try:
+        live = _usable(path, filters)
+        query = plan(pattern, case_insensitive=case_insensitive, fixed_strings=fixed_strings)
+        with live.lock:
+            paths = live.candidates(query.query, path)
+    except Unusable as exc:
+        return Lookup(exc.reason)
+    except OSError:
+        return Lookup("error")
+    return Lookup("used", paths=paths)
+
+
+def glob_snapshot(path: str, filters: Filters) -> Lookup:
+    """Every file below directory `path` with its mtime, as the walk Grep and Glob do would list them."""
+    try:
+        live = _usable(path, filters)
+        with live.lock:
+            return Lookup("used", snapshot=live.snapshot(path))
+    except Unusable as exc:
+        return Lookup(exc.reason)
+    except OSError:
+        return Lookup("error")
+
+
+def notify_changed(paths: Iterable[str]) -> None:
+    """fstools wrote, created, deleted or moved these files: the open indexes that cover them learn now."""
+    paths = list(paths)
+    with _registry_lock:
+        lives = list(_live.values())
+    for live in lives:
+        mine = [p for p in paths if inside(p, live.root)]
+        if mine:
+            with live.lock:
+                live.notify(mine)
+
+
+def status(root: str) -> dict[str, Any]:
+    """What `fstools index status` shows for a root."""
+    data = current_file(root)
+    if data is None:
+        return {"root": root, "status": "none"}
+    try:
+        index = open_index(data)
+    except CorruptIndex as exc:
+        return {"root": root, "status": exc.reason, "detail": str(exc), "path": data}
+    live = LiveIndex(index)
+    h = index.header
+    info: dict[str, Any] = {
+        "root": root,
+        "path": data,
+        "index_bytes": os.path.getsize(data),
+        "indexed_bytes": h["indexed_bytes"],
+        "built_at": h["built_at"],
+        **live.counts(),
+    }
+    try:
+        live.refresh()
+        info["status"] = "fresh"
+        info["changed_since_build"] = len(live.overlay)
+    except Unusable as exc:
+        info["status"] = exc.reason
+    return info
+
+
+def drop_index(root: str) -> bool:
+    with _registry_lock:
+        live = _live.pop(root, None)
+        if live is not None and live.watcher is not None:
+            live.watcher.close()
+    return drop(root)
