@@ -15,6 +15,7 @@ from .._core.paths import resolve_path, within_roots
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize, drop_denied, invoke
 from .._core.tool import FileTool
+from .indexed import index_listing
 from .walk import ContainmentFilter, WalkSpec, list_files, newest_first
 
 DEFAULT_LIMIT = 1000
@@ -115,10 +116,18 @@ def _glob(
     plan = plan_glob(ctx, pattern, path)
     meta = {"pattern": pattern, "path": plan.base, "limit": limit}
     if plan.base is None:
-        return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, **meta)
+        return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, index="unsupported", **meta)
     authorize(ctx, "Glob", plan.base)
     pruned, sensitive = ctx.sensitive.walker_split if ctx.sensitive else ((), ctx.sensitive)
-    listing = list_files(
+    listing, index_status = index_listing(
+        ctx,
+        plan.base,
+        plan.regex,
+        hidden=hidden or plan.wants_hidden,
+        respect_gitignore=respect_gitignore,
+        follow_symlinks=follow_symlinks,
+    )
+    listing = listing or list_files(
         WalkSpec(
             base=plan.base,
             regex=plan.regex,
@@ -153,6 +162,7 @@ def _glob(
         returned=len(top),
         truncated=count > len(top),
         backend=listing.backend,
+        index=index_status,
         **meta,
         **extra,
     )

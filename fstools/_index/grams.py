@@ -1,8 +1,9 @@
 """Trigrams of a file's bytes, and what kind of file rg would take it for.
 
-The index stores the trigrams of the ASCII-lowercased bytes: a case-sensitive query is
-answered by its lowercased trigrams (a superset of the files), a case-insensitive one
-needs no expansion. A trigram is the 24-bit number `b0 << 16 | b1 << 8 | b2`.
+The index stores the trigrams of the raw bytes (a case-insensitive query expands each
+ASCII letter to both cases: lowercasing the index instead made `PM_RESUME` match the
+2,943 kernel files that contain `pm_resume`, against 13 with the exact bytes). A
+trigram is the 24-bit number `b0 << 16 | b1 << 8 | b2`.
 """
 
 from __future__ import annotations
@@ -31,12 +32,12 @@ def kind_of(data: bytes) -> int:
 
 
 def trigrams(data: bytes) -> npt.NDArray[np.uint32]:
-    """The distinct trigrams of the lowercased bytes, sorted."""
+    """The distinct trigrams of the bytes, sorted."""
     import numpy as np
 
     if len(data) < 3:
         return np.zeros(0, dtype=np.uint32)
-    b = np.frombuffer(data.lower(), dtype=np.uint8)
+    b = np.frombuffer(data, dtype=np.uint8)
     codes = (b[:-2].astype(np.uint32) << 16) | (b[1:-1].astype(np.uint32) << 8) | b[2:]
     return np.unique(codes)
 

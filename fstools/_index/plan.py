@@ -7,10 +7,10 @@ crosses the sets, alternation unions them. The parser reads rg's (Rust) syntax a
 what it is sure of: a construct it does not know makes the whole pattern `ALL` (every
 file a candidate), so a gap in the parser costs speed, never a result.
 
-Trigrams are over ASCII-lowercased bytes (the index stores those). Under case-insensitive
-matching a character stands only for itself when all its case variants are ASCII: `k`
-and `s` also match the Kelvin sign and the long s, and a non-ASCII letter's variants are
-other bytes, so those become "any character".
+Trigrams are over the UTF-8 bytes of the pattern's characters. Under case-insensitive
+matching an ASCII letter stands for both its cases, except `k` and `s`, which also match
+the Kelvin sign and the long s; a non-ASCII letter's variants are other bytes. Those
+become "any character".
 """
 
 from __future__ import annotations
@@ -186,12 +186,12 @@ class _Parser:
 
     def char(self, c: str) -> Info:
         if c.isascii():
-            if self.ci and c.lower() in "ks":
-                return any_char()
-            return literal({c.lower().encode()})
-        if self.ci:
+            if self.ci and c.isalpha():
+                return any_char() if c.lower() in "ks" else literal({c.lower().encode(), c.upper().encode()})
+            return literal({c.encode()})
+        if self.ci or "\ud800" <= c <= "\udfff":
             return any_char()
-        return literal({c.encode("utf-8", "surrogatepass")})
+        return literal({c.encode()})
 
     def alternation(self) -> Info:
         info = self.concatenation()

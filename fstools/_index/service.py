@@ -25,6 +25,8 @@ from .store import CorruptIndex, open_index
 _live: dict[str, LiveIndex] = {}
 _registry_lock = threading.Lock()
 _watching = True
+# Live indexes kept open per process, the least recently opened dropped first.
+MAX_OPEN = 8
 
 
 @dataclass
@@ -39,6 +41,12 @@ def set_watching(enabled: bool) -> None:
     """Whether indexes opened from now on watch their tree with inotify (long-lived processes)."""
     global _watching
     _watching = enabled
+
+
+def _forget(root: str) -> None:
+    old = _live.pop(root, None)
+    if old is not None and old.watcher is not None:
+        old.watcher.close()
 
 
 def _find_root(path: str) -> tuple[str, str] | None:
@@ -74,9 +82,9 @@ def _open(path: str) -> LiveIndex:
                 from .watch import Watcher
 
                 live.watcher = Watcher.start(live)
-            old = _live.pop(root, None)
-            if old is not None and old.watcher is not None:
-                old.watcher.close()
+            _forget(root)
+            while len(_live) >= MAX_OPEN:  # each holds an inotify instance (128 per user by default)
+                _forget(next(iter(_live)))
             _live[root] = live
     return live
 
@@ -162,7 +170,5 @@ def status(root: str) -> dict[str, Any]:
 
 def drop_index(root: str) -> bool:
     with _registry_lock:
-        live = _live.pop(root, None)
-        if live is not None and live.watcher is not None:
-            live.watcher.close()
+        _forget(root)
     return drop(root)

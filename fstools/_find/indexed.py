@@ -1,0 +1,42 @@
+"""Glob's seam to the search index: the file list with mtimes, without a walk."""
+
+from __future__ import annotations
+
+import re
+
+from .._core.context import ExecutionContext
+from .walk import Listing, in_git_worktree
+
+
+def index_listing(
+    ctx: ExecutionContext, base: str, regex: str | None, *, hidden: bool, respect_gitignore: bool, follow_symlinks: bool
+) -> tuple[Listing | None, str]:
+    """(listing, metadata["index"]): the files below `base` whose relative path matches `regex`.
+
+    The index lists Grep's default walk: .gitignore on, hidden files off, links not
+    followed. Glob reads .gitignore outside git repositories too (`--no-require-git`),
+    so the index answers only inside one.
+    """
+    if ctx.search_index == "off":
+        return None, "off"
+    if hidden or not respect_gitignore or follow_symlinks:
+        return None, "unsupported"
+    try:
+        from .._index.listing import Filters
+        from .._index.service import glob_snapshot
+    except ImportError:  # numpy missing
+        return None, "unsupported"
+    filters = Filters.of(tuple(ctx.sensitive_patterns), ctx.grep_max_filesize)
+    lookup = glob_snapshot(base, filters)
+    snap = lookup.snapshot
+    if snap is None:
+        return None, lookup.status
+    if not in_git_worktree(base):
+        return None, "unsupported"
+    paths, mtimes = snap.paths, snap.mtimes
+    if regex is not None:
+        match = re.compile(f"(?:{regex})\\Z").match
+        start = len(base.rstrip("/")) + 1
+        kept = [(p, m) for p, m in zip(paths, mtimes, strict=True) if match(p, start)]
+        paths, mtimes = [p for p, _ in kept], [m for _, m in kept]
+    return Listing(paths, "index", [-m for m in mtimes]), "used"
