@@ -36,6 +36,7 @@ __all__ = [
     "ToolResult",
     "WriteTool",
     "__version__",
+    "build_index",
     "create_registry",
     "default_context",
     "delete",
@@ -73,6 +74,7 @@ _EXPORTS: dict[str, str] = {
     "ToolRegistry": "_core.registry",
     "ToolResult": "_core.result",
     "WriteTool": "_change.write",
+    "build_index": "_index.service",
     "create_registry": "_agents.registry",
     "default_context": "_core.context",
     "delete": "_change.delete",
@@ -119,4 +121,5 @@ if TYPE_CHECKING:
     from ._find.glob import GlobTool, glob
     from ._find.ls import LSTool, ls
     from ._grep.tool import GrepTool, grep
+    from ._index.service import build_index
     from ._read.tool import ReadTool, read

@@ -28,6 +28,7 @@ from .._core.permissions import PermissionRequest
 from .._core.registry import ToolRegistry
 from .._core.result import ToolResult, agent_text, jsonable, printable
 from .._core.tool import BaseTool
+from .index_cli import add_index_command, run_index
 from .registry import create_registry
 from .settings import Confirm, SessionSettings, parse_rule
 
@@ -222,6 +223,7 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
         "(if it sends any) or the current directory are the allowed directories.",
     )
     mcp.add_argument("--rate-limit", type=int, metavar="N", help="At most N operations per minute")
+    add_index_command(commands)
     return CommandLine(parser, dict(commands.choices))
 
 
@@ -363,6 +365,8 @@ def run(
     if args.command is None:
         command_line.parser.print_help(stderr)
         return EXIT_USAGE
+    if args.command == "index":
+        return run_index(args, stdout, stderr)
     try:
         settings = _settings(args)
         _check_rule_tools(settings, registry)

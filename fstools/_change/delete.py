@@ -18,6 +18,7 @@ from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, resolve_path
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize, invoke
 from .._core.tool import FileTool
+from .._index.registry import notify_changed
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
 from .guard import load
@@ -146,10 +147,12 @@ def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
         else:
             os.unlink(removal.victim)
     except OSError as exc:
+        notify_changed(removal.paths)
         left = sum(os.path.lexists(p) for p in removal.paths)
         err = error_from_oserror(exc, exc.filename or target.display)
         done = f"{len(removal.paths) - left} of {len(removal.paths)} entries deleted"
         raise ToolError(err.code, f"{err.message} ({done})") from None
+    notify_changed(removal.paths)
     for p in removal.paths:
         ctx.forget_read(p)
     return ToolResult.ok(f"Deleted {what}:\n{_listing(removal)}", **meta)

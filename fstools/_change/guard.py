@@ -17,6 +17,7 @@ from .._content.spliced import Spliced
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, error_from_oserror
 from .._core.paths import SafePath
+from .._index.registry import notify_changed
 from .atomic import Conflict, LockTimeout, Snapshot, Written, commit, snapshot
 
 PARALLEL_DIGEST_MIN = 1 << 20
@@ -125,4 +126,5 @@ def save(
         _remove_dirs(created)
         raise error_from_oserror(exc, target.display) from None
     remember_digest(ctx, target.path, written.stat, new_digest.result())
+    notify_changed([target.path])
     return written

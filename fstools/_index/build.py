@@ -1,9 +1,9 @@
 """Building a root's index: list the files, extract trigrams in worker processes, write, swap in.
 
-Files are cut into segments of SEGMENT_FILES in path order; each worker thread reads one
-segment's files and returns its posting lists (numpy releases the GIL while it sorts),
-so memory stays bounded by a few segments in flight. The new data file is fsynced and renamed into the root's directory, then
-`current` is swapped to it (location.publish). A build killed at any point leaves the
+Files are cut into segments of SEGMENT_FILES in path order; each segment is read by a
+worker process (`python -m fstools._index.worker`, one per CPU at a time), so memory
+stays bounded by the segments in flight. The new data file is fsynced and renamed into
+the root's directory, then `current` is swapped to it (location.publish). A build killed at any point leaves the
 previous index (or none) current: a temp file that nobody reads.
 """
 

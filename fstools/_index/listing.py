@@ -84,9 +84,18 @@ def _pruned(name: str, patterns: tuple[str, ...]) -> bool:
     return is_hidden(name) or any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
+def _name_patterns(filters: Filters) -> tuple[str, ...]:
+    return tuple(g[1:] for g in filters.excludes if g.startswith("!") and "/" not in g)
+
+
+def entered(name: str, filters: Filters) -> bool:
+    """Whether walk_dirs goes into a directory of this name."""
+    return not _pruned(name, _name_patterns(filters))
+
+
 def walk_dirs(root: str, filters: Filters) -> Tree:
     """Every directory below `root` (itself included) that is not hidden or excluded by name."""
-    patterns = tuple(g[1:] for g in filters.excludes if g.startswith("!") and "/" not in g)
+    patterns = _name_patterns(filters)
     tree = Tree()
     pending = [root]
     while pending:

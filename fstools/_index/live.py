@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .entries import MISSING, Entry, Sig, lstat_sig, read_entry, rule_sig, sig_of
+from .entries import Entry, Sig, lstat_sig, read_entry, rule_sig, sig_of
 from .grams import BINARY, LATE_NUL, TEXT, TOO_LARGE, TRANSCODED
-from .listing import IGNORE_NAMES, Filters, list_files, walk_dirs
+from .listing import IGNORE_NAMES, Filters, entered, list_files, walk_dirs
 from .location import inside
 from .plan import ALL, Query
 from .store import IndexFile
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 # Past this many changed files the overlay costs more than a rebuild saves: report stale.
 MAX_OVERLAY = 20_000
+# Past this many changed directories one listing of the tree is cheaper than one per directory.
+_RELIST_DIRS = 16
 
 
 class Unusable(Exception):
@@ -156,10 +158,13 @@ class LiveIndex:
         if self.rules_changed():
             self.stale = "stale"
             return
-        if any(lstat_sig(d) != s for d, s in self.dirs.items()):
+        moved = [d for d, s in self.dirs.items() if lstat_sig(d) != s]
+        for directory in moved[:_RELIST_DIRS] if len(moved) <= _RELIST_DIRS else ():
+            self.relist_dir(directory)
+        if len(moved) > _RELIST_DIRS:
             self.rewalk()
-            if self.stale is not None:
-                return
+        if self.stale is not None:
+            return
         lstat = os.lstat
         overlay = self.overlay
         changed = []
@@ -212,30 +217,57 @@ class LiveIndex:
         for path in listed - current:
             self.refresh_file(path)
 
-    def dir_changed(self, directory: str, name: str) -> None:
-        """A watcher saw an entry of `directory` appear, vanish or change."""
-        path = os.path.join(directory, name)
-        if name in IGNORE_NAMES or name == ".git":
-            self.stale = "stale"
-        elif path in self.position or path in self.overlay:
-            self.refresh_file(path)
-        else:
+    def _direct_files(self, directory: str) -> set[str]:
+        lo, hi = self._range(directory)
+        start = len(directory.rstrip("/")) + 1
+        found = {p for p in self.paths[lo:hi] if "/" not in p[start:] and p not in self.overlay}
+        found |= {p for p, e in self.overlay.items() if e is not None and os.path.dirname(p) == directory}
+        return found
+
+    def relist_dir(self, directory: str) -> None:
+        """One directory's entries changed: list its files with rg (its ignore rules apply), read the new ones.
+
+        Only for a directory whose subdirectories are unchanged and that the walk enters
+        (else the whole tree is listed again).
+        """
+        sig = lstat_sig(directory)
+        try:
+            subdirs = {e.path for e in os.scandir(directory) if e.is_dir(follow_symlinks=False)}
+            names = set(os.listdir(directory))
+        except OSError:
             self.rewalk()
+            return
+        known_subdirs = {d for d in self.dirs if os.path.dirname(d) == directory and d != directory}
+        if (
+            not self.covers(directory)
+            or not known_subdirs <= subdirs
+            or names & set(IGNORE_NAMES)
+            != {os.path.basename(p) for p in self.ignores if os.path.dirname(p) == directory}
+        ):
+            self.rewalk()
+            return
+        if any(entered(os.path.basename(d), self.filters) and d not in self.dirs for d in subdirs):
+            self.rewalk()
+            return
+        listed = set(list_files(directory, self.filters, max_depth=1))
+        current = self._direct_files(directory)
+        for path in current - listed:
+            self.overlay[path] = None
+        for path in listed - current:
+            self.refresh_file(path)
+        self.dirs[directory] = sig
 
     def notify(self, paths: Iterable[str]) -> None:
         """fstools changed these files itself (written, created, deleted, moved)."""
         for path in paths:
-            if not inside(path, self.root):
+            if not inside(path, self.root) or self.stale is not None:
                 continue
-            if path in self.position or path in self.overlay:
-                self.refresh_file(path)
-            elif os.path.basename(path) in IGNORE_NAMES:
+            if os.path.basename(path) in IGNORE_NAMES:
                 self.stale = "stale"
+            elif path in self.position or path in self.overlay:
+                self.refresh_file(path)
             else:
-                # A new file: whether rg would list it depends on the ignore rules; the
-                # directory's mtime changed, so the next check lists the tree again.
-                self.dirs[os.path.dirname(path)] = MISSING
-                self.checked = False
+                self.relist_dir(os.path.dirname(path))
 
     # Answers -----------------------------------------------------------------------
     def covers(self, directory: str) -> bool:
@@ -277,7 +309,9 @@ class LiveIndex:
         mask[:lo] = False
         mask[hi:] = False
         searchable = (kinds == TEXT) | (kinds == LATE_NUL)
-        picked = (mask & searchable) | ((kinds == TRANSCODED) & (np.arange(len(kinds)) >= lo) & (np.arange(len(kinds)) < hi))
+        picked = (mask & searchable) | (
+            (kinds == TRANSCODED) & (np.arange(len(kinds)) >= lo) & (np.arange(len(kinds)) < hi)
+        )
         if (picked & (kinds == LATE_NUL)).any():
             raise Unusable("binary")
         out = [self.paths[i] for i in np.flatnonzero(picked).tolist() if self.paths[i] not in self.overlay]

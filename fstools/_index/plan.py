@@ -248,7 +248,9 @@ class _Parser:
             self.i += 1
             if self.peek() == ":":
                 self.i += 1
-            elif self.s.startswith("P<", self.i) or (self.peek() == "<" and self.s[self.i + 1 : self.i + 2] not in "=!"):
+            elif self.s.startswith("P<", self.i) or (
+                self.peek() == "<" and self.s[self.i + 1 : self.i + 2] not in "=!"
+            ):
                 close = self.s.find(">", self.i)
                 if close < 0:
                     raise Unsupported("group name")

@@ -11,22 +11,19 @@ process maps each index once and a rebuild is picked up at the next call.
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._core.context import ExecutionContext, default_context
+from . import registry
+from .build import BuildReport, Progress, build
 from .listing import Filters
 from .live import LiveIndex, Snapshot, Unusable
-from .location import current_file, drop, inside
+from .location import current_file, drop
 from .plan import plan
 from .store import CorruptIndex, open_index
 
-_live: dict[str, LiveIndex] = {}
-_registry_lock = threading.Lock()
 _watching = True
-# Live indexes kept open per process, the least recently opened dropped first.
-MAX_OPEN = 8
 
 
 @dataclass
@@ -41,12 +38,6 @@ def set_watching(enabled: bool) -> None:
     """Whether indexes opened from now on watch their tree with inotify (long-lived processes)."""
     global _watching
     _watching = enabled
-
-
-def _forget(root: str) -> None:
-    old = _live.pop(root, None)
-    if old is not None and old.watcher is not None:
-        old.watcher.close()
 
 
 def _find_root(path: str) -> tuple[str, str] | None:
@@ -67,8 +58,8 @@ def _open(path: str) -> LiveIndex:
     if found is None:
         raise Unusable("none")
     root, data = found
-    with _registry_lock:
-        live = _live.get(root)
+    with registry.lock:
+        live = registry.open_indexes.get(root)
         if live is None or live.file.path != data:
             try:
                 live = LiveIndex(open_index(data))
@@ -82,10 +73,7 @@ def _open(path: str) -> LiveIndex:
                 from .watch import Watcher
 
                 live.watcher = Watcher.start(live)
-            _forget(root)
-            while len(_live) >= MAX_OPEN:  # each holds an inotify instance (128 per user by default)
-                _forget(next(iter(_live)))
-            _live[root] = live
+            registry.keep(root, live)
     return live
 
 
@@ -128,18 +116,6 @@ def glob_snapshot(path: str, filters: Filters) -> Lookup:
         return Lookup("error")
 
 
-def notify_changed(paths: Iterable[str]) -> None:
-    """fstools wrote, created, deleted or moved these files: the open indexes that cover them learn now."""
-    paths = list(paths)
-    with _registry_lock:
-        lives = list(_live.values())
-    for live in lives:
-        mine = [p for p in paths if inside(p, live.root)]
-        if mine:
-            with live.lock:
-                live.notify(mine)
-
-
 def status(root: str) -> dict[str, Any]:
     """What `fstools index status` shows for a root."""
     data = current_file(root)
@@ -169,6 +145,26 @@ def status(root: str) -> dict[str, Any]:
 
 
 def drop_index(root: str) -> bool:
-    with _registry_lock:
-        _forget(root)
+    with registry.lock:
+        registry.forget(root)
     return drop(root)
+
+
+def build_index(
+    root: str | None = None, *, ctx: ExecutionContext | None = None, progress: Progress | None = None
+) -> BuildReport:
+    """Build (or rebuild) the search index of directory `root` (default: the context's working dir).
+
+    The index covers the files Grep's default search walks, with the context's
+    sensitive-file patterns and size limit; Grep and Glob use it while it is fresh.
+    """
+    ctx = ctx or default_context()
+    directory = os.path.realpath(root or ctx.working_dir)
+    if not os.path.isdir(directory):
+        raise NotADirectoryError(f"not a directory: {root}")
+    return build(
+        directory,
+        sensitive_patterns=tuple(ctx.sensitive_patterns),
+        max_filesize=ctx.grep_max_filesize,
+        progress=progress,
+    )

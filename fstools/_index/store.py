@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from .postings import Segment
 
 if TYPE_CHECKING:
-    import numpy as np
     import numpy.typing as npt
 
 MAGIC = b"FSTIDX\x00\x01"

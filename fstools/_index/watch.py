@@ -18,7 +18,7 @@ import struct
 from typing import TYPE_CHECKING
 
 from .._core.excludes import is_hidden
-from .listing import IGNORE_NAMES, list_files
+from .listing import IGNORE_NAMES
 
 if TYPE_CHECKING:
     from .live import LiveIndex
@@ -28,9 +28,9 @@ IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
 IN_DELETE_SELF, IN_MOVE_SELF = 0x400, 0x800
 IN_Q_OVERFLOW, IN_IGNORED, IN_ONLYDIR, IN_DONT_FOLLOW, IN_ISDIR = 0x4000, 0x8000, 0x1000000, 0x2000000, 0x40000000
 IN_NONBLOCK, IN_CLOEXEC = 0o4000, 0o2000000
-MASK = (
-    IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
-) | (IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
+MASK = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE) | (
+    IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW
+)
 _EVENT = struct.Struct("iIII")
 _APPEARED = IN_CREATE | IN_MOVED_TO
 
@@ -135,11 +135,5 @@ class Watcher:
                 self._appeared(live, directory, paths)
 
     def _appeared(self, live: LiveIndex, directory: str, paths: list[str]) -> None:
-        """New names in a directory: read those rg lists there (the others are ignored files)."""
-        if not live.covers(directory):
-            live.rewalk()
-            return
-        listed = set(list_files(directory, live.filters, max_depth=1))
-        for path in paths:
-            if path in listed:
-                live.refresh_file(path)
+        """New names in a directory: rg lists the directory again (some may be ignored files)."""
+        live.relist_dir(directory)
