@@ -296,6 +296,10 @@ def _probe(rg: str, q: GrepQuery, sensitive: HiddenPaths, budget: float, out: Se
                 continue
             if too_large and not sensitive.matches(path):
                 out.too_large.append(path)
+    # rg walks in parallel: sorted, the lists (and the warnings naming their first paths) are stable.
+    out.binary.sort()
+    out.ignored.sort()
+    out.too_large.sort()
     out.probed = True
     out.probe_complete = not probe.timed_out
 

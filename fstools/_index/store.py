@@ -133,9 +133,19 @@ def open_index(path: str) -> IndexFile:
             arrays[name] = arr
         _check_segments(header, arrays)
     except CorruptIndex:
-        mm.close()
+        _release(mm, locals())
         raise
     except (KeyError, TypeError, ValueError) as exc:
-        mm.close()
+        _release(mm, locals())
         raise CorruptIndex("corrupt", f"malformed header: {exc}") from None
     return IndexFile(path, header, arrays, mm)
+
+
+def _release(mm: mmap.mmap, names: dict[str, Any]) -> None:
+    """Unmap a rejected file (arrays over it still alive keep the mapping until they go)."""
+    names.pop("arr", None)
+    names.pop("arrays", None)
+    try:
+        mm.close()
+    except BufferError:
+        pass
