@@ -143,7 +143,7 @@ def _glob(
     )
     if follow_symlinks:
         listing.keep(_followed_and_allowed(ctx, plan.base, listing.paths))
-    if sensitive:
+    if sensitive and listing.backend != "index":  # the index holds no file these patterns match
         listing.keep(sensitive.exclude(listing.paths))
     if ctx.permissions is not None:
         listing.keep(drop_denied(ctx, "Glob", listing.paths))

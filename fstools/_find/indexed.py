@@ -7,6 +7,10 @@ import re
 from .._core.context import ExecutionContext
 from .walk import Listing, in_git_worktree
 
+# Matches of recent patterns, keyed by the exact index state they were cut from.
+_RECENT = 16
+_recent: dict[tuple[object, ...], tuple[list[str], list[int]]] = {}
+
 
 def index_listing(
     ctx: ExecutionContext, base: str, regex: str | None, *, hidden: bool, respect_gitignore: bool, follow_symlinks: bool
@@ -33,10 +37,16 @@ def index_listing(
         return None, lookup.status
     if not in_git_worktree(base):
         return None, "unsupported"
-    paths, mtimes = snap.paths, snap.mtimes
-    if regex is not None:
-        match = re.compile(f"(?:{regex})\\Z").match
-        start = len(base.rstrip("/")) + 1
-        kept = [(p, m) for p, m in zip(paths, mtimes, strict=True) if match(p, start)]
-        paths, mtimes = [p for p, _ in kept], [m for _, m in kept]
-    return Listing(paths, "index", [-m for m in mtimes]), "used"
+    key = (*snap.key, regex)
+    listing = _recent.get(key)
+    if listing is None:
+        paths, mtimes = snap.paths, snap.mtimes
+        if regex is not None:
+            match = re.compile(f"(?:{regex})\\Z").match
+            start = len(base.rstrip("/")) + 1
+            kept = [(p, m) for p, m in zip(paths, mtimes, strict=True) if match(p, start)]
+            paths, mtimes = [p for p, _ in kept], [m for _, m in kept]
+        listing = _recent[key] = (paths, [-m for m in mtimes])
+        while len(_recent) > _RECENT:
+            del _recent[next(iter(_recent))]
+    return Listing(list(listing[0]), "index", list(listing[1])), "used"

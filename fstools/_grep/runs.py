@@ -50,6 +50,9 @@ class HiddenPaths(Protocol):
 
 # A page's files go to rg as arguments; batches stay far below the kernel's ARG_MAX.
 _ARGV_BUDGET = 100_000
+# Candidates from the index: fewer, bigger runs (each rg start walks its arguments in parallel);
+# Linux allows 2 MiB of arguments and environment together.
+_CANDIDATES_BUDGET = 768 * 1024
 # After a timeout the page's lines are still fetched, from the few files already found.
 _PAGE_GRACE = 1.0
 # Structured lines of an "every line" result: its first this many output lines.
@@ -131,14 +134,14 @@ def _run(
     return value
 
 
-def _batches(paths: list[str]) -> Iterator[list[str]]:
+def _batches(paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[list[str]]:
     """`paths` cut into argument lists that fit a command line."""
     batch: list[str] = []
     size = 0
     for path in paths:
         batch.append(path)
         size += len(path) + 1
-        if size >= _ARGV_BUDGET:
+        if size >= budget:
             yield batch
             batch, size = [], 0
     if batch:
@@ -250,7 +253,7 @@ def _scopes(candidates: Scope) -> Iterator[list[str] | None]:
     if candidates is None:
         yield None
     else:
-        yield from _batches(list(candidates))
+        yield from _batches(list(candidates), _CANDIDATES_BUDGET)
 
 
 def _count_files(

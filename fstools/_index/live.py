@@ -70,21 +70,32 @@ def _evaluate(query: Query, segment: Any, nfiles: int) -> npt.NDArray[np.bool_] 
     if op == "gram":
         row = segment.lookup(query[1])
         return segment.mask(row, nfiles) if row >= 0 else np.zeros(nfiles, dtype=bool)
+    if op == "and":
+        # Shortest posting lists first, and stop as soon as no file is left.
+        out: npt.NDArray[np.bool_] | None = None
+        for q in sorted(query[1], key=lambda q: _cost(q, segment)):
+            m = _evaluate(q, segment, nfiles)
+            if m is not None:
+                out = m.copy() if out is None else out & m
+                if not out.any():
+                    return out
+        return out
     masks = [_evaluate(q, segment, nfiles) for q in query[1]]
     known = [m for m in masks if m is not None]
-    if op == "and":
-        if not known:
-            return None
-        out = known[0].copy()
-        for m in known[1:]:
-            out &= m
-        return out
     if len(known) < len(masks):
         return None
     out = known[0].copy()
     for m in known[1:]:
         out |= m
     return out
+
+
+def _cost(query: Query, segment: Any) -> int:
+    """About how much reading `query`'s lists costs (a missing trigram costs nothing and empties an AND)."""
+    if query[0] != "gram":
+        return 1 << 40
+    row = segment.lookup(query[1])
+    return -1 if row < 0 else int(segment.offsets[row + 1]) - int(segment.offsets[row])
 
 
 def _holds(query: Query, grams: npt.NDArray[np.uint32]) -> bool:
@@ -103,10 +114,33 @@ def _holds(query: Query, grams: npt.NDArray[np.uint32]) -> bool:
 
 @dataclass
 class Snapshot:
-    """The files of the index as of the last check, for one answer."""
+    """The files of the index as of the last check, for one answer.
+
+    `key` names this exact state (index file, overlay version, directory): a caller may
+    keep what it derives from the snapshot under it.
+    """
 
     paths: list[str]
     mtimes: list[int]
+    key: tuple[str, int, str]
+
+
+class _Overlay(dict[str, "Entry | None"]):
+    """The files changed since the build (None: deleted), with a version that counts the changes."""
+
+    version = 0
+
+    def __setitem__(self, key: str, value: Entry | None) -> None:
+        self.version += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.version += 1
+        super().__delitem__(key)
+
+    def pop(self, key: str, default: Any = None) -> Any:
+        self.version += 1
+        return super().pop(key, default)
 
 
 class LiveIndex:
@@ -117,6 +151,7 @@ class LiveIndex:
         self.filters = Filters.from_json(h["filters"])
         self.paths = _strings(a["paths"], a["path_offsets"], self.root)
         self.sigs = _sig_rows(a["sigs"])
+        self.mtimes = [sig[0] for sig in self.sigs]
         self.kinds: npt.NDArray[np.uint8] = a["kinds"]
         self.segments = [file.segment(i) for i in range(int(h["segments"]))]
         self.segment_files = int(h["segment_files"])
@@ -126,7 +161,7 @@ class LiveIndex:
         )
         self.rules = dict(zip(_strings(a["rules"], a["rule_offsets"], None), _sig_rows(a["rule_sigs"]), strict=True))
         self.position = {p: i for i, p in enumerate(self.paths)}
-        self.overlay: dict[str, Entry | None] = {}
+        self.overlay = _Overlay()
         self.stale: str | None = None
         self.checked = False
         self.watcher: Watcher | None = None
@@ -269,6 +304,10 @@ class LiveIndex:
             else:
                 self.relist_dir(os.path.dirname(path))
 
+    @property
+    def version(self) -> int:
+        return self.overlay.version
+
     # Answers -----------------------------------------------------------------------
     def covers(self, directory: str) -> bool:
         """Whether a search below `directory` walks exactly the index's files there."""
@@ -330,19 +369,21 @@ class LiveIndex:
     def snapshot(self, directory: str) -> Snapshot:
         """Every file below `directory` (any kind) with its mtime, as of the last check."""
         lo, hi = self._range(directory)
-        paths, mtimes = [], []
         overlay = self.overlay
+        if not overlay:
+            return Snapshot(self.paths[lo:hi], self.mtimes[lo:hi], (self.file.path, self.version, directory))
+        paths, mtimes = [], []
         for i in range(lo, hi):
             p = self.paths[i]
             if p not in overlay:
                 paths.append(p)
-                mtimes.append(self.sigs[i][0])
+                mtimes.append(self.mtimes[i])
         prefix = directory + "/"
         for p, e in overlay.items():
             if e is not None and (directory == self.root or p.startswith(prefix)):
                 paths.append(p)
                 mtimes.append(e.mtime_ns)
-        return Snapshot(paths, mtimes)
+        return Snapshot(paths, mtimes, (self.file.path, self.version, directory))
 
     def counts(self) -> dict[str, int]:
         import numpy as np

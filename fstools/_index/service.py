@@ -2,7 +2,8 @@
 
 Each answer is a `Lookup`: the files to search (or list), or None with the reason the
 caller must scan instead — "none" (no index covers the path), "off", "unsupported"
-(options the index was not built for), "stale", "corrupt", "version", "binary" (a
+(options the index was not built for), "unselective" (the pattern has no literal to
+narrow by: rg walks every file anyway), "stale", "corrupt", "version", "binary" (a
 candidate holds a late NUL byte, which rg treats differently when named explicitly) or
 "error". Live indexes are kept per process, keyed by their data file, so a long-lived
 process maps each index once and a rebuild is picked up at the next call.
@@ -20,7 +21,7 @@ from .build import BuildReport, Progress, build
 from .listing import Filters
 from .live import LiveIndex, Snapshot, Unusable
 from .location import current_file, drop
-from .plan import plan
+from .plan import ALL, plan
 from .store import CorruptIndex, open_index
 
 _watching = True
@@ -95,6 +96,8 @@ def grep_candidates(
     try:
         live = _usable(path, filters)
         query = plan(pattern, case_insensitive=case_insensitive, fixed_strings=fixed_strings)
+        if query.query == ALL:  # nothing to narrow by: rg's own walk is the fastest way through every file
+            return Lookup("unselective")
         with live.lock:
             paths = live.candidates(query.query, path)
     except Unusable as exc:

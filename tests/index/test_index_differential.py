@@ -67,7 +67,7 @@ def test_the_plan_never_drops_a_matching_file(tree: Path) -> None:
             filters=filters,
         )
         if lookup.status != "used":
-            assert lookup.status == "binary", (args, lookup.status)
+            assert lookup.status in ("binary", "unselective"), (args, lookup.status)
             continue
         secrets = {str(tree / ".env"), str(tree / "server.pem")}
         missed = matching - set(lookup.paths) - secrets
