@@ -109,6 +109,7 @@ def run_case(defn: CaseDef, corp: object, repeats: int) -> list[Row]:
     for b in defn.budgets:
         value = median_ms(mine) if b.unit == "ms" else ratios[b.vs]
         notes = [f"{found:,} matching lines"] if isinstance(found, int) else []
+        notes += [first.metadata["bench_note"]] if "bench_note" in first.metadata else []
         if b.aim is not None:
             notes.append(f"aim < {b.aim:g} ms {'met' if value < b.aim else 'not met'}")
         note = "; ".join(notes)
