@@ -13,7 +13,7 @@ import hashlib
 import logging
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 import anyio
@@ -32,6 +32,9 @@ from .._core.result import ToolResult, agent_text, printable
 from .._core.tool import BaseTool
 from .registry import create_registry
 from .settings import SessionSettings
+
+if TYPE_CHECKING:
+    from .._index.keeper import Keeper
 
 log = logging.getLogger("fstools.mcp")
 
@@ -179,6 +182,7 @@ class McpSession:
         self.settings = settings
         self.registry = registry
         self._ctx: ExecutionContext | None = None
+        self._keeper: Keeper | None = None
 
     def tools(self) -> list[BaseTool]:
         """The listed tools; a read-only server does not offer the mutating ones."""
@@ -206,7 +210,19 @@ class McpSession:
         if self._ctx is None:
             roots = await self._client_roots(session)
             self._ctx = self.settings.context(roots=roots, confirm=_confirm)
+            self._keep_indexes_fresh(self._ctx)
         return self._ctx
+
+    def _keep_indexes_fresh(self, ctx: ExecutionContext) -> None:
+        """Watch (and rebuild when stale) the search indexes covering this session's roots."""
+        if self._keeper is not None:
+            self._keeper.stop()
+        self._keeper = None
+        if ctx.search_index == "off":
+            return
+        from .._index.keeper import Keeper
+
+        self._keeper = Keeper(ctx.roots, tuple(ctx.sensitive_patterns), ctx.grep_max_filesize).start()
 
     async def call(
         self, params: types.CallToolRequestParams, rctx: ServerRequestContext[Any, Any]

@@ -53,8 +53,12 @@ def _find_root(path: str) -> tuple[str, str] | None:
         directory = parent
 
 
-def _open(path: str) -> LiveIndex:
-    """The fresh live index covering `path` (a canonical directory); Unusable when there is none."""
+def open_live(path: str) -> LiveIndex:
+    """The live index covering `path` (a canonical directory), opened once per process; Unusable when none."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        raise Unusable("unsupported") from None
     found = _find_root(path)
     if found is None:
         raise Unusable("none")
@@ -79,7 +83,7 @@ def _open(path: str) -> LiveIndex:
 
 
 def _usable(path: str, filters: Filters) -> LiveIndex:
-    live = _open(path)
+    live = open_live(path)
     if live.filters != filters:
         raise Unusable("unsupported")
     with live.lock:
