@@ -57,7 +57,7 @@ def _strings(blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str | None
 
 
 def _sig_rows(arr: npt.NDArray[Any]) -> list[Sig]:
-    return [tuple(row) for row in arr.reshape(-1, 4).tolist()]  # type: ignore[misc]
+    return [(a, b, c, d) for a, b, c, d in arr.reshape(-1, 4).tolist()]
 
 
 def _evaluate(query: Query, segment: Any, nfiles: int) -> npt.NDArray[np.bool_] | None:

@@ -16,6 +16,7 @@ become "any character".
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 MAX_EXACT = 7
 MAX_SET = 20
@@ -32,7 +33,7 @@ class Unsupported(Exception):
 
 
 # A query: ("all",), ("gram", code), ("and", (q, ...)), ("or", (q, ...)).
-Query = tuple
+Query = tuple[Any, ...]
 ALL: Query = ("all",)
 
 

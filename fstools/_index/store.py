@@ -128,7 +128,7 @@ def open_index(path: str) -> IndexFile:
         arrays: dict[str, npt.NDArray[Any]] = {}
         for name, (offset, dtype, count) in header["sections"].items():
             arr = np.frombuffer(mm, dtype=np.dtype(dtype), count=count, offset=base + offset)
-            if name in header["crc"] and zlib.crc32(arr) != header["crc"][name]:
+            if name in header["crc"] and zlib.crc32(arr.data) != header["crc"][name]:
                 raise CorruptIndex("corrupt", f"section {name} fails its checksum")
             arrays[name] = arr
         _check_segments(header, arrays)
