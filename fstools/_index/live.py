@@ -106,7 +106,7 @@ def _holds(query: Query, grams: npt.NDArray[np.uint32]) -> bool:
     if op == "all":
         return True
     if op == "gram":
-        i = int(np.searchsorted(grams, query[1]))
+        i = int(np.searchsorted(grams, np.uint32(query[1])))
         return i < len(grams) and int(grams[i]) == query[1]
     parts = (_holds(q, grams) for q in query[1])
     return all(parts) if op == "and" else any(parts)

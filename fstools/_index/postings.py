@@ -33,7 +33,7 @@ class Segment:
         """The trigram's row, or -1 when no file of the segment holds it."""
         import numpy as np
 
-        i = int(np.searchsorted(self.grams, gram))
+        i = int(np.searchsorted(self.grams, np.uint32(gram)))  # a Python int would cast the whole table
         return i if i < len(self.grams) and int(self.grams[i]) == gram else -1
 
     def mask(self, row: int, nfiles: int) -> npt.NDArray[np.bool_]:
