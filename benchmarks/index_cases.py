@@ -52,7 +52,7 @@ def built(root: str) -> fstools.ToolResult:
         f"{int(files):,} files; peak RSS {int(rss_kb) / 1024:.0f} MB (≤ 1024 MB); index {int(size) / 1e6:.0f} MB = "
         f"{100 * int(size) / int(indexed):.1f}% of the {int(indexed) / 1e6:.0f} MB indexed (≤ 20%)"
     )
-    return fstools.ToolResult.ok("", seconds=float(seconds), bench_note=note)
+    return fstools.ToolResult.ok("", bench_ms=float(seconds) * 1000, bench_note=note)
 
 
 @functools.cache
@@ -149,10 +149,11 @@ def kernel_update(root: str) -> Case:
     target = os.path.join(root, "kernel", "power", "main.c")
     fstools.grep("PM_RESUME", root, ctx=ctx)  # the index is open and fresh
 
+    st = os.stat(target)
+
     def setup() -> None:
-        with open(target, "ab") as f:
-            f.write(b"")
-        os.utime(target, None)  # an external touch: the update reads the file again
+        # Same times again: the ctime still changes, so the update reads the file (the corpus keeps its mtimes).
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
 
     def run() -> fstools.ToolResult:
         t = time.perf_counter()
