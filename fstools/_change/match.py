@@ -199,6 +199,12 @@ def _whitespace(text: str, old: str, new: str) -> list[_Candidate]:
     return found
 
 
+def reindent(pairs: list[tuple[str, str]], new_lines: list[str], content: list[str]) -> str | None:
+    """Whole new lines moved into the file's indentation, given (given indent, file indent) pairs of
+    the lines matched ignoring indentation; None if those differ by more than one constant shift."""
+    return _reindent(pairs, new_lines, False, content)
+
+
 def _reindent(pairs: list[tuple[str, str]], new_lines: list[str], mid_line: bool, content: list[str]) -> str | None:
     """new_string moved into the file's indentation, or None if the matched lines' indentation
     does not differ from old_string's by one constant number of levels."""
@@ -244,19 +250,22 @@ def _listed(numbers: list[int]) -> str:
 def _decide(text: AnyStr, candidates: list[_Candidate], new: AnyStr, replace_all: bool) -> Plan[AnyStr]:
     strategy = candidates[0].strategy
     if len(candidates) > 1 and not (replace_all and strategy in (EXACT, LINE_ENDINGS)):
-        lines = _listed(line_numbers(text, (c.start for c in candidates)))
+        numbers = line_numbers(text, (c.start for c in candidates))
+        lines = _listed(numbers)
         if strategy == EXACT:
             raise ToolError(
                 ErrorCode.NOT_UNIQUE,
                 f"old_string found {len(candidates)} times in the file (lines: {lines}). Without replace_all "
                 "it must match exactly once: add more context (surrounding lines) to old_string to make it unique, "
                 "or set replace_all=true to replace every occurrence.",
+                lines=numbers,
             )
         raise ToolError(
             ErrorCode.NOT_UNIQUE,
             f"old_string is not in the file exactly; ignoring {_LOOSE[strategy]} it was found "
             f"{len(candidates)} times (lines: {lines}). Copy old_string exactly from the file, "
             "with more surrounding lines, so that it matches once.",
+            lines=numbers,
         )
     replacements, prev_end = [], 0
     for c in candidates:
@@ -370,9 +379,10 @@ def _numbered(lines: list[str], first: int) -> list[str]:
     return [f"{first + n:>6}\t{visible(line)[:SNIPPET_WIDTH]}" for n, line in enumerate(lines)]
 
 
-def describe_not_found(text: str, old: str) -> str:
-    """The not_found message: the closest region of the file and old_string, whitespace visible."""
-    message = "old_string not found in the file."
+def describe_not_found(text: str, old: str, *, what: str = "old_string") -> str:
+    """The not_found message: the closest region of the file and `what` was given (old_string,
+    or a patch hunk's lines), whitespace visible."""
+    message = f"{what} not found in the file."
     olines = old.split("\n")
     flines = text.split("\n")
     best = _closest_line(text, flines, olines)
@@ -386,8 +396,8 @@ def describe_not_found(text: str, old: str) -> str:
             message,
             f"The closest region of the file, lines {lo + 1}-{hi} {legend}:",
             *_numbered(flines[lo:hi], lo + 1),
-            "old_string as given:",
+            f"{what} as given:",
             *("  " + visible(line)[:SNIPPET_WIDTH] for line in olines[:SNIPPET_LINES]),
-            "Copy old_string exactly from the file (Read it again if it may have changed).",
+            f"Copy {what} exactly from the file (Read it again if it may have changed).",
         ]
     )
