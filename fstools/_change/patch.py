@@ -99,7 +99,7 @@ class _Plan:
         if f.text is not None:
             raise ToolError(
                 ErrorCode.INVALID_ARGUMENT,
-                f"Add File {op.path} (patch line {op.line}): the file already exists: {f.target.display}. "
+                f"Add File {op.path} {_at(op)}: the file already exists: {f.target.display}. "
                 "Use '*** Update File:' to change it.",
             )
         self._set(f, "\n".join(op.lines) + "\n" if op.lines else "", UTF8)
@@ -110,7 +110,7 @@ class _Plan:
         if f.text is None:
             raise ToolError(
                 ErrorCode.FILE_NOT_FOUND,
-                f"Delete File {op.path} (patch line {op.line}): file not found: {f.target.display}",
+                f"Delete File {op.path} {_at(op)}: file not found: {f.target.display}",
             )
         self._set(f, None, f.encoding)
         self.summary.append(("D", op.path))
@@ -120,7 +120,7 @@ class _Plan:
         if f.text is None:
             raise ToolError(
                 ErrorCode.FILE_NOT_FOUND,
-                f"Update File {op.path} (patch line {op.line}): file not found: {f.target.display}",
+                f"Update File {op.path} {_at(op)}: file not found: {f.target.display}",
             )
         text, changes = self.text_of(f), None
         if op.hunks:
@@ -137,8 +137,7 @@ class _Plan:
             if dest.text is not None:
                 raise ToolError(
                     ErrorCode.INVALID_ARGUMENT,
-                    f"Move to {op.move_to} (patch line {op.line}): the destination already exists: "
-                    f"{dest.target.display}",
+                    f"Move to {op.move_to} {_at(op)}: the destination already exists: {dest.target.display}",
                 )
             mode = f.mode if f.mode is not None else mode_of(f.seen)
             self._set(dest, text, f.encoding)
@@ -188,6 +187,10 @@ class _Plan:
             return decode_document(f.seen.data, f.target.display).text
         except ToolError:
             return None
+
+
+def _at(op: FileOperation) -> str:
+    return f" (patch line {op.line})" if op.line else ""
 
 
 def _parse(patch: str) -> list[FileOperation]:

@@ -146,7 +146,7 @@ def parse_update_diff(diff: str, path: str) -> UpdateFile:
         )
     if not hunks:
         raise PatchSyntaxError(f"The diff for {path} has no hunk")
-    return UpdateFile(path, None, tuple(hunks), 1)
+    return UpdateFile(path, None, tuple(hunks), 0)
 
 
 def parse_add_diff(diff: str, path: str) -> AddFile:
@@ -157,7 +157,7 @@ def parse_add_diff(diff: str, path: str) -> AddFile:
         if not line.startswith("+"):
             raise PatchSyntaxError(f"Every line of a new file's diff must start with '+', got: {line!r}", n)
         added.append(line[1:])
-    return AddFile(path, tuple(added), 1)
+    return AddFile(path, tuple(added), 0)
 
 
 def _trimmed(diff: str) -> list[str]:
