@@ -214,6 +214,7 @@ def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation], t
     authorize(ctx, tool, paths[0], diff, covers=paths[1:], files=len(paths))
     summary = "\n".join(f"{kind} {name}" for kind, name in plan.summary)
     meta: dict[str, Any] = {
+        "path": paths[0],  # the first file changed, for the audit record
         "files": [_described(f, change) for f, change, _ in outcome],
         "diff": diff,
     }

@@ -26,6 +26,7 @@ SAMPLES = {
     "content": "gamma\n",
     "pattern": "f*",
     "edits": [{"old_string": "alpha", "new_string": "omega"}],
+    "patch": "*** Begin Patch\n*** Update File: f.txt\n@@\n-alpha\n+omega\n*** End Patch",
 }
 
 
