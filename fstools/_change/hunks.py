@@ -17,6 +17,7 @@ file's final line break (or its absence) stays as it was.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -26,6 +27,7 @@ from .match import describe_not_found, reindent
 from .v4a import Hunk
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
+_CR_LINE = re.compile(r"[^\r]*\r|[^\r]+")
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
 _SINGLE_QUOTES = "\u2018\u2019\u201a\u201b"
 _DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f"
@@ -58,10 +60,16 @@ _REINDENTED = {"indentation", "unicode_punctuation"}
 @dataclass
 class Line:
     body: str
-    eol: str  # "\n", "\r\n" or "" (the last line without a line break)
+    eol: str  # "\n", "\r\n", "\r" or "" (the last line without a line break)
 
 
 def split_lines(text: str) -> list[Line]:
+    """The text's lines with their breaks: LF or CRLF, or CR in a file that has no LF at all."""
+    if "\n" not in text and "\r" in text:
+        return [
+            Line(m.group().removesuffix("\r"), "\r" if m.group().endswith("\r") else "")
+            for m in _CR_LINE.finditer(text)
+        ]
     lines = []
     for m in _LINE.finditer(text):
         raw = m.group()
@@ -212,9 +220,9 @@ class _Locator:
 
 
 def _style(lines: list[Line]) -> str:
-    crlf = sum(1 for line in lines if line.eol == "\r\n")
-    lf = sum(1 for line in lines if line.eol == "\n")
-    return "\r\n" if crlf > lf else "\n"
+    """The file's most common line break ("\n" for a file without one)."""
+    eols = Counter(line.eol for line in lines if line.eol)
+    return eols.most_common(1)[0][0] if eols else "\n"
 
 
 def _added(placed: _Placed, matched: list[Line], everything: list[Line]) -> list[str]:
@@ -234,9 +242,9 @@ def _indent(line: str) -> str:
 def _replacement(placed: _Placed, lines: list[Line], style: str) -> tuple[int, list[Line]]:
     """(lines replaced, the lines that replace them)."""
     matched = lines[placed.start : placed.start + len(placed.old)]
-    eols = [line.eol for line in matched if line.eol]
+    eols = Counter(line.eol for line in matched if line.eol)
     neighbour = lines[placed.start - 1].eol if placed.start else ""
-    eol = max(eols, key=eols.count) if eols else (neighbour or style)
+    eol = eols.most_common(1)[0][0] if eols else (neighbour or style)
     added = iter(_added(placed, matched, lines))
     out, i = [], 0
     for mark, _ in placed.hunk.lines:

@@ -25,7 +25,7 @@ def public_function(tool_name: str):
 def test_registry_lists_every_working_tool():
     registry = fstools.create_registry()
     names = registry.names()
-    # Seed 004 "All file tools are registered": SPEC §2's eight names, and ApplyPatch (§8).
+    # Every file tool is registered, in the order agents usually meet them.
     assert names == ["Read", "Write", "Edit", "MultiEdit", "ApplyPatch", "Delete", "LS", "Glob", "Grep"]
     assert len(names) == len(set(names)) == len(registry)
     for tool in registry.list():
