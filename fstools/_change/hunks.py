@@ -55,6 +55,8 @@ LEVELS: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("unicode_punctuation", _normalised),
 )
 _REINDENTED = {"indentation", "unicode_punctuation"}
+# An anchor also matches the line it starts ("@@ class Foo" names "class Foo(Base):"), only when no level matches.
+ANCHOR_PREFIX = len(LEVELS)
 
 
 @dataclass
@@ -98,15 +100,20 @@ class _Keys:
     def find(self, pattern: list[str], start: int, level: int, end_of_file: bool = False) -> list[int]:
         """Every index at or after `start` where `pattern` matches at `level` (only the last possible one for
         an end-of-file hunk)."""
+        if level == ANCHOR_PREFIX:
+            keys, head = self.at(ANCHOR_PREFIX - 1), _normalised(pattern[0])
+            return [i for i in range(start, len(keys)) if head and keys[i].startswith(head)]
         keys, key = self.at(level), LEVELS[level][1]
         want = [key(p) for p in pattern]
         last = len(keys) - len(want)
         first = max(start, last) if end_of_file else start
         return [i for i in range(first, last + 1) if keys[i] == want[0] and keys[i : i + len(want)] == want]
 
-    def seek(self, pattern: list[str], start: int, end_of_file: bool = False) -> tuple[list[int], int] | None:
+    def seek(
+        self, pattern: list[str], start: int, end_of_file: bool = False, anchor: bool = False
+    ) -> tuple[list[int], int] | None:
         """(matches, level) of the strictest level that matches below `start`."""
-        for level in range(len(LEVELS)):
+        for level in range(len(LEVELS) + (1 if anchor else 0)):
             found = self.find(pattern, start, level, end_of_file)
             if found:
                 return found, level
@@ -153,9 +160,11 @@ class _Locator:
         self.text, self.lines, self.name = text, lines, name
         self.keys = _Keys([line.body for line in lines])
 
-    def _not_found(self, hunk: Hunk, number: int, what: str, pattern: list[str], cursor: int) -> ToolError:
-        below = f" below line {cursor}" if cursor else ""
-        earlier = self.keys.seek(pattern, 0) if cursor else None
+    def _not_found(
+        self, hunk: Hunk, number: int, what: str, pattern: list[str], cursor: int, anchor: bool = False
+    ) -> ToolError:
+        below = f" (searched below line {cursor})" if cursor else ""
+        earlier = self.keys.seek(pattern, 0, anchor=anchor) if cursor else None
         order = ""
         if earlier is not None:
             order = (
@@ -165,7 +174,7 @@ class _Locator:
         detail = describe_not_found(self.text, "\n".join(pattern), what=what)
         return HunkError(
             ErrorCode.NOT_FOUND,
-            f"{_where(self.name, hunk, number)} does not apply: {what.lower()} not found{below}.{order}\n{detail}",
+            f"{_where(self.name, hunk, number)} does not apply{below}.{order}\n{detail}",
             hunk=number,
             patch_line=hunk.line,
         )
@@ -175,9 +184,9 @@ class _Locator:
         first_level, first_at = 0, cursor
         start_cursor = cursor
         for anchor in hunk.anchors:
-            found = self.keys.seek([anchor], cursor)
+            found = self.keys.seek([anchor], cursor, anchor=True)
             if found is None:
-                raise self._not_found(hunk, number, f"The anchor '@@ {anchor}'", [anchor], cursor)
+                raise self._not_found(hunk, number, f"The anchor '@@ {anchor}'", [anchor], cursor, anchor=True)
             if first_step is None:
                 first_step, first_level, first_at = [anchor], found[1], found[0][0]
             cursor = found[0][0] + 1

@@ -382,7 +382,7 @@ def _numbered(lines: list[str], first: int) -> list[str]:
 def describe_not_found(text: str, old: str, *, what: str = "old_string") -> str:
     """The not_found message: the closest region of the file and `what` was given (old_string,
     or a patch hunk's lines), whitespace visible."""
-    message = f"{what} not found in the file."
+    message, mid = f"{what} not found in the file.", what[:1].lower() + what[1:]
     olines = old.split("\n")
     flines = text.split("\n")
     best = _closest_line(text, flines, olines)
@@ -398,6 +398,6 @@ def describe_not_found(text: str, old: str, *, what: str = "old_string") -> str:
             *_numbered(flines[lo:hi], lo + 1),
             f"{what} as given:",
             *("  " + visible(line)[:SNIPPET_WIDTH] for line in olines[:SNIPPET_LINES]),
-            f"Copy {what} exactly from the file (Read it again if it may have changed).",
+            f"Copy {mid} exactly from the file (Read it again if it may have changed).",
         ]
     )
