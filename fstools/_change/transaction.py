@@ -60,17 +60,23 @@ class Transaction:
 
     def apply(self, changes: list[FileChange]) -> None:
         """Make every change (writes first, then deletions), or undo those made and raise the first failure."""
+        change = None
         try:
             for change in sorted(changes, key=lambda c: c.data is None):
                 self._one(change)
-        except BaseException as exc:
+        except (ToolError, OSError) as exc:
+            where = change.target.display if change is not None else "?"
+            error = exc if isinstance(exc, ToolError) else error_from_oserror(exc, where)
             failures = self.undo()
-            if failures and isinstance(exc, ToolError):
+            if failures:
                 raise ToolError(
-                    exc.code,
-                    f"{exc.message}\nUndoing the earlier changes also failed: {'; '.join(failures)}",
-                    **exc.metadata,
+                    error.code,
+                    f"{error.message}\nUndoing the earlier changes also failed: {'; '.join(failures)}",
+                    **error.metadata,
                 ) from None
+            raise error from None
+        except BaseException:
+            self.undo()
             raise
         for done in self.done:
             if done.stash is not None:
