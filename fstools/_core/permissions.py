@@ -1,4 +1,4 @@
-"""Allow/ask/deny rules by tool and path, with a human confirmation callback (seeds 002/003)."""
+"""Allow/ask/deny rules by tool and path, with a human confirmation callback."""
 
 from __future__ import annotations
 

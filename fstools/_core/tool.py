@@ -1,4 +1,4 @@
-"""The tool layer (seeds' Phase 2.1): BaseTool for any tool, FileTool as the thin adapter over a ToolSpec."""
+"""The tool layer: BaseTool for any tool, FileTool as the thin adapter over a ToolSpec."""
 
 from __future__ import annotations
 

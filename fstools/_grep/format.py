@@ -1,4 +1,4 @@
-"""Grep's output text, exactly as SPEC §4 spells it.
+"""Grep's output text, in the documented format (docs/contract.md).
 
 files_with_matches: one absolute path per line. count: `path: N`. content: `path:N> text`
 for a matching line, `path:N  text` for a context line (`path> text` / `path  text`

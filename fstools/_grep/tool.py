@@ -1,4 +1,4 @@
-"""Grep: search file contents with rg, paged in a stable order (SPEC §4)."""
+"""Grep: search file contents with rg, paged in a stable order."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ def public_function(tool_name: str):
 def test_registry_lists_every_working_tool():
     registry = fstools.create_registry()
     names = registry.names()
-    # Seed 004 "All file tools are registered", with SPEC §2's eight names.
+    # All file tools are registered, under their eight public names.
     assert names == ["Read", "Write", "Edit", "MultiEdit", "Delete", "LS", "Glob", "Grep"]
     assert len(names) == len(set(names)) == len(registry)
     for tool in registry.list():

@@ -1,4 +1,4 @@
-"""Glob on real trees with the real fd and rg: the seed's scenarios, pathlib parity, ordering, filters, links."""
+"""Glob on real trees with the real fd and rg: the acceptance scenarios, pathlib parity, ordering, filters, links."""
 
 from __future__ import annotations
 
@@ -125,7 +125,7 @@ def test_glob_directory_not_found(tmp_path, backend):
 # --- Gherkin: Integration Glob-Grep -------------------------------------------------------------
 
 
-@pytest.mark.skipif(not hasattr(fstools, "grep"), reason="Grep is not on this branch yet (issue 6)")
+@pytest.mark.skipif(not hasattr(fstools, "grep"), reason="Grep is not on this branch yet")
 def test_glob_grep_workflow(project, ctx):
     make(project, "a.py", "pkg/b.py", "pkg/c.py", "notes.txt")
     (project / "a.py").write_text("class A:\n    pass\n")
