@@ -2,7 +2,7 @@
 
 difflib over a whole file is quadratic in the worst case; the edit tools know exactly
 which character ranges they replaced, so only those lines (plus context) are compared.
-Edits made on a file's bytes (see _document) give byte ranges: the same code finds the
+Edits made on a file's bytes (see document.py) give byte ranges: the same code finds the
 lines on the bytes, and only the lines shown are decoded.
 """
 
