@@ -3,6 +3,7 @@ documents outside it or to issue numbers, and it does catch one when there is.""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,7 +21,9 @@ needs_git = pytest.mark.skipif(
 
 
 def check(directory: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", str(CHECK), str(directory)], capture_output=True, text=True, timeout=60)
+    # git looks for a repository in `directory` itself only, never in a directory above it.
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(directory.parent)}
+    return subprocess.run(["bash", str(CHECK), str(directory)], capture_output=True, text=True, timeout=60, env=env)
 
 
 @needs_git
@@ -51,3 +54,11 @@ def test_the_check_catches_every_kind_of_mention(tmp_path):
     assert reported == mentions  # every mention, in notes.md only: CHANGELOG.md is exempt, clean lines pass
     (tmp_path / "notes.md").write_text("\n".join(clean) + "\n")
     assert check(tmp_path).returncode == 0
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_check_fails_when_it_cannot_look(tmp_path):
+    """Outside a git checkout git grep cannot search: that is an error, not a clean bill."""
+    (tmp_path / "notes.md").write_text("iss" + "ue 7\n")
+    result = check(tmp_path)
+    assert result.returncode == 2 and "git grep failed" in result.stderr
