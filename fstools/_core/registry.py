@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from .context import ExecutionContext
@@ -24,11 +25,11 @@ class ToolRegistry:
     def get(self, name: str) -> BaseTool | None:
         return self._tools.get(name)
 
-    def list(self) -> list[BaseTool]:
-        return list(self._tools.values())
+    def list(self) -> builtins.list[BaseTool]:
+        return builtins.list(self._tools.values())
 
-    def names(self) -> list[str]:
-        return list(self._tools)
+    def names(self) -> builtins.list[str]:
+        return builtins.list(self._tools)
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
@@ -36,7 +37,7 @@ class ToolRegistry:
     def __len__(self) -> int:
         return len(self._tools)
 
-    def get_all_schemas(self, provider: str = "openai") -> list[dict[str, Any]]:
+    def get_all_schemas(self, provider: str = "openai") -> builtins.list[dict[str, Any]]:
         return [tool.schema(provider) for tool in self._tools.values()]
 
     def _unknown(self, name: str) -> ToolResult:
