@@ -149,7 +149,7 @@ def _grep(
         sensitive=_hidden(ctx),
         line_numbers=line_numbers,
     )
-    total_matches = sum(f.count for f in out.files)
+    total_matches = sum(f.lines for f in out.files)
     total_files = len(out.files)
     meta: dict[str, Any] = {}
     if content:
@@ -167,7 +167,7 @@ def _grep(
         returned = len(page)
         total_items = total_files
         text = (format_counts if output_mode == "count" else format_files)(page)
-        meta["files"] = [{"path": f.path, "count": f.count} for f in page]
+        meta["files"] = [{"path": f.path, "count": f.lines} for f in page]
     if total_items and not returned:
         text = f"No more matches: offset {offset} is past the last of {total_items} results"
     truncated = offset + returned < total_items
