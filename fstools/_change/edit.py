@@ -18,8 +18,9 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, invoke
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .atomic import Snapshot
 from .diff import Change, ChangeTracker, unified_diff
@@ -285,6 +286,7 @@ MULTI_EDIT_SPEC = ToolSpec(
 )
 
 
+@tool_function(EDIT_SPEC)
 def edit(
     file_path: str,
     old_string: str,
@@ -293,19 +295,23 @@ def edit(
     *,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
-    """Replace `old_string` by `new_string` in one file (see EDIT_SPEC)."""
-    args = {"file_path": file_path, "old_string": old_string, "new_string": new_string, "replace_all": replace_all}
-    return invoke(EDIT_SPEC, ctx, args)
+    """Replace `old_string` by `new_string` in one file."""
+    return invoke_public(EDIT_SPEC, ctx, locals())
 
 
+@tool_function(MULTI_EDIT_SPEC)
 def multi_edit(file_path: str, edits: list[dict[str, Any]], *, ctx: ExecutionContext | None = None) -> ToolResult:
-    """Apply several replacements to one file atomically (see MULTI_EDIT_SPEC)."""
-    return invoke(MULTI_EDIT_SPEC, ctx, {"file_path": file_path, "edits": edits})
+    """Make several replacements in one file, in order, all or nothing."""
+    return invoke_public(MULTI_EDIT_SPEC, ctx, locals())
 
 
 class EditTool(FileTool):
+    """Edit as an agent tool: schema, validation and async execution from EDIT_SPEC."""
+
     spec = EDIT_SPEC
 
 
 class MultiEditTool(FileTool):
+    """MultiEdit as an agent tool: schema, validation and async execution from MULTI_EDIT_SPEC."""
+
     spec = MULTI_EDIT_SPEC
