@@ -86,7 +86,5 @@ def _default(p: ToolParameter) -> str:
 
 
 def _type_name(annotation: Any, p: ToolParameter) -> str:
-    """The Python type as the signature spells it (annotations are strings here), else the JSON type."""
-    if annotation is None:
-        return _PYTHON_TYPES[p.type]
-    return annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+    """The Python type as the signature spells it (a string under postponed annotations), else from the JSON type."""
+    return annotation if isinstance(annotation, str) else _PYTHON_TYPES[p.type]

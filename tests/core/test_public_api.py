@@ -16,6 +16,8 @@ import pytest
 
 import fstools
 from fstools._core.params import ToolParameter
+from fstools._core.public import tool_function
+from fstools._core.spec import ToolSpec
 
 TOOLS = fstools.file_tools()
 PYTHON_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
@@ -133,3 +135,26 @@ def test_public_function_passes_each_argument_under_its_tool_name(tool, param, c
     result = public_function(tool.name)(**kwargs, ctx=ctx)
     assert result.error_code == "invalid_argument"
     assert f"Invalid argument '{param.name}'" in result.error
+
+
+def test_docstring_of_a_function_without_string_annotations_names_python_types():
+    spec = ToolSpec(
+        name="Probe",
+        description="Probes.",
+        parameters=(
+            ToolParameter("n", "integer", "How many", default=3, minimum=1),
+            ToolParameter("rows", "array", "Rows", required=True, items=(ToolParameter("k", "boolean", "Flag"),)),
+        ),
+        run=lambda ctx, n, rows: fstools.ToolResult.ok(),
+        read_only=True,
+    )
+
+    @tool_function(spec)
+    def probe(n=3, rows=(), *, ctx=None):
+        """Probe something."""
+
+    lines = [line.strip() for line in probe.__doc__.splitlines()]
+    assert lines[:3] == ["Probe something.", "", "Probes."]
+    assert "n (int, default 3, >= 1): How many" in lines
+    assert "rows (list, required): Rows; each a dict with these keys:" in lines
+    assert "k (bool, default None): Flag" in lines
