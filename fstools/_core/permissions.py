@@ -66,7 +66,7 @@ class PermissionManager:
     default: str = "allow"
 
     def decide(self, tool: str, path: str) -> str:
-        """ "allow", "ask" or "deny" for `tool` on `path`, by the rules (see the class docstring)."""
+        """The action for `tool` on `path`: "allow", "ask" or "deny", by the rules (see the class docstring)."""
         matching = [r for r in self.rules if r.matches(tool, path)]
         if any(r.action == "deny" for r in matching):
             return "deny"

@@ -3,7 +3,7 @@
 The public function keeps a real, typed signature (so type checkers and IDEs see it); the
 spec's parameters supply the rest. `tool_function` writes the docstring from the spec and
 `invoke_public` builds the tool arguments from the function's own, so neither is written
-by hand. tests/core/test_tool_layer.py holds the signatures and the spec together.
+by hand. tests/core/test_public_api.py holds the signatures and the spec together.
 """
 
 from __future__ import annotations
