@@ -20,7 +20,7 @@ def format_files(files: Iterable[FileHit]) -> str:
 
 
 def format_counts(files: Iterable[FileHit]) -> str:
-    return "\n".join(f"{f.path}: {f.count}" for f in files) or NO_MATCHES
+    return "\n".join(f"{f.path}: {f.lines}" for f in files) or NO_MATCHES
 
 
 def format_content(lines: Iterable[LineHit], *, line_numbers: bool, separators: bool) -> str:
