@@ -23,8 +23,9 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, invoke
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .atomic import Snapshot
 from .diff import Change, unified_diff, whole_text_changes
@@ -257,9 +258,10 @@ APPLY_PATCH_SPEC = ToolSpec(
 )
 
 
+@tool_function(APPLY_PATCH_SPEC)
 def apply_patch(patch: str, *, ctx: ExecutionContext | None = None) -> ToolResult:
-    """Apply a V4A patch to the files it names, all or none (see APPLY_PATCH_SPEC)."""
-    return invoke(APPLY_PATCH_SPEC, ctx, {"patch": patch})
+    """Apply a V4A patch to the files it names, all or none."""
+    return invoke_public(APPLY_PATCH_SPEC, ctx, locals())
 
 
 class ApplyPatchTool(FileTool):
