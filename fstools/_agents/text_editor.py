@@ -31,7 +31,7 @@ from .._content.fingerprints import remember
 from .._core.context import ExecutionContext, default_context
 from .._core.errors import ErrorCode, ToolError
 from .._core.params import ToolParameter
-from .._core.paths import resolve_file_path
+from .._core.paths import resolve_file_path, resolve_path
 from .._core.result import ToolResult, printable
 from .._core.spec import ToolSpec, authorize, invoke
 from .._find.ls import ls
@@ -58,6 +58,14 @@ def _absolute(ctx: ExecutionContext, path: object) -> str:
     return path if os.path.isabs(path) else os.path.join(ctx.working_dir, path)
 
 
+def _is_dir(ctx: ExecutionContext, path: str) -> bool:
+    """Whether `path` is a directory the sandbox lets us see (a refused path is the command's to report)."""
+    try:
+        return resolve_path(ctx, path, param="path").is_dir
+    except ToolError:
+        return False
+
+
 def _required(tool_input: Mapping[str, Any], name: str, command: str, kind: type = str) -> Any:
     value = tool_input.get(name)
     if value is None or not isinstance(value, kind) or isinstance(value, bool):
@@ -80,7 +88,7 @@ def _numbered(result: ToolResult) -> str:
 # view ------------------------------------------------------------------------------------
 def _view(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str, max_characters: int | None) -> str:
     view_range = tool_input.get("view_range")
-    if os.path.isdir(path):
+    if _is_dir(ctx, path):
         if view_range is not None:
             raise _Refusal("The `view_range` parameter is not allowed when `path` points to a directory.")
         return _view_directory(ctx, path)
@@ -162,7 +170,7 @@ def _snippet(ctx: ExecutionContext, path: str, first: int, last: int) -> str:
 # create ----------------------------------------------------------------------------------
 def _create(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str) -> str:
     file_text = _required(tool_input, "file_text", "create")
-    if os.path.isdir(path):
+    if _is_dir(ctx, path):
         raise _Refusal(f"The path {path} is a directory and only the `view` command can be used on directories")
     result = write(path, file_text, ctx=ctx)
     if result.error_code == ErrorCode.NOT_READ:
@@ -186,7 +194,7 @@ def _str_replace(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str
     new_str = "" if new_str is None else new_str
     if not isinstance(new_str, str):
         raise _Refusal("Parameter `new_str` must be a string")
-    if os.path.isdir(path):
+    if _is_dir(ctx, path):
         raise _Refusal(f"The path {path} is a directory and only the `view` command can be used on directories")
     if not old_str:
         raise _Refusal(f"No replacement was performed, old_str is empty. Give the exact text to replace in {path}.")
@@ -255,7 +263,7 @@ def _insert(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str) -> 
     text = tool_input.get("insert_text", tool_input.get("new_str"))
     if not isinstance(text, str):
         raise _Refusal("Parameter `insert_text` (or `new_str`) is required for command: insert")
-    if os.path.isdir(path):
+    if _is_dir(ctx, path):
         raise _Refusal(f"The path {path} is a directory and only the `view` command can be used on directories")
     result = invoke(_INSERT_SPEC, ctx, {"file_path": path, "insert_line": line, "text": text})
     if not result.success:

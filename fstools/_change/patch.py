@@ -95,23 +95,34 @@ class _Plan:
         else:
             self._update(op)
 
+    def _refuse_link(self, name: str, what: str) -> None:
+        """Deleting or moving a symlink's target through the link is never what was meant."""
+        raw = name if os.path.isabs(name) else os.path.join(self.ctx.working_dir, name)
+        if os.path.islink(raw):
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"{what}: {os.path.abspath(raw)} is a symbolic link; a patch deletes and moves regular files only "
+                "(use Delete or Move on the link itself)",
+            )
+
     def _add(self, op: AddFile) -> None:
         f = self.file(op.path)
         if f.text is not None:
             raise ToolError(
                 ErrorCode.INVALID_ARGUMENT,
-                f"Add File {op.path} {_at(op)}: the file already exists: {f.target.display}. "
+                f"Add File {op.path}{_at(op)}: the file already exists: {f.target.display}. "
                 "Use '*** Update File:' to change it.",
             )
         self._set(f, "\n".join(op.lines) + "\n" if op.lines else "", UTF8)
         self.summary.append(("A", op.path))
 
     def _delete(self, op: DeleteFile) -> None:
+        self._refuse_link(op.path, f"Delete File {op.path}{_at(op)}")
         f = self.file(op.path)
         if f.text is None:
             raise ToolError(
                 ErrorCode.FILE_NOT_FOUND,
-                f"Delete File {op.path} {_at(op)}: file not found: {f.target.display}",
+                f"Delete File {op.path}{_at(op)}: file not found: {f.target.display}",
             )
         self._set(f, None, f.encoding)
         self.summary.append(("D", op.path))
@@ -121,7 +132,7 @@ class _Plan:
         if f.text is None:
             raise ToolError(
                 ErrorCode.FILE_NOT_FOUND,
-                f"Update File {op.path} {_at(op)}: file not found: {f.target.display}",
+                f"Update File {op.path}{_at(op)}: file not found: {f.target.display}",
             )
         text, changes = self.text_of(f), None
         if op.hunks:
@@ -131,6 +142,7 @@ class _Plan:
             self._set(f, text, f.encoding, changes)
             self.summary.append(("M", op.path))
             return
+        self._refuse_link(op.path, f"Update File {op.path}{_at(op)} with Move to")
         dest = self.file(op.move_to)
         if dest is f:
             self._set(f, text, f.encoding, changes)
@@ -138,7 +150,7 @@ class _Plan:
             if dest.text is not None:
                 raise ToolError(
                     ErrorCode.INVALID_ARGUMENT,
-                    f"Move to {op.move_to} {_at(op)}: the destination already exists: {dest.target.display}",
+                    f"Move to {op.move_to}{_at(op)}: the destination already exists: {dest.target.display}",
                 )
             mode = f.mode if f.mode is not None else mode_of(f.seen)
             self._set(dest, text, f.encoding)

@@ -240,6 +240,13 @@ def test_errors_are_text_and_change_nothing(repo, ctx, tool_input, words):
     assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
 
 
+def test_a_directory_outside_the_sandbox_is_not_revealed(repo, ctx, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    out = fstools.anthropic_text_editor({"command": "str_replace", "path": str(outside), "old_str": "a"}, ctx=ctx)
+    assert out["is_error"] and "outside the allowed directories" in out["content"]
+
+
 def test_long_views_are_bounded(project, ctx):
     write(project / "big.txt", "".join(f"line {i}\n" for i in range(1, 12001)))
     view = ok(run(ctx, 1, command="view", path=str(project / "big.txt")))

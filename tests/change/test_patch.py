@@ -337,6 +337,17 @@ def test_a_pure_rename_and_a_move_onto_an_existing_file(project, ctx):
     assert tree(project) == {"b.txt": b"b\n", "sub/c.txt": b"a\n"}
 
 
+def test_symlinks_are_updated_through_but_never_deleted_or_moved_through(project, ctx):
+    target = write(project / "real.txt", "real\n")
+    (project / "link.txt").symlink_to(target)
+    assert fstools.apply_patch(envelope("*** Update File: link.txt", "-real", "+REAL"), ctx=ctx).success
+    assert target.read_text() == "REAL\n" and (project / "link.txt").is_symlink()
+    for patch in (envelope("*** Delete File: link.txt"), envelope("*** Update File: link.txt", "*** Move to: b.txt")):
+        result = fstools.apply_patch(patch, ctx=ctx)
+        assert result.error_code == "invalid_argument" and "is a symbolic link" in result.error
+        assert target.read_text() == "REAL\n" and (project / "link.txt").is_symlink()
+
+
 def test_a_patch_that_changes_nothing_says_so(project, ctx):
     write(project / "a.txt", "a\n")
     result = fstools.apply_patch(envelope("*** Update File: a.txt", "@@", " a"), ctx=ctx)
