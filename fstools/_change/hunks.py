@@ -16,18 +16,17 @@ file's final line break (or its absence) stays as it was.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import accumulate, chain
+from operator import add
 
 from .._core.errors import ErrorCode, ToolError
 from .diff import Change
 from .match import describe_not_found, reindent
 from .v4a import Hunk
 
-_LINE = re.compile(r"[^\n]*\n|[^\n]+")
-_CR_LINE = re.compile(r"[^\r]*\r|[^\r]+")
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
 _SINGLE_QUOTES = "\u2018\u2019\u201a\u201b"
 _DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f"
@@ -60,28 +59,35 @@ ANCHOR_PREFIX = len(LEVELS)
 
 
 @dataclass
-class Line:
-    body: str
-    eol: str  # "\n", "\r\n", "\r" or "" (the last line without a line break)
+class Lines:
+    """A text's lines: their bodies, and their breaks ("\n", "\r\n", "\r", or "" for a last line without one)."""
+
+    bodies: list[str]
+    eols: list[str]
+
+    def text(self) -> str:
+        return "".join(chain.from_iterable(zip(self.bodies, self.eols, strict=True)))
 
 
-def split_lines(text: str) -> list[Line]:
-    """The text's lines with their breaks: LF or CRLF, or CR in a file that has no LF at all."""
-    if "\n" not in text and "\r" in text:
-        return [
-            Line(m.group().removesuffix("\r"), "\r" if m.group().endswith("\r") else "")
-            for m in _CR_LINE.finditer(text)
-        ]
-    lines = []
-    for m in _LINE.finditer(text):
-        raw = m.group()
-        if raw.endswith("\r\n"):
-            lines.append(Line(raw[:-2], "\r\n"))
-        elif raw.endswith("\n"):
-            lines.append(Line(raw[:-1], "\n"))
-        else:
-            lines.append(Line(raw, ""))
-    return lines
+def split_lines(text: str) -> Lines:
+    """The text's lines: split on LF (a CR before it belongs to the break), or on CR in a file without LF."""
+    sep = "\r" if "\n" not in text and "\r" in text else "\n"
+    parts = text.split(sep)
+    last = parts.pop()  # what follows the final break: "" when the text ends with one
+    if sep == "\n" and "\r\n" not in text:
+        bodies, eols = parts, ["\n"] * len(parts)
+    elif sep == "\n" and text.count("\r\n") == len(parts):
+        bodies, eols = [part[:-1] for part in parts], ["\r\n"] * len(parts)
+    elif sep == "\n":
+        crlf = [part.endswith("\r") for part in parts]
+        bodies = [part[:-1] if cr else part for part, cr in zip(parts, crlf, strict=True)]
+        eols = ["\r\n" if cr else "\n" for cr in crlf]
+    else:
+        bodies, eols = parts, [sep] * len(parts)
+    if last:
+        bodies.append(last)
+        eols.append("")
+    return Lines(bodies, eols)
 
 
 @dataclass
@@ -92,6 +98,8 @@ class _Keys:
     cache: dict[int, list[str]] = field(default_factory=dict)
 
     def at(self, level: int) -> list[str]:
+        if level == 0:
+            return self.bodies
         if level not in self.cache:
             key = LEVELS[level][1]
             self.cache[level] = [key(b) for b in self.bodies]
@@ -107,7 +115,16 @@ class _Keys:
         want = [key(p) for p in pattern]
         last = len(keys) - len(want)
         first = max(start, last) if end_of_file else start
-        return [i for i in range(first, last + 1) if keys[i] == want[0] and keys[i : i + len(want)] == want]
+        found, i = [], first
+        while i <= last:
+            try:
+                i = keys.index(want[0], i, last + 1)  # a scan at C speed for the first line
+            except ValueError:
+                break
+            if keys[i : i + len(want)] == want:
+                found.append(i)
+            i += 1
+        return found
 
     def seek(
         self, pattern: list[str], start: int, end_of_file: bool = False, anchor: bool = False
@@ -156,9 +173,10 @@ def _listed(indexes: list[int]) -> str:
 
 
 class _Locator:
-    def __init__(self, text: str, lines: list[Line], name: str) -> None:
-        self.text, self.lines, self.name = text, lines, name
-        self.keys = _Keys([line.body for line in lines])
+    def __init__(self, text: str, bodies: list[str], name: str) -> None:
+        self.text, self.name = text, name
+        self.count = len(bodies)
+        self.keys = _Keys(bodies)
 
     def _not_found(
         self, hunk: Hunk, number: int, what: str, pattern: list[str], cursor: int, anchor: bool = False
@@ -192,7 +210,7 @@ class _Locator:
             cursor = found[0][0] + 1
         old = hunk.old
         if not old:  # a pure addition: after the anchors, else at the end of the file
-            start = len(self.lines) if hunk.end_of_file or not hunk.anchors else cursor
+            start = self.count if hunk.end_of_file or not hunk.anchors else cursor
             step = first_step or []
             return _Placed(hunk, number, step, first_level, first_at, start_cursor, start, 0, old)
         found = self.keys.seek(old, cursor, hunk.end_of_file)
@@ -228,19 +246,20 @@ class _Locator:
                 )
 
 
-def _style(lines: list[Line]) -> str:
+def _style(lines: Lines) -> str:
     """The file's most common line break ("\n" for a file without one)."""
-    eols = Counter(line.eol for line in lines if line.eol)
-    return eols.most_common(1)[0][0] if eols else "\n"
+    counts = {eol: lines.eols.count(eol) for eol in ("\n", "\r\n", "\r")}
+    best = max(counts, key=counts.__getitem__)
+    return best if counts[best] else "\n"
 
 
-def _added(placed: _Placed, matched: list[Line], everything: list[Line]) -> list[str]:
+def _added(placed: _Placed, matched: list[str], everything: list[str]) -> list[str]:
     """The hunk's added lines, re-indented when its lines matched the file only ignoring indentation."""
     plus = [text for mark, text in placed.hunk.lines if mark == "+"]
     if LEVELS[placed.level][0] not in _REINDENTED or not plus:
         return plus
-    pairs = [(_indent(o), _indent(f.body)) for o, f in zip(placed.old, matched, strict=True) if o.strip()]
-    moved = reindent(pairs, plus, [line.body for line in everything])
+    pairs = [(_indent(o), _indent(f)) for o, f in zip(placed.old, matched, strict=True) if o.strip()]
+    moved = reindent(pairs, plus, everything)
     return plus if moved is None else moved.split("\n")
 
 
@@ -248,31 +267,34 @@ def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def _replacement(placed: _Placed, lines: list[Line], style: str) -> tuple[int, list[Line]]:
+def _replacement(placed: _Placed, lines: Lines, style: str) -> tuple[int, Lines]:
     """(lines replaced, the lines that replace them)."""
-    matched = lines[placed.start : placed.start + len(placed.old)]
-    eols = Counter(line.eol for line in matched if line.eol)
-    neighbour = lines[placed.start - 1].eol if placed.start else ""
-    eol = eols.most_common(1)[0][0] if eols else (neighbour or style)
-    added = iter(_added(placed, matched, lines))
-    out, i = [], 0
+    start, end = placed.start, placed.start + len(placed.old)
+    bodies, eols = lines.bodies[start:end], lines.eols[start:end]
+    counted = Counter(eol for eol in eols if eol)
+    neighbour = lines.eols[start - 1] if start else ""
+    eol = counted.most_common(1)[0][0] if counted else (neighbour or style)
+    added = iter(_added(placed, bodies, lines.bodies))
+    out, i = Lines([], []), 0
     for mark, _ in placed.hunk.lines:
-        if i >= len(matched) and mark != "+":
+        if i >= len(bodies) and mark != "+":
             continue  # the dropped trailing empty context line
         if mark == " ":
-            out.append(Line(matched[i].body, matched[i].eol))
+            out.bodies.append(bodies[i])
+            out.eols.append(eols[i])
             i += 1
         elif mark == "-":
             i += 1
         else:
-            out.append(Line(next(added), eol))
-    return len(matched), out
+            out.bodies.append(next(added))
+            out.eols.append(eol)
+    return len(bodies), out
 
 
 def apply_hunks(text: str, hunks: tuple[Hunk, ...], name: str) -> Applied:
     """The text after `hunks`; HunkError (not_found, not_unique) names the hunk that does not apply."""
     lines = split_lines(text)
-    locator = _Locator(text, lines, name)
+    locator = _Locator(text, lines.bodies, name)
     placed, cursor = [], 0
     for n, hunk in enumerate(hunks, 1):
         p = locator.place(hunk, n, cursor)
@@ -280,36 +302,47 @@ def apply_hunks(text: str, hunks: tuple[Hunk, ...], name: str) -> Applied:
         cursor = p.start + len(p.old)
     locator.check_unique(placed)
     style = _style(lines)
-    final_break = not lines or bool(lines[-1].eol)
-    out: list[Line] = []
+    final_break = not lines.eols or bool(lines.eols[-1])
+    out = Lines([], [])
     regions: list[tuple[int, int, int, int]] = []  # old and new line ranges
     pos = 0
     for p in placed:
-        out += lines[pos : p.start]
+        out.bodies += lines.bodies[pos : p.start]
+        out.eols += lines.eols[pos : p.start]
         count, new = _replacement(p, lines, style)
-        regions.append((p.start, p.start + count, len(out), len(out) + len(new)))
-        out += new
+        at = len(out.bodies)
+        regions.append((p.start, p.start + count, at, at + len(new.bodies)))
+        out.bodies += new.bodies
+        out.eols += new.eols
         pos = p.start + count
-    out += lines[pos:]
-    _settle_breaks(out, style, final_break, regions, len(lines))
-    new_text = "".join(line.body + line.eol for line in out)
-    return Applied(new_text, _changes(lines, out, regions), [LEVELS[p.level][0] for p in placed])
+    out.bodies += lines.bodies[pos:]
+    out.eols += lines.eols[pos:]
+    _settle_breaks(out, style, final_break, regions, len(lines.bodies))
+    return Applied(out.text(), _changes(lines, out, regions), [LEVELS[p.level][0] for p in placed])
 
 
 def _settle_breaks(
-    out: list[Line], style: str, final_break: bool, regions: list[tuple[int, int, int, int]], old_count: int
+    out: Lines, style: str, final_break: bool, regions: list[tuple[int, int, int, int]], old_count: int
 ) -> None:
     """Every line but the last ends with a break; the last keeps the file's final-break state. A line that
     gains or loses its break this way joins the region next to it, so the diff shows it."""
-    for i, line in enumerate(out):
-        last = i == len(out) - 1
-        want = (line.eol or style) if not last or final_break else ""
-        if want != line.eol:
-            line.eol = want
-            _cover(regions, i, old_count, len(out))
+    eols, last = out.eols, len(out.eols) - 1
+    i = 0
+    while True:
+        try:
+            i = eols.index("", i, max(last, 0))  # a line without a break that is no longer the last
+        except ValueError:
+            break
+        eols[i] = style
+        _cover(regions, i, old_count)
+    if last >= 0:
+        want = (eols[last] or style) if final_break else ""
+        if want != eols[last]:
+            eols[last] = want
+            _cover(regions, last, old_count)
 
 
-def _cover(regions: list[tuple[int, int, int, int]], new_index: int, old_count: int, new_count: int) -> None:
+def _cover(regions: list[tuple[int, int, int, int]], new_index: int, old_count: int) -> None:
     """Widen the region nearest to `new_index` (a line whose break changed) to include it."""
     best = min(range(len(regions)), key=lambda k: min(abs(regions[k][2] - new_index), abs(regions[k][3] - new_index)))
     os_, oe, ns, ne = regions[best]
@@ -320,20 +353,20 @@ def _cover(regions: list[tuple[int, int, int, int]], new_index: int, old_count: 
         regions[best] = (os_, min(oe + grow, old_count), ns, ne + grow)
 
 
-def _changes(old: list[Line], new: list[Line], regions: list[tuple[int, int, int, int]]) -> list[Change]:
-    """The regions as character ranges of the old and new text, merged where they touch."""
-    old_at, new_at = _offsets(old), _offsets(new)
+def _changes(old: Lines, new: Lines, regions: list[tuple[int, int, int, int]]) -> list[Change]:
+    """The regions as character ranges of the old and new text, merged where they touch. Outside them the
+    two texts hold the same lines, so a region's new start is its old start moved by the regions before it."""
     merged: list[list[int]] = []
     for os_, oe, ns, ne in regions:
         if merged and merged[-1][1] >= os_:
             merged[-1][1], merged[-1][3] = max(merged[-1][1], oe), max(merged[-1][3], ne)
         else:
             merged.append([os_, oe, ns, ne])
-    return [Change(old_at[a], old_at[b], new_at[c], new_at[d]) for a, b, c, d in merged]
-
-
-def _offsets(lines: list[Line]) -> list[int]:
-    at = [0]
-    for line in lines:
-        at.append(at[-1] + len(line.body) + len(line.eol))
-    return at
+    old_at = list(accumulate(map(add, map(len, old.bodies), map(len, old.eols)), initial=0))
+    changes, delta = [], 0
+    for os_, oe, ns, ne in merged:
+        new_len = sum(map(len, new.bodies[ns:ne])) + sum(map(len, new.eols[ns:ne]))
+        start = old_at[os_] + delta
+        changes.append(Change(old_at[os_], old_at[oe], start, start + new_len))
+        delta += new_len - (old_at[oe] - old_at[os_])
+    return changes
