@@ -261,13 +261,29 @@ def test_an_anchor_or_later_hunks_settle_it(project, ctx):
     target = write(project / "m.py", REPEATED)
     anchored = envelope("*** Update File: m.py", "@@ def b():", "-    return None", "+    return 0")
     assert fstools.apply_patch(anchored, ctx=ctx).success
-    assert target.read_text() == REPEATED.replace("    return None\n\n", "    return None\n\n", 1)[:-12] + "return 0\n"
+    assert target.read_text() == "def a():\n    return None\n\ndef b():\n    return 0\n"
     target.write_text(REPEATED)
     both = envelope(
         "*** Update File: m.py", "@@", "-    return None", "+    return 1", "@@", "-    return None", "+    return 2"
     )
     assert fstools.apply_patch(both, ctx=fstools.ExecutionContext(working_dir=str(project))).success
     assert target.read_text() == "def a():\n    return 1\n\ndef b():\n    return 2\n"
+
+
+def test_an_ambiguous_anchor_is_refused_and_a_pure_addition_goes_after_its_anchor(project, ctx):
+    source = "class A:\n    def run(self):\n        pass\n\nclass B:\n    def run(self):\n        pass\n"
+    target = write(project / "m.py", source)
+    vague = envelope("*** Update File: m.py", "@@ def run(self):", "+        log()")
+    result = fstools.apply_patch(vague, ctx=ctx)
+    assert (
+        result.error_code == "not_unique"
+        and "its anchor '@@ def run(self):' match 2 places (lines 2, 6)" in result.error
+    )
+    precise = envelope("*** Update File: m.py", "@@ class B:", "@@     def run(self):", "+        log()")
+    assert fstools.apply_patch(precise, ctx=ctx).success
+    assert target.read_text() == (
+        "class A:\n    def run(self):\n        pass\n\nclass B:\n    def run(self):\n        log()\n        pass\n"
+    )
 
 
 def test_hunks_out_of_order_say_so(project, ctx):
