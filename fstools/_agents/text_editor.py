@@ -202,8 +202,9 @@ def _str_replace(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str
     before = ctx.read_record(canonical)
     _vouch(ctx, path)
     result = edit(path, old_str, new_str, ctx=ctx)
-    if not result.success:
+    if not result.success or ctx.dry_run:  # only a real edit counts as having seen the file
         _restore_record(ctx, canonical, before)
+    if not result.success:
         raise _replace_failed(result, path, old_str)
     if ctx.dry_run:
         return result.output

@@ -68,12 +68,6 @@ class _Plan:
         if known is not None:
             return known
         seen = load(self.ctx, target, max_bytes=self.ctx.max_edit_bytes)
-        if seen is not None and seen.data is None:
-            raise ToolError(
-                ErrorCode.FILE_TOO_LARGE,
-                f"File is {seen.stat.st_size} bytes; ApplyPatch handles files up to {self.ctx.max_edit_bytes} "
-                f"bytes (ExecutionContext.max_edit_bytes): {target.display}",
-            )
         entry = _File(target, name, seen, None, UTF8)
         if seen is not None:
             entry.text = ""  # exists; decoded when a hunk needs its text
@@ -81,7 +75,14 @@ class _Plan:
         return entry
 
     def text_of(self, f: _File) -> str:
-        if f.original is None and f.seen is not None and f.seen.data is not None and f.touched == 0:
+        """The planned text of an existing file, decoded from disk on first use (deleting needs no text)."""
+        if f.touched == 0 and f.seen is not None:
+            if f.seen.data is None:
+                raise ToolError(
+                    ErrorCode.FILE_TOO_LARGE,
+                    f"File is {f.seen.stat.st_size} bytes; ApplyPatch updates files up to {self.ctx.max_edit_bytes} "
+                    f"bytes (ExecutionContext.max_edit_bytes): {f.target.display}",
+                )
             doc = decode_document(f.seen.data, f.target.display)
             f.original, f.text, f.encoding = doc.text, doc.text, doc.encoding
         assert f.text is not None
@@ -171,7 +172,7 @@ class _Plan:
             data = None if f.text is None else encode_document(f.text, f.encoding, f.target.display)
             if f.seen is None and data is None:
                 continue  # added and deleted again
-            if f.seen is not None and data == f.seen.data:
+            if f.seen is not None and data is not None and data == f.seen.data:
                 continue
             mode = f.mode if f.seen is None else None
             out.append((f, FileChange(f.target, f.seen, data, mode), self._diff(f)))
@@ -181,7 +182,7 @@ class _Plan:
         created, deleted = f.seen is None, f.text is None
         old = "" if created else self._old_text(f)
         if old is None:
-            return f"(binary or undecodable content of {f.target.display} not shown)"
+            return f"(content of {f.target.display} not shown: binary, undecodable or too large)"
         new = f.text or ""
         changes = f.changes if f.changes is not None and not created and not deleted else whole_text_changes(old, new)
         return unified_diff(
@@ -195,7 +196,9 @@ class _Plan:
     def _old_text(self, f: _File) -> str | None:
         if f.original is not None:
             return f.original
-        assert f.seen is not None and f.seen.data is not None
+        assert f.seen is not None
+        if f.seen.data is None:
+            return None
         try:
             return decode_document(f.seen.data, f.target.display).text
         except ToolError:

@@ -102,9 +102,8 @@ class Transaction:
         """Rename the file aside, provided it still holds what the patch was computed from."""
         target, seen = done.change.target, done.change.seen
         assert seen is not None, "a deleted file existed"
-        now = load(self.ctx, target, max_bytes=len(seen.data) if seen.data is not None else None)
-        same_inode = now is not None and (now.stat.st_dev, now.stat.st_ino) == (seen.stat.st_dev, seen.stat.st_ino)
-        if now is None or not same_inode or now.data != seen.data:
+        now = load(self.ctx, target, max_bytes=len(seen.data) if seen.data is not None else 0)
+        if now is None or not _same(now, seen):
             raise ToolError(
                 ErrorCode.CONCURRENT_MODIFICATION,
                 f"File changed while the patch was being applied: {target.display}. Read it again and retry.",
@@ -150,6 +149,17 @@ class Transaction:
             self.ctx.forget_read(path)
         else:
             self.ctx.record_read(path, done.record)
+
+
+def _same(now: Snapshot, seen: Snapshot) -> bool:
+    """Whether the file is still the one the change was computed from: its bytes, or (too large to
+    keep) its identity, size and times."""
+    fields = ("st_dev", "st_ino", "st_size", "st_mtime_ns")
+    if any(getattr(now.stat, f) != getattr(seen.stat, f) for f in fields[:2]):
+        return False
+    if seen.data is not None:
+        return now.data == seen.data
+    return all(getattr(now.stat, f) == getattr(seen.stat, f) for f in fields[2:])
 
 
 def mode_of(seen: Snapshot | None) -> int | None:

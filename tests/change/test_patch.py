@@ -364,6 +364,15 @@ def test_symlinks_are_updated_through_but_never_deleted_or_moved_through(project
         assert target.read_text() == "REAL\n" and (project / "link.txt").is_symlink()
 
 
+def test_a_file_too_large_to_edit_can_still_be_deleted(project):
+    ctx = fstools.ExecutionContext(working_dir=str(project), max_edit_bytes=64)
+    big = write(project / "big.log", "x" * 100 + "\n")
+    refused = fstools.apply_patch(envelope("*** Update File: big.log", "@@", "+more"), ctx=ctx)
+    assert refused.error_code == "file_too_large" and "up to 64 bytes" in refused.error and big.exists()
+    done = fstools.apply_patch(envelope("*** Delete File: big.log"), ctx=ctx)
+    assert done.success and not big.exists() and "not shown" in done.metadata["diff"]
+
+
 def test_a_patch_that_changes_nothing_says_so(project, ctx):
     write(project / "a.txt", "a\n")
     result = fstools.apply_patch(envelope("*** Update File: a.txt", "@@", " a"), ctx=ctx)
