@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import accumulate, chain
+from itertools import accumulate, chain, takewhile
 from operator import add
 
 from .._core.errors import ErrorCode, ToolError
@@ -214,9 +214,11 @@ class _Locator:
             step = first_step or []
             return _Placed(hunk, number, step, first_level, first_at, start_cursor, start, 0, old)
         found = self.keys.seek(old, cursor, hunk.end_of_file)
-        if found is None and old[-1] == "" and hunk.lines[-1][0] == " ":
-            old = old[:-1]  # a trailing empty context line standing for the file's final line break
-            found = self.keys.seek(old, cursor, hunk.end_of_file) if old else None
+        droppable = sum(1 for _ in takewhile(lambda line: line == (" ", ""), reversed(hunk.lines)))
+        while found is None and droppable and len(old) > 1:
+            # Trailing empty context lines: blank separators before the next header, or the final line break.
+            old, droppable = old[:-1], droppable - 1
+            found = self.keys.seek(old, cursor, hunk.end_of_file)
         if found is None:
             what = "The hunk's lines at the end of the file" if hunk.end_of_file else "The hunk's context and '-' lines"
             raise self._not_found(hunk, number, what, hunk.old, cursor)

@@ -224,6 +224,8 @@ FIDELITY = {
         "say(“hi” – now)\ndone\n".encode(),
     ),
     "blank_context_for_the_final_newline": (b"a\nb\n", ["@@", "-b", "+c", " "], b"a\nc\n"),
+    "blank_lines_before_the_next_header": (b"a\nb\nc\n", ["@@", " a", "-b", "+B", "", ""], b"a\nB\nc\n"),
+    "a_blank_context_line_that_is_there": (b"a\n\nb\n", ["@@", "-a", "+A", ""], b"A\n\nb\n"),
 }
 
 

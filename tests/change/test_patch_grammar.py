@@ -164,3 +164,11 @@ def test_a_new_files_diff_is_all_plus_lines():
     with pytest.raises(PatchSyntaxError, match="must start with '\\+'") as caught:
         parse_add_diff("+a\nb\n", "x")
     assert caught.value.line == 2
+
+
+def test_blank_lines_between_files_and_hunks_and_a_no_newline_marker():
+    patch = "*** Begin Patch\n\n*** Update File: a\n@@\n-x\n+y\n\\ No newline at end of file\n\n\n*** Delete File: b\n*** End Patch"
+    update, delete = parse_patch(patch)
+    # Blank lines inside a hunk are empty context lines (placing the hunk may drop them again).
+    assert isinstance(update, UpdateFile) and update.hunks[0].lines == (("-", "x"), ("+", "y"), (" ", ""), (" ", ""))
+    assert delete == DeleteFile("b", 10)
