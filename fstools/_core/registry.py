@@ -36,8 +36,12 @@ class ToolRegistry:
     def __len__(self) -> int:
         return len(self._tools)
 
-    def get_all_schemas(self, provider: str = "openai") -> list[dict[str, Any]]:
-        return [tool.schema(provider) for tool in self._tools.values()]
+    def get_all_schemas(self, provider: str = "openai", strict: bool = False) -> list[dict[str, Any]]:
+        """Every tool as `provider`'s API declares one: "openai", "openai-responses" or "anthropic".
+
+        strict=True gives OpenAI strict-mode schemas (a model's null means "use the default").
+        """
+        return [tool.schema(provider, strict) for tool in self._tools.values()]
 
     def _unknown(self, name: str) -> ToolResult:
         return ToolResult.fail(
