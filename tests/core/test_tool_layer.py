@@ -220,8 +220,7 @@ def test_truncated_glob_and_grep_tell_a_text_only_reader(project, ctx):
     g = fstools.glob("*.py", path=str(project), limit=2, ctx=ctx)
     assert g.output.count("\n") == 1  # the output itself stays one path per line
     assert (
-        g.to_text().splitlines()[-1]
-        == "(Showing the 2 newest of 5 matching files: narrow the pattern or raise limit.)"
+        g.to_text().splitlines()[-1] == "(Showing the 2 newest of 5 matching files: narrow the pattern or raise limit.)"
     )
     r = fstools.grep("needle", path=str(project), head_limit=2, offset=2, ctx=ctx)
     assert r.to_text().splitlines()[-1] == "(Showing files 3-4 of 5: call again with offset=4 for more.)"
