@@ -218,8 +218,9 @@ GREP_SPEC = ToolSpec(
         "java, c, cpp, md, json, yaml, ...). Honors .gitignore and skips hidden files, binary files, files over "
         "10 MB and dependency/VCS folders (node_modules, .git, __pycache__, .venv).\n"
         "Results are ordered newest file first, then path, then line; head_limit (default 100, 0 = all) and "
-        "offset page over files, or over matching lines in content mode. metadata has total_matches "
-        "(matching lines), total_files and truncated."
+        "offset page over files, or over matching lines in content mode; when there are more, a final line "
+        "says how many and which offset to ask for next. Files that could not be searched (binary, too large, "
+        "ignored) are reported after the results."
     ),
     parameters=(
         ToolParameter("pattern", "string", "Regular expression to search for", required=True),
