@@ -166,7 +166,8 @@ GLOB_SPEC = ToolSpec(
     description=(
         'Fast file pattern matching. Supports glob patterns like "**/*.py", "src/**/*.{ts,tsx}", '
         '"*.md" (top level only), `?`, `[abc]`, `[!abc]`. Relative patterns are rooted at `path` '
-        "(default: the working directory); returns absolute file paths, newest first. Hidden files, "
+        "(default: the working directory); returns absolute file paths, newest first (at most limit; a final "
+        "line says when more matched). Hidden files, "
         ".gitignore'd files and folders such as .git, node_modules, __pycache__ and .venv are left out. "
         "Use it to find files by name; use Grep to search their contents."
     ),
