@@ -238,7 +238,11 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
     sessions = {changes: _session_options(changes) for changes in (False, True)}
     output = argparse.ArgumentParser(add_help=False)
     group = output.add_argument_group("output")
-    group.add_argument("--json", action="store_true", help="Print the whole result as one JSON object, with every detail the tool reports")
+    group.add_argument(
+        "--json",
+        action="store_true",
+        help="Print the whole result as one JSON object, with every detail the tool reports",
+    )
     for tool in registry.list():
         sub = commands.add_parser(
             command_name(tool.name),
