@@ -100,4 +100,3 @@ def test_architecture_describes_every_module():
     }
     assert sorted(modules - described) == []
     assert sorted(described - modules) == []
-
