@@ -35,6 +35,10 @@ _UNSUPPORTED = (
 def _nullable(prop: dict[str, Any]) -> dict[str, Any]:
     """`prop` that also accepts null (what a model sends for "not given")."""
     kind = prop.get("type")
+    if kind is None and isinstance(prop.get("anyOf"), list):
+        if {"type": "null"} not in prop["anyOf"]:
+            prop["anyOf"] = [*prop["anyOf"], {"type": "null"}]
+        return prop
     if kind is None:
         rest = {k: v for k, v in prop.items() if k != "description"}
         described = {"description": prop["description"]} if "description" in prop else {}

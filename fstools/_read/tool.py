@@ -249,7 +249,7 @@ READ_SPEC = ToolSpec(
         "numbered like `cat -n` (line number, tab, line), up to 2000 lines from offset 1; use offset and "
         "limit to page through long files (a final [Showing lines ...] notice says where to continue). "
         f"Lines longer than {MAX_LINE_CHARS} characters are cut and end with '...'. Images (png, jpeg, gif, "
-        "webp, bmp) come back as an image you can see, downscaled when large; PDFs as text with '--- Page N ---' "
+        "webp, bmp) come back as image content, downscaled when large; PDFs as text with '--- Page N ---' "
         'markers (pages="1-5,8" selects pages, at most 20 a call); Jupyter notebooks as cells with their '
         "outputs. Binary files are refused."
     ),

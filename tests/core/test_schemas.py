@@ -152,3 +152,40 @@ def test_unknown_providers_and_strict_anthropic_are_value_errors():
         registry.get_all_schemas("gemini")
     with pytest.raises(ValueError, match="OpenAI strict-mode"):
         registry.get_all_schemas("anthropic", strict=True)
+
+
+def test_strict_schema_handles_hand_written_shapes():
+    """A BaseTool may write its own input_schema: unions, type lists and nested objects become strict too."""
+    from fstools._core.schemas import strict_schema
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "when": {"description": "a date or a count", "anyOf": [{"type": "string"}, {"type": "integer"}]},
+            "maybe": {"type": ["string", "null"], "description": "already nullable"},
+            "both": {"type": ["string", "integer"], "description": "two types", "default": 3},
+            "opts": {"type": "object", "properties": {"x": {"type": "integer", "description": "x", "default": 1}}},
+        },
+        "required": [],
+    }
+    strict = strict_schema(schema)
+    props = strict["properties"]
+    assert props["when"] == {
+        "description": "a date or a count",
+        "anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}],
+    }
+    untyped = strict_schema({"type": "object", "properties": {"any": {"description": "anything", "enum": [1, "a"]}}})
+    assert untyped["properties"]["any"] == {"description": "anything", "anyOf": [{"enum": [1, "a"]}, {"type": "null"}]}
+    assert props["maybe"]["type"] == ["string", "null"]
+    assert props["both"] == {"type": ["string", "integer", "null"], "description": "two types (default: 3)"}
+    assert props["opts"]["required"] == ["x"] and props["opts"]["additionalProperties"] is False
+    assert props["opts"]["properties"]["x"]["type"] == ["integer", "null"]
+    assert strict["required"] == ["when", "maybe", "both", "opts"] and schema["required"] == []
+    assert _ensure_strict_json_schema(copy.deepcopy(strict), path=(), root={}) == strict
+
+
+def test_result_fields_take_json_types_only():
+    from fstools._core.outputs import ResultField
+
+    with pytest.raises(ValueError, match="unknown result field type"):
+        ResultField("n", ("integer", "int"), "a count")
