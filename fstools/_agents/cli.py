@@ -56,7 +56,8 @@ def command_name(tool_name: str) -> str:
 
 
 def _first_sentence(text: str) -> str:
-    return re.split(r"(?<=\.)\s", text.strip(), maxsplit=1)[0]
+    # A sentence ends at a full stop before a capital: "e.g. '*.py'" does not end one.
+    return re.split(r"(?<=\.)\s+(?=[A-Z])", text.strip(), maxsplit=1)[0]
 
 
 def _help(p: ToolParameter) -> str:

@@ -48,6 +48,12 @@ def test_help_is_written_for_the_command_line(tree, command):
     assert "relative to the current directory, or absolute" in text
 
 
+def test_the_command_list_gives_each_tools_first_sentence(tree):
+    text = " ".join(fstools_cmd("--help", cwd=tree).stdout.split())
+    assert "glob Print the files matching PATTERN (e.g. '**/*.py', 'src/**/*.{ts,tsx}') under PATH" in text
+    assert "grep Search the files under PATH" in text and "Exit status: 0 if" not in text
+
+
 def test_help_names_flags(tree):
     assert "--recursive" in fstools_cmd("delete", "--help", cwd=tree).stdout
     assert "--offset is the first line" in fstools_cmd("read", "--help", cwd=tree).stdout
