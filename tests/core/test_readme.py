@@ -84,3 +84,19 @@ def test_docs_name_only_modules_that_exist():
 def test_examples_in_the_readme_use_no_placeholder_paths():
     assert "/abs/project" not in README.read_text()
     assert os.path.isfile(WORKTREE / "examples" / "agent_loop.py")  # the README points at it
+
+
+def test_architecture_describes_every_module():
+    """docs/architecture.md's tables name each module of each family, so a new module gets a line."""
+    text = (WORKTREE / "docs" / "architecture.md").read_text()
+    described = set()
+    for family, table in re.findall(r"^### `(_[a-z]+)/`.*?\n(.*?)(?=^#|\Z)", text, flags=re.M | re.S):
+        for cell in re.findall(r"^\| (.*?) \|", table, flags=re.M):
+            described |= {f"{family}/{name}" for name in re.findall(r"`([a-z_]+\.py)`", cell)}
+    modules = {
+        f"{path.parent.name}/{path.name}"
+        for path in (WORKTREE / "fstools").glob("_*/*.py")
+        if path.name != "__init__.py"
+    }
+    assert sorted(modules - described) == []
+    assert sorted(described - modules) == []
