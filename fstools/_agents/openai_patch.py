@@ -17,7 +17,7 @@ from .._change.patch import APPLY_PATCH_SPEC, run_operations
 from .._change.v4a import DeleteFile, FileOperation, PatchSyntaxError, parse_add_diff, parse_update_diff
 from .._core.context import ExecutionContext, default_context
 from .._core.errors import ErrorCode, ToolError
-from .._core.result import ToolResult, agent_text
+from .._core.result import ToolResult, printable
 from .._core.spec import call_validated
 
 OPERATION_TYPES = ("create_file", "update_file", "delete_file")
@@ -76,7 +76,7 @@ def openai_apply_patch(
         result = call_validated(_OPERATION_SPEC, ctx, {"path": path, "operation": op}, started)
     answer: dict[str, Any] = {
         "status": "completed" if result.success else "failed",
-        "output": agent_text(result) if result.success else f"Error: {result.error}",
+        "output": result.to_text() if result.success else printable(f"Error: {result.error}"),
     }
     if call_id is not None:
         answer = {"type": "apply_patch_call_output", "call_id": call_id, **answer}

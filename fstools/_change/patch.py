@@ -21,6 +21,7 @@ from typing import Any
 from .._content.encodings import UTF8, TextEncoding
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
+from .._core.outputs import DRY_RUN, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
 from .._core.public import invoke_public, tool_function
@@ -267,9 +268,23 @@ APPLY_PATCH_SPEC = ToolSpec(
     parameters=(
         ToolParameter("patch", "string", "The whole patch, from *** Begin Patch to *** End Patch", required=True),
     ),
+    cli_help=(
+        "Apply a patch in the apply_patch (V4A) format to the files it names, all or none: '*** Begin Patch', "
+        "then '*** Add File: PATH', '*** Delete File: PATH' or '*** Update File: PATH' sections, then "
+        "'*** End Patch'. Paths are relative to the current directory. Give the patch as PATCH or with "
+        "--patch-file PATH ('-' reads stdin). Prints the files changed; --dry-run prints the diff and changes "
+        "nothing."
+    ),
     run=_apply_patch,
     read_only=False,
     destructive=True,
+    results=(
+        ResultField("path", "string", "The first file changed", always=True),
+        ResultField("files", "array", "Each file changed: path, action (add, update, delete), encoding", always=True),
+        ResultField("diff", "string", "Unified diff of every file changed", always=True),
+        WARNINGS,
+        DRY_RUN,
+    ),
 )
 
 

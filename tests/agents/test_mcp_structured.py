@@ -141,6 +141,9 @@ def _results(tree):
     yield "Edit", fstools.edit(f"{p}/w.txt", "b", "c", ctx=ctx)
     yield "Edit", fstools.edit(f"{p}/w.txt", "c", "d", ctx=dry)
     yield "MultiEdit", fstools.multi_edit(f"{p}/w.txt", [{"old_string": "c", "new_string": "e"}], ctx=ctx)
+    patch = "*** Begin Patch\n*** Add File: made.txt\n+made\n*** Update File: w.txt\n@@\n-e\n+f\n*** End Patch"
+    yield "ApplyPatch", fstools.apply_patch(patch, ctx=dry)
+    yield "ApplyPatch", fstools.apply_patch(patch, ctx=ctx)
     yield "Delete", fstools.delete(f"{p}/src", recursive=True, ctx=dry)
     yield "Delete", fstools.delete(f"{p}/w.txt", ctx=ctx)
     yield "LS", fstools.ls(p, ctx=ctx)
