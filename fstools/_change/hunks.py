@@ -40,6 +40,7 @@ _ASCII = str.maketrans(
     }
 )
 MAX_LISTED = 10
+MAX_ALTERNATIVES = 20  # other places of an ambiguous-looking hunk tried one by one; past this, refused
 
 
 def _normalised(line: str) -> str:
@@ -172,24 +173,30 @@ def _listed(indexes: list[int]) -> str:
     return shown + (f", ... {len(indexes) - MAX_LISTED} more" if len(indexes) > MAX_LISTED else "")
 
 
+class _Miss(Exception):
+    """A step of a hunk found nowhere below the cursor (cheap: trying alternatives raises it often)."""
+
+    def __init__(self, what: str, pattern: list[str], cursor: int, anchor: bool) -> None:
+        super().__init__(what)
+        self.what, self.pattern, self.cursor, self.anchor = what, pattern, cursor, anchor
+
+
 class _Locator:
     def __init__(self, text: str, bodies: list[str], name: str) -> None:
         self.text, self.name = text, name
         self.count = len(bodies)
         self.keys = _Keys(bodies)
 
-    def _not_found(
-        self, hunk: Hunk, number: int, what: str, pattern: list[str], cursor: int, anchor: bool = False
-    ) -> ToolError:
-        below = f" (searched below line {cursor})" if cursor else ""
-        earlier = self.keys.seek(pattern, 0, anchor=anchor) if cursor else None
+    def not_found(self, hunk: Hunk, number: int, miss: _Miss) -> HunkError:
+        below = f" (searched below line {miss.cursor})" if miss.cursor else ""
+        earlier = self.keys.seek(miss.pattern, 0, anchor=miss.anchor) if miss.cursor else None
         order = ""
         if earlier is not None:
             order = (
                 f" It occurs at line {earlier[0][0] + 1}, above the previous hunk: hunks must be in the order "
                 "of the file and must not overlap."
             )
-        detail = describe_not_found(self.text, "\n".join(pattern), what=what)
+        detail = describe_not_found(self.text, "\n".join(miss.pattern), what=miss.what)
         return HunkError(
             ErrorCode.NOT_FOUND,
             f"{_where(self.name, hunk, number)} does not apply{below}.{order}\n{detail}",
@@ -197,14 +204,19 @@ class _Locator:
             patch_line=hunk.line,
         )
 
-    def place(self, hunk: Hunk, number: int, cursor: int) -> _Placed:
+    def place(self, hunk: Hunk, number: int, cursor: int, forced: _Placed | None = None, at: int = 0) -> _Placed:
+        """The hunk placed below `cursor`: each step at its first match (the first step at `at` when
+        `forced` is the placement being second-guessed)."""
         first_step: list[str] | None = None
         first_level, first_at = 0, cursor
         start_cursor = cursor
         for anchor in hunk.anchors:
-            found = self.keys.seek([anchor], cursor, anchor=True)
+            if forced is not None and first_step is None:
+                found: tuple[list[int], int] | None = ([at], forced.first_level)
+            else:
+                found = self.keys.seek([anchor], cursor, anchor=True)
             if found is None:
-                raise self._not_found(hunk, number, f"The anchor '@@ {anchor}'", [anchor], cursor, anchor=True)
+                raise _Miss(f"The anchor '@@ {anchor}'", [anchor], cursor, anchor=True)
             if first_step is None:
                 first_step, first_level, first_at = [anchor], found[1], found[0][0]
             cursor = found[0][0] + 1
@@ -213,7 +225,10 @@ class _Locator:
             start = self.count if hunk.end_of_file or not hunk.anchors else cursor
             step = first_step or []
             return _Placed(hunk, number, step, first_level, first_at, start_cursor, start, 0, old)
-        found = self.keys.seek(old, cursor, hunk.end_of_file)
+        if forced is not None and first_step is None:
+            old, found = forced.old, ([at], forced.level)
+        else:
+            found = self.keys.seek(old, cursor, hunk.end_of_file)
         droppable = sum(1 for _ in takewhile(lambda line: line == (" ", ""), reversed(hunk.lines)))
         while found is None and droppable and len(old) > 1:
             # Trailing empty context lines: blank separators before the next header, or the final line break.
@@ -221,31 +236,46 @@ class _Locator:
             found = self.keys.seek(old, cursor, hunk.end_of_file)
         if found is None:
             what = "The hunk's lines at the end of the file" if hunk.end_of_file else "The hunk's context and '-' lines"
-            raise self._not_found(hunk, number, what, hunk.old, cursor)
+            raise _Miss(what, hunk.old, cursor, anchor=False)
         (start, *_), level = found
         if first_step is None:
             first_step, first_level, first_at = old, level, start
         return _Placed(hunk, number, first_step, first_level, first_at, start_cursor, start, level, old)
 
     def check_unique(self, placed: list[_Placed]) -> None:
-        """Each hunk's first step must have one place below the previous hunk, other than the places
-        later hunks take."""
+        """No hunk may have another place from which it and every later hunk still apply in order: the
+        patch would then mean two different things. Only a hunk's first step (its first anchor, or its
+        lines) is second-guessed; the steps after it take the first match by the format's definition."""
         for i, p in enumerate(placed):
-            if not p.first_step or p.hunk.end_of_file and not p.hunk.anchors:
+            if not p.first_step or (p.hunk.end_of_file and not p.hunk.anchors):
                 continue
-            claimed = {at for q in placed[i + 1 :] for at in (q.first_at, q.start)}
-            spots = [s for s in self.keys.find(p.first_step, p.cursor, p.first_level) if s not in claimed]
-            if len(spots) > 1:
+            others = [s for s in self.keys.find(p.first_step, p.cursor, p.first_level) if s != p.first_at]
+            viable = [s for s in others[:MAX_ALTERNATIVES] if self._rest_fits(placed, i, s)]
+            if viable or len(others) > MAX_ALTERNATIVES:
+                spots = sorted({p.first_at, *(viable or others)})
                 what = f"its anchor '@@ {p.first_step[0]}'" if p.hunk.anchors else "its context and '-' lines"
                 raise HunkError(
                     ErrorCode.NOT_UNIQUE,
-                    f"{_where(self.name, p.hunk, p.number)} is ambiguous: {what} match {len(spots)} places "
-                    f"(lines {_listed(spots)}). Add an '@@' line naming the enclosing class or function, or more "
-                    "context lines, so that the hunk matches one place.",
+                    f"{_where(self.name, p.hunk, p.number)} is ambiguous: {what} match {len(spots)} places where "
+                    f"the patch applies (lines {_listed(spots)}). Add an '@@' line naming the enclosing class or "
+                    "function, or more context lines, so that the hunk matches one place.",
                     hunk=p.number,
                     patch_line=p.hunk.line,
                     lines=[s + 1 for s in spots],
                 )
+
+    def _rest_fits(self, placed: list[_Placed], i: int, at: int) -> bool:
+        """Whether hunk i placed with its first step at `at`, and every later hunk after it, still applies."""
+        try:
+            p = placed[i]
+            alt = self.place(p.hunk, p.number, p.cursor, forced=p, at=at)
+            cursor = alt.start + len(alt.old)
+            for q in placed[i + 1 :]:
+                nxt = self.place(q.hunk, q.number, cursor)
+                cursor = nxt.start + len(nxt.old)
+        except _Miss:
+            return False
+        return True
 
 
 def _style(lines: Lines) -> str:
@@ -299,7 +329,10 @@ def apply_hunks(text: str, hunks: tuple[Hunk, ...], name: str) -> Applied:
     locator = _Locator(text, lines.bodies, name)
     placed, cursor = [], 0
     for n, hunk in enumerate(hunks, 1):
-        p = locator.place(hunk, n, cursor)
+        try:
+            p = locator.place(hunk, n, cursor)
+        except _Miss as miss:
+            raise locator.not_found(hunk, n, miss) from None
         placed.append(p)
         cursor = p.start + len(p.old)
     locator.check_unique(placed)

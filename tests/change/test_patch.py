@@ -279,7 +279,7 @@ def test_an_ambiguous_anchor_is_refused_and_a_pure_addition_goes_after_its_ancho
     result = fstools.apply_patch(vague, ctx=ctx)
     assert (
         result.error_code == "not_unique"
-        and "its anchor '@@ def run(self):' match 2 places (lines 2, 6)" in result.error
+        and "its anchor '@@ def run(self):' match 2 places where the patch applies (lines 2, 6)" in result.error
     )
     precise = envelope("*** Update File: m.py", "@@ class B:", "@@     def run(self):", "+        log()")
     assert fstools.apply_patch(precise, ctx=ctx).success
