@@ -175,6 +175,13 @@ class _Plan:
                 continue  # added and deleted again
             if f.seen is not None and data is not None and data == f.seen.data:
                 continue
+            limit = self.ctx.max_write_bytes if f.seen is None else self.ctx.max_edit_bytes
+            if data is not None and len(data) > limit:
+                raise ToolError(
+                    ErrorCode.FILE_TOO_LARGE,
+                    f"The patched {f.target.display} would be {len(data)} bytes; at most {limit} are written "
+                    f"(ExecutionContext.{'max_write_bytes' if f.seen is None else 'max_edit_bytes'})",
+                )
             mode = f.mode if f.seen is None else None
             out.append((f, FileChange(f.target, f.seen, data, mode), self._diff(f)))
         return out
@@ -245,7 +252,9 @@ def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation], t
 
 
 def _described(f: _File, change: FileChange) -> dict[str, Any]:
-    action = "add" if change.seen is None else "delete" if change.data is None else "update"
+    if change.data is None:
+        return {"path": f.target.path, "action": "delete"}
+    action = "add" if change.seen is None else "update"
     return {"path": f.target.path, "action": action, "encoding": f.encoding.label}
 
 

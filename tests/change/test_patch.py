@@ -375,6 +375,16 @@ def test_a_file_too_large_to_edit_can_still_be_deleted(project):
     assert done.success and not big.exists() and "not shown" in done.metadata["diff"]
 
 
+def test_size_limits_hold_for_added_and_updated_files(project):
+    ctx = fstools.ExecutionContext(working_dir=str(project), max_write_bytes=8, max_edit_bytes=16)
+    write(project / "small.txt", "a\n")
+    big_add = fstools.apply_patch(envelope("*** Add File: n.txt", "+0123456789"), ctx=ctx)
+    assert big_add.error_code == "file_too_large" and "max_write_bytes" in big_add.error
+    big_update = fstools.apply_patch(envelope("*** Update File: small.txt", "-a", "+0123456789abcdef"), ctx=ctx)
+    assert big_update.error_code == "file_too_large" and "max_edit_bytes" in big_update.error
+    assert tree(project) == {"small.txt": b"a\n"}
+
+
 def test_a_patch_that_changes_nothing_says_so(project, ctx):
     write(project / "a.txt", "a\n")
     result = fstools.apply_patch(envelope("*** Update File: a.txt", "@@", " a"), ctx=ctx)
