@@ -68,6 +68,8 @@ def _is_dir(ctx: ExecutionContext, path: str) -> bool:
 
 def _required(tool_input: Mapping[str, Any], name: str, command: str, kind: type = str) -> Any:
     value = tool_input.get(name)
+    if kind is int and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)  # "3": a number sent as a string
     if value is None or not isinstance(value, kind) or isinstance(value, bool):
         raise _Refusal(f"Parameter `{name}` is required for command: {command}")
     return value

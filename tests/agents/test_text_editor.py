@@ -168,7 +168,7 @@ def test_insert_needs_a_view_of_the_current_file(repo, ctx):
         error_text
         == "Error: Invalid `insert_line` parameter: 9. It should be within the range of lines of the file: [0, 4]"
     )
-    ok(run(ctx, 6, command="insert", path=str(repo / "app.py"), insert_line=1, insert_text="# one\n# two\n"))
+    ok(run(ctx, 6, command="insert", path=str(repo / "app.py"), insert_line="1", insert_text="# one\n# two\n"))
     assert (repo / "app.py").read_bytes().startswith(b"def main():\r\n# one\r\n# two\r\n    print('hi')")
 
 
