@@ -16,6 +16,7 @@ file's final line break (or its absence) stays as it was.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,11 +41,18 @@ _ASCII = str.maketrans(
     }
 )
 MAX_LISTED = 10
+_STANDS_FOR_U_FFFD = re.compile("[\udc80-\udcff\ufffd]+")
 MAX_ALTERNATIVES = 20  # other places of an ambiguous-looking hunk tried one by one; past this, refused
 
 
 def _normalised(line: str) -> str:
     return line.strip().translate(_ASCII)
+
+
+def _undecodable(line: str) -> str:
+    """Read shows a byte the file's encoding cannot decode as U+FFFD; the text kept for editing holds the
+    byte itself (a surrogate escape). A run of either reads as one U+FFFD."""
+    return _STANDS_FOR_U_FFFD.sub("\ufffd", _normalised(line))
 
 
 # (name, key): lines match at a level when their keys are equal; the first level with a match decides.
@@ -53,8 +61,9 @@ LEVELS: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("trailing_whitespace", str.rstrip),
     ("indentation", str.strip),
     ("unicode_punctuation", _normalised),
+    ("undecodable_bytes", _undecodable),
 )
-_REINDENTED = {"indentation", "unicode_punctuation"}
+_REINDENTED = {"indentation", "unicode_punctuation", "undecodable_bytes"}
 # An anchor also matches the line it starts ("@@ class Foo" names "class Foo(Base):"), only when no level matches.
 ANCHOR_PREFIX = len(LEVELS)
 
@@ -110,7 +119,7 @@ class _Keys:
         """Every index at or after `start` where `pattern` matches at `level` (only the last possible one for
         an end-of-file hunk)."""
         if level == ANCHOR_PREFIX:
-            keys, head = self.at(ANCHOR_PREFIX - 1), _normalised(pattern[0])
+            keys, head = self.at(ANCHOR_PREFIX - 1), LEVELS[-1][1](pattern[0])
             return [i for i in range(start, len(keys)) if head and keys[i].startswith(head)]
         keys, key = self.at(level), LEVELS[level][1]
         want = [key(p) for p in pattern]

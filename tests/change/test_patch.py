@@ -223,6 +223,11 @@ FIDELITY = {
         ["@@", ' say("hi" - now)', "-end", "+done"],
         "say(“hi” – now)\ndone\n".encode(),
     ),
+    "undecodable_byte_copied_from_read": (
+        "# déjà vu, naïve, façade\n".encode() + b"name = 'caf\xff'\nx = 1\n",  # UTF-8 with one stray byte
+        ["@@", " name = 'caf\ufffd'", "-x = 1", "+x = 2"],
+        "# déjà vu, naïve, façade\n".encode() + b"name = 'caf\xff'\nx = 2\n",
+    ),
     "blank_context_for_the_final_newline": (b"a\nb\n", ["@@", "-b", "+c", " "], b"a\nc\n"),
     "blank_lines_before_the_next_header": (b"a\nb\nc\n", ["@@", " a", "-b", "+B", "", ""], b"a\nB\nc\n"),
     "a_blank_context_line_that_is_there": (b"a\n\nb\n", ["@@", "-a", "+A", ""], b"A\n\nb\n"),
