@@ -3,10 +3,11 @@
 Hunks are located in order, each below the previous one. A hunk's `@@` anchors jump, one after
 the other, to the next line that matches them; its context and removed lines must then follow.
 Lines are compared exactly first, then ignoring trailing whitespace, then ignoring indentation,
-then with typographic dashes, quotes and spaces read as ASCII (codex's `seek_sequence` rules,
-whose least strict match wins only when no stricter one exists). A hunk is never placed by
-guess: when its first anchor (or, without anchors, its lines) occur more than once below the
-previous hunk, and later hunks do not account for the other places, it is ambiguous.
+then with typographic dashes, quotes and spaces read as ASCII (codex's `seek_sequence` rules),
+then with Read's U+FFFD standing for undecodable bytes; a looser level is used only when no
+stricter one matches. A hunk is never placed by guess: when its first anchor (or, without
+anchors, its lines) has another place from which it and the later hunks still apply, the
+patch is ambiguous and refused.
 
 The file keeps what the patch does not say: context lines are kept as they are in the file,
 added lines take the line breaks of the lines they replace (else of their neighbours), a line
