@@ -1,6 +1,6 @@
 """fstools: fast, safe file tools for AI coding agents.
 
-Read, Write, Edit, MultiEdit, Delete, LS, Glob and Grep as plain functions returning a
+Read, Write, Edit, MultiEdit, Delete, Move, LS, Glob and Grep as plain functions returning a
 ToolResult, as agent tools with OpenAI/Anthropic schemas, as an MCP server and a CLI.
 
 The public names live in private subpackages and load on first use, so `import fstools`
@@ -24,6 +24,7 @@ __all__ = [
     "GlobTool",
     "GrepTool",
     "LSTool",
+    "MoveTool",
     "MultiEditTool",
     "PermissionManager",
     "PermissionRequest",
@@ -44,6 +45,7 @@ __all__ = [
     "glob",
     "grep",
     "ls",
+    "move",
     "multi_edit",
     "read",
     "register_file_tools",
@@ -62,6 +64,7 @@ _EXPORTS: dict[str, str] = {
     "GlobTool": "_find.glob",
     "GrepTool": "_grep.tool",
     "LSTool": "_find.ls",
+    "MoveTool": "_change.move",
     "MultiEditTool": "_change.edit",
     "PermissionManager": "_core.permissions",
     "PermissionRequest": "_core.permissions",
@@ -81,6 +84,7 @@ _EXPORTS: dict[str, str] = {
     "glob": "_find.glob",
     "grep": "_grep.tool",
     "ls": "_find.ls",
+    "move": "_change.move",
     "multi_edit": "_change.edit",
     "read": "_read.tool",
     "register_file_tools": "_agents.registry",
@@ -107,6 +111,7 @@ if TYPE_CHECKING:
     from ._agents.registry import create_registry, file_tools, register_file_tools
     from ._change.delete import DeleteTool, delete
     from ._change.edit import EditTool, MultiEditTool, edit, multi_edit
+    from ._change.move import MoveTool, move
     from ._change.write import WriteTool, write
     from ._core.audit import AuditRecord
     from ._core.context import ExecutionContext, ReadRecord, default_context

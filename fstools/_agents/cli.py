@@ -33,7 +33,7 @@ from .settings import Confirm, SessionSettings, parse_rule, usable_roots
 
 # Parameters that name a file or directory: always positional, and relative values are
 # taken relative to the current directory (the functions themselves want absolute paths).
-PATH_PARAMETERS = ("file_path", "path")
+PATH_PARAMETERS = ("file_path", "path", "source", "destination")
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 

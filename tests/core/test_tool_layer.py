@@ -26,7 +26,7 @@ def test_registry_lists_every_working_tool():
     registry = fstools.create_registry()
     names = registry.names()
     # Seed 004 "All file tools are registered", with SPEC §2's eight names.
-    assert names == ["Read", "Write", "Edit", "MultiEdit", "Delete", "LS", "Glob", "Grep"]
+    assert names == ["Read", "Write", "Edit", "MultiEdit", "Delete", "Move", "LS", "Glob", "Grep"]
     assert len(names) == len(set(names)) == len(registry)
     for tool in registry.list():
         assert tool.category == fstools.ToolCategory.FILE
