@@ -33,6 +33,7 @@ _PREFERRED_LEGACY: tuple[str, ...] = (
     "gb18030",
     "big5",
     "euc_kr",
+    "cp949",  # Korean beyond EUC-KR (Unified Hangul Code)
     "cp1250",
     "koi8_r",
     "cp1253",
