@@ -21,10 +21,12 @@ from dataclasses import dataclass
 from .._content.fingerprints import remember_digest
 from .._core.context import ExecutionContext, ReadRecord
 from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.outputs import DRY_RUN, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, resolve_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, invoke
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .guard import _make_parents, _remove_dirs, load, require_fresh_read
 from .renames import fsync_dir, move_across, rename_at
@@ -283,16 +285,33 @@ MOVE_SPEC = ToolSpec(
         ),
         ToolParameter("overwrite", "boolean", "Replace an existing destination file", default=False),
     ),
+    cli_help=(
+        "Move or rename SOURCE to DESTINATION (the full new path), creating missing parent directories. An "
+        "existing destination is kept unless --overwrite. Works across filesystems. --dry-run changes nothing."
+    ),
     run=_move,
     read_only=False,
     destructive=True,
+    results=(
+        ResultField("source", "string", "Where the entry was, as an absolute path", always=True),
+        ResultField("destination", "string", "Where it is now, as an absolute path", always=True),
+        ResultField("type", "string", "file, symlink or directory", always=True),
+        ResultField("overwritten", "boolean", "An existing destination file was replaced", always=True),
+        ResultField("moved_count", "integer", "Entries moved, a directory's contents included", always=True),
+        ResultField("cross_device", "boolean", "Copied to another filesystem, then removed at the source"),
+        ResultField("created_dirs", "array", "Parent directories of the destination that were created"),
+        DRY_RUN,
+    ),
 )
 
 
+@tool_function(MOVE_SPEC)
 def move(source: str, destination: str, *, overwrite: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
-    """Move or rename a file or directory (see MOVE_SPEC)."""
-    return invoke(MOVE_SPEC, ctx, {"source": source, "destination": destination, "overwrite": overwrite})
+    """Move or rename a file, symlink or directory."""
+    return invoke_public(MOVE_SPEC, ctx, locals())
 
 
 class MoveTool(FileTool):
+    """Move as an agent tool: schema, validation and async execution from MOVE_SPEC."""
+
     spec = MOVE_SPEC

@@ -18,11 +18,14 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._core.globmatch import GlobSet
+from .._core.hints import param
+from .._core.outputs import TRUNCATED, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.runner import StreamingProcess
-from .._core.spec import ToolSpec, authorize, drop_denied, invoke
+from .._core.spec import ToolSpec, authorize, drop_denied
 from .._core.tool import FileTool
 from .walk import fd_version, in_git_worktree
 
@@ -126,7 +129,8 @@ def _ls(
     lines = [f"{target.path}/"] + [_format(e) for e in shown]
     truncated = entries_total > len(shown)
     if truncated:
-        lines.append(f"... {entries_total - len(shown)} more entries not shown (raise limit to see them)")
+        more = entries_total - len(shown)
+        lines.append(f"... {more} more entries not shown (raise {param(ctx, 'limit')} to see them)")
     return ToolResult.ok(
         "\n".join(lines),
         path=target.path,
@@ -157,11 +161,26 @@ LS_SPEC = ToolSpec(
             "respect_gitignore", "boolean", "Leave out entries that .gitignore/.ignore files exclude", default=False
         ),
     ),
+    cli_help=(
+        "List a directory (default: the current one): type, size, modification time and name, directories "
+        "first. Hidden entries and folders such as .git and node_modules are left out; --hidden shows hidden "
+        "ones, --ignore GLOB leaves out more."
+    ),
     run=_ls,
     read_only=True,
+    results=(
+        ResultField("path", "string", "The directory listed", always=True),
+        ResultField("count", "integer", "Entries shown or not (after the filters)", always=True),
+        ResultField("returned", "integer", "Entries shown", always=True),
+        TRUNCATED,
+        ResultField("hidden_skipped", "integer", "Hidden entries left out", always=True),
+        ResultField("entries", "array", "The entries shown: name, path, type, size, mtime, target", always=True),
+        ResultField("warnings", "array", "Why ignore files could not be fully applied (respect_gitignore)"),
+    ),
 )
 
 
+@tool_function(LS_SPEC)
 def ls(
     path: str | None = None,
     *,
@@ -171,10 +190,11 @@ def ls(
     respect_gitignore: bool = False,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
-    """List one directory (see LS_SPEC for the parameters)."""
-    args = {"path": path, "ignore": ignore, "hidden": hidden, "limit": limit, "respect_gitignore": respect_gitignore}
-    return invoke(LS_SPEC, ctx, args)
+    """List one directory."""
+    return invoke_public(LS_SPEC, ctx, locals())
 
 
 class LSTool(FileTool):
+    """LS as an agent tool: schema, validation and async execution from LS_SPEC."""
+
     spec = LS_SPEC
