@@ -261,7 +261,7 @@ def _move(ctx: ExecutionContext, source: str, destination: str, overwrite: bool)
         ) from None
     except OSError as exc:
         _remove_dirs(created)
-        raise error_from_oserror(exc, exc.filename or src.display) from None
+        raise error_from_oserror(exc, f"{src.display} -> {dst.display}") from None
     _carry_reads(ctx, plan, valid)
     note = " (across filesystems: copied, then removed at the source)" if cross_device else ""
     return ToolResult.ok(f"Moved {what}{note}", cross_device=cross_device, created_dirs=created, **meta)

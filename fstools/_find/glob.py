@@ -134,9 +134,9 @@ def _split_excludes(exclude: list[str] | None) -> tuple[tuple[str, ...], list[st
     names: list[str] = []
     paths: list[str] = []
     for item in exclude or ():
-        if not item.strip() or "\x00" in item or len(item) > MAX_PATTERN_LENGTH:
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid exclude pattern {item!r}: blank, too long or NUL")
         stripped = item.strip("/")
+        if not stripped.strip() or "\x00" in item or len(item) > MAX_PATTERN_LENGTH:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid exclude pattern {item!r}: blank, too long or NUL")
         (paths if "/" in stripped else names).append(stripped)
         try:
             compile_glob(stripped)

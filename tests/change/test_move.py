@@ -323,3 +323,66 @@ def test_the_tool_is_registered_destructive_and_in_the_cli(project, src):
     proc = fstools_cmd("move", "a.txt", "sub/b.txt", cwd=project)
     assert proc.returncode == 0, proc.stderr
     assert files(project) == {"sub/b.txt": "alpha\n"}
+
+
+# Arguments and fallbacks -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "source,destination,code",
+    [
+        ("", "/x", "invalid_argument"),
+        ("a.txt", "b.txt", "invalid_path"),  # relative, and the context does not allow that
+        ("/", "/x", "invalid_path"),
+        ("{p}/a.txt", "{p}/a\x00b", "invalid_path"),
+        ("{p}/a.txt", "{p}/a.txt/inside", "directory_not_found"),
+    ],
+)
+def test_bad_arguments(project, ctx, src, source, destination, code):
+    r = fstools.move(source.format(p=project), destination.format(p=project), ctx=ctx)
+    assert r.error_code == code, r.error
+    assert files(project) == {"a.txt": "alpha\n"}
+
+
+def test_relative_paths_when_the_context_allows_them(project, src):
+    ctx = fstools.ExecutionContext(working_dir=str(project), allow_relative_paths=True)
+    assert fstools.move("a.txt", "b/c.txt", ctx=ctx).success
+    assert files(project) == {"b/c.txt": "alpha\n"}
+
+
+@pytest.mark.parametrize("failure", [errno.EINVAL, errno.ENOSYS])
+def test_a_filesystem_without_renameat2_flags_falls_back(project, ctx, src, monkeypatch, failure):
+    def unsupported(*args):  # fault injection: the kernel or filesystem refuses the flag
+        import ctypes
+
+        ctypes.set_errno(failure)
+        return -1
+
+    monkeypatch.setattr(renames, "_renameat2", lambda: unsupported)
+    (project / "d").mkdir()
+    assert fstools.move(str(src), str(project / "b.txt"), ctx=ctx).success
+    assert fstools.move(str(project / "d"), str(project / "e"), ctx=ctx).success
+    assert files(project) == {"b.txt": "alpha\n"} and (project / "e").is_dir()
+
+
+def test_a_filesystem_without_hard_links_falls_back_to_rename(project, ctx, src, monkeypatch):
+    monkeypatch.setattr(renames, "_renameat2", lambda: None)
+
+    def no_links(*args, **kwargs):  # fault injection: vfat and the like refuse link()
+        raise OSError(errno.EPERM, os.strerror(errno.EPERM))
+
+    monkeypatch.setattr(renames.os, "link", no_links)
+    assert fstools.move(str(src), str(project / "b.txt"), ctx=ctx).success
+    assert files(project) == {"b.txt": "alpha\n"}
+
+
+def test_renameat2_errors_are_reported(project, ctx, src, monkeypatch):
+    def denied(*args):
+        import ctypes
+
+        ctypes.set_errno(errno.EACCES)
+        return -1
+
+    monkeypatch.setattr(renames, "_renameat2", lambda: denied)
+    r = fstools.move(str(src), str(project / "b.txt"), ctx=ctx)
+    assert r.error_code == "permission_denied" and src.exists()
