@@ -56,6 +56,11 @@ _PHRASES = [
 ]
 
 
+# The start of every comment-only line (after its line break: a literal first character lets
+# the regex engine skip ahead fast), so a large text costs one quick pass.
+_COMMENT_LINE = re.compile(r"\n[ \t]*[/#*<;%{-][^\n]*")
+
+
 @dataclass(frozen=True)
 class Placeholder:
     line: int  # 1-based, in the text it was found in
@@ -77,7 +82,18 @@ def is_placeholder(line: str) -> bool:
 
 
 def placeholders(text: str) -> list[Placeholder]:
-    return [Placeholder(n, line.strip()) for n, line in enumerate(text.split("\n"), 1) if is_placeholder(line)]
+    """The placeholder lines of `text`, with their 1-based line numbers."""
+    found, line, counted = [], 1, 0
+    first = text[: text.find("\n")] if "\n" in text else text
+    if is_placeholder(first):
+        found.append(Placeholder(1, first.strip()))
+    for match in _COMMENT_LINE.finditer(text):
+        candidate = match.group()[1:]
+        if is_placeholder(candidate):
+            line += text.count("\n", counted, match.end())
+            counted = match.end()
+            found.append(Placeholder(line, candidate.strip()))
+    return found
 
 
 def refuse_new_placeholders(text: str, what: str, present: Callable[[str], bool]) -> None:
