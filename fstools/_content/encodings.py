@@ -155,7 +155,9 @@ def looks_binary(head: bytes) -> bool:
     if not head:
         return False
     controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
-    encoding = sniff_encoding(head, complete=False)
+    # ASCII and valid UTF-8 (C-speed checks) need no detection; mostly-UTF-8 and legacy bytes do.
+    utf8 = head.isascii() or _is_utf8(head, complete=False)
+    encoding = UTF8 if utf8 else sniff_encoding(head, complete=False)
     if encoding.name == "utf-8":
         return controls > _MAX_CONTROL_SHARE * len(head)
     return controls > _MAX_LEGACY_CONTROL_SHARE * len(head) or not _reads_as_text(head, encoding.name)
