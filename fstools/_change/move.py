@@ -147,6 +147,8 @@ def _check_destination(ctx: ExecutionContext, src: End, dst: End, overwrite: boo
         )
     if src.kind == "directory":
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Cannot replace the file {dst.display} with a directory")
+    if dst.kind == "file" and not stat.S_ISREG(dst.stat.st_mode):
+        raise ToolError(ErrorCode.INVALID_PATH, f"Refusing to replace a FIFO, socket or device: {dst.display}")
     if dst.kind == "file":  # its content is lost: as for Write, the agent must have seen it
         target = SafePath(dst.path, dst.display, os.stat(dst.path))
         require_fresh_read(ctx, target, load(ctx, target, max_bytes=ctx.max_edit_bytes))

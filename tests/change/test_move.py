@@ -108,6 +108,9 @@ def test_missing_source_and_special_files(project, ctx):
     assert fstools.move(str(project / "nope"), str(project / "b"), ctx=ctx).error_code == "file_not_found"
     os.mkfifo(project / "pipe")
     assert fstools.move(str(project / "pipe"), str(project / "b"), ctx=ctx).error_code == "invalid_path"
+    (project / "c").write_text("c")
+    r = fstools.move(str(project / "c"), str(project / "pipe"), overwrite=True, ctx=ctx)  # must not open the FIFO
+    assert r.error_code == "invalid_path" and (project / "c").exists()
 
 
 # Directories and links -------------------------------------------------------------------------
