@@ -282,7 +282,7 @@ MOVE_SPEC = ToolSpec(
         ToolParameter(
             "destination",
             "string",
-            "Absolute path it gets (the full new path, not a folder to put it in)",
+            "Absolute path of the new location (the full path, not a folder to put it in)",
             required=True,
         ),
         ToolParameter("overwrite", "boolean", "Replace an existing destination file", default=False),
