@@ -45,6 +45,7 @@ MAX_WORD_HITS = 200  # occurrences of one word that vote
 MAX_FUZZY_WINDOWS = 40  # most voted windows scored with difflib
 FUZZY_COMPARE_LINES = SNIPPET_LINES  # lines of each window compared
 TAB_WIDTH = 4
+MAX_REALIGNED_PAIRS = 1_000_000  # old lines x new lines aligned by difflib for a line-by-line re-indent
 _ANY_BREAK = r"(?:\r\n|\r|\n)"
 _WORD = re.compile(r"\w+")
 _LOOSE = {
@@ -288,6 +289,8 @@ def _reindent_lines(olines: list[str], flines: list[str], new_lines: list[str], 
     that of the line before it, plus whatever it has more than the new line before it."""
     body = range(1 if mid_line else 0, len(olines))
     if len({_indent(olines[j]) for j in body if olines[j].strip()}) > 1:
+        return None
+    if len(olines) * len(new_lines) > MAX_REALIGNED_PAIRS:  # difflib's alignment grows with the product
         return None
     import difflib  # only when the constant-shift match failed
 
