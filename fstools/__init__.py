@@ -1,6 +1,6 @@
 """fstools: fast, safe file tools for AI coding agents.
 
-Read, Write, Edit, MultiEdit, Delete, LS, Glob and Grep as plain functions returning a
+Read, Write, Edit, MultiEdit, ApplyPatch, Delete, Move, LS, Glob and Grep as plain functions returning a
 ToolResult, as agent tools with OpenAI/Anthropic schemas, as an MCP server and a CLI.
 
 The public names live in private subpackages and load on first use, so `import fstools`
@@ -25,6 +25,7 @@ __all__ = [
     "GlobTool",
     "GrepTool",
     "LSTool",
+    "MoveTool",
     "MultiEditTool",
     "PermissionManager",
     "PermissionRequest",
@@ -47,6 +48,7 @@ __all__ = [
     "glob",
     "grep",
     "ls",
+    "move",
     "multi_edit",
     "openai_apply_patch",
     "read",
@@ -67,6 +69,7 @@ _EXPORTS: dict[str, str] = {
     "GlobTool": "_find.glob",
     "GrepTool": "_grep.tool",
     "LSTool": "_find.ls",
+    "MoveTool": "_change.move",
     "MultiEditTool": "_change.edit",
     "PermissionManager": "_core.permissions",
     "PermissionRequest": "_core.permissions",
@@ -88,6 +91,7 @@ _EXPORTS: dict[str, str] = {
     "glob": "_find.glob",
     "grep": "_grep.tool",
     "ls": "_find.ls",
+    "move": "_change.move",
     "multi_edit": "_change.edit",
     "openai_apply_patch": "_agents.openai_patch",
     "read": "_read.tool",
@@ -117,6 +121,7 @@ if TYPE_CHECKING:
     from ._agents.text_editor import anthropic_text_editor
     from ._change.delete import DeleteTool, delete
     from ._change.edit import EditTool, MultiEditTool, edit, multi_edit
+    from ._change.move import MoveTool, move
     from ._change.patch import ApplyPatchTool, apply_patch
     from ._change.write import WriteTool, write
     from ._core.audit import AuditRecord

@@ -10,6 +10,7 @@ def file_tools() -> list[BaseTool]:
     """One instance of every working file tool, in the order agents usually meet them."""
     from .._change.delete import DeleteTool
     from .._change.edit import EditTool, MultiEditTool
+    from .._change.move import MoveTool
     from .._change.patch import ApplyPatchTool
     from .._change.write import WriteTool
     from .._find.glob import GlobTool
@@ -24,6 +25,7 @@ def file_tools() -> list[BaseTool]:
         MultiEditTool(),
         ApplyPatchTool(),
         DeleteTool(),
+        MoveTool(),
         LSTool(),
         GlobTool(),
         GrepTool(),

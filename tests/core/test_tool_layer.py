@@ -20,7 +20,7 @@ def test_registry_lists_every_working_tool():
     registry = fstools.create_registry()
     names = registry.names()
     # Every file tool is registered, in the order agents usually meet them.
-    assert names == ["Read", "Write", "Edit", "MultiEdit", "ApplyPatch", "Delete", "LS", "Glob", "Grep"]
+    assert names == ["Read", "Write", "Edit", "MultiEdit", "ApplyPatch", "Delete", "Move", "LS", "Glob", "Grep"]
     assert len(names) == len(set(names)) == len(registry)
     for tool in registry.list():
         assert tool.category == fstools.ToolCategory.FILE
