@@ -9,14 +9,17 @@ from __future__ import annotations
 from .._content.encodings import UTF8
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
+from .._core.outputs import CHANGE_FIELDS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_file_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, invoke
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .diff import unified_diff, whole_text_changes
 from .document import Document, decode_document, encode_document, eol_of, text_style, with_line_breaks
 from .guard import load, require_fresh_read, save
+from .placeholders import refuse_new_placeholders
 
 NEW_FILE_LABEL = "/dev/null"
 
@@ -43,11 +46,15 @@ def _fit(content: str, previous: Document | None) -> str:
     return content
 
 
-def _write(ctx: ExecutionContext, file_path: str, content: str, backup: bool) -> ToolResult:
+def _write(
+    ctx: ExecutionContext, file_path: str, content: str, backup: bool, allow_placeholders: bool = False
+) -> ToolResult:
     target = resolve_file_path(ctx, file_path)
     seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
     require_fresh_read(ctx, target, seen)
     previous = _previous(seen.data if seen else None, target.display)
+    if not allow_placeholders:
+        refuse_new_placeholders(content, "content", lambda line: previous is not None and line in previous.text)
     content = _fit(content, previous)
     encoding = previous.encoding if previous else UTF8
     data = encode_document(content, encoding, target.display)
@@ -116,17 +123,43 @@ WRITE_SPEC = ToolSpec(
         ToolParameter(
             "backup", "boolean", "Keep the previous version as <file>.bak (.bak.1, ... if taken)", default=False
         ),
+        ToolParameter(
+            "allow_placeholders",
+            "boolean",
+            "Accept lines such as '// rest of the code ...' literally (refused by default: the file would lose "
+            "the code they stand for)",
+            default=False,
+        ),
+    ),
+    cli_help=(
+        "Create FILE_PATH, or replace its whole content, with CONTENT (or --content-file PATH; '-' reads stdin). "
+        "The write is atomic and keeps the file's permissions, encoding, BOM and line endings. --backup keeps "
+        "the previous version as FILE_PATH.bak; --dry-run shows the diff and writes nothing."
     ),
     run=_write,
     read_only=False,
     destructive=True,
+    results=(
+        *CHANGE_FIELDS,
+        ResultField("backup_path", ("string", "null"), "Where the previous version was kept (backup=true)"),
+    ),
 )
 
 
-def write(file_path: str, content: str, *, backup: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
-    """Create or overwrite a file (see WRITE_SPEC for the parameters)."""
-    return invoke(WRITE_SPEC, ctx, {"file_path": file_path, "content": content, "backup": backup})
+@tool_function(WRITE_SPEC)
+def write(
+    file_path: str,
+    content: str,
+    *,
+    backup: bool = False,
+    allow_placeholders: bool = False,
+    ctx: ExecutionContext | None = None,
+) -> ToolResult:
+    """Create a file or replace its whole content, atomically."""
+    return invoke_public(WRITE_SPEC, ctx, locals())
 
 
 class WriteTool(FileTool):
+    """Write as an agent tool: schema, validation and async execution from WRITE_SPEC."""
+
     spec = WRITE_SPEC

@@ -13,17 +13,25 @@ _recent: dict[tuple[object, ...], tuple[list[str], list[int]]] = {}
 
 
 def index_listing(
-    ctx: ExecutionContext, base: str, regex: str | None, *, hidden: bool, respect_gitignore: bool, follow_symlinks: bool
+    ctx: ExecutionContext,
+    base: str,
+    regex: str | None,
+    *,
+    hidden: bool,
+    respect_gitignore: bool,
+    follow_symlinks: bool,
+    name_excludes: tuple[str, ...] = (),
 ) -> tuple[Listing | None, str]:
     """(listing, metadata["index"]): the files below `base` whose relative path matches `regex`.
 
     The index lists Grep's default walk: .gitignore on, hidden files off, links not
     followed. Glob reads .gitignore outside git repositories too (`--no-require-git`),
-    so the index answers only inside one.
+    so the index answers only inside one. Caller-given name excludes prune the walk itself:
+    those calls walk too.
     """
     if ctx.search_index == "off":
         return None, "off"
-    if hidden or not respect_gitignore or follow_symlinks:
+    if hidden or not respect_gitignore or follow_symlinks or name_excludes:
         return None, "unsupported"
     try:
         from .._index.listing import Filters

@@ -31,8 +31,10 @@ from .command import (
     json_argv,
     lines_argv,
     probe_argv,
+    run_dir,
     type_list_argv,
 )
+from .regexerror import explain_regex_error
 from .results import FileHit, LineHit, file_hit, line_ranges, page_order
 from .rgjson import FileEnd, PageCollector, parse_counts, scan_ends
 from .rglines import Block, block_lines, blocks_text, split_blocks
@@ -94,6 +96,11 @@ def rg_type_names(rg: str) -> tuple[str, ...]:
     return tuple(line.split(":", 1)[0] for line in listing.splitlines() if ":" in line)
 
 
+def _start(argv: list[str], q: GrepQuery, timeout: float) -> StreamingProcess:
+    """An rg run of q's search, started in the searched directory so globs are relative to it."""
+    return StreamingProcess(argv, timeout=timeout, cwd=run_dir(q))
+
+
 def _explain(stderr: str) -> str:
     return "\n".join(line[4:] if line.startswith("rg: ") else line for line in stderr.strip().splitlines())
 
@@ -107,7 +114,9 @@ def _path_messages(rg: str, q: GrepQuery, code: int, stderr: str) -> list[str]:
     """
     lines = stderr.splitlines()
     if code == 2 and any(line.startswith(_REGEX_ERRORS) for line in lines):
-        raise ToolError(ErrorCode.INVALID_REGEX, f"Invalid regex pattern: {q.pattern}\n{_explain(stderr)}")
+        raise ToolError(
+            ErrorCode.INVALID_REGEX, f"Invalid regex pattern: {q.pattern}\n{explain_regex_error(stderr, q.pattern)}"
+        )
     if code == 2 and any(line.startswith("rg: unrecognized file type") for line in lines):
         names = ", ".join(rg_type_names(rg))
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Unknown file type: {', '.join(q.types)}. Valid types: {names}")
@@ -176,7 +185,7 @@ def _fetch_page(
     max_count = max(stop for _, stop in ranges.values())
     for batch in _batches(list(ranges)):
         argv = json_argv(rg, q, batch, context=True, max_count=max_count)
-        _run(rg, q, StreamingProcess(argv, timeout=max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
+        _run(rg, q, _start(argv, q, max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
     out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
 
 
@@ -203,7 +212,7 @@ def _search_file(
     _run(
         rg,
         q,
-        StreamingProcess(json_argv(rg, q, context=content), timeout=deadline.remaining()),
+        _start(json_argv(rg, q, context=content), q, deadline.remaining()),
         out,
         _collect(collector),
     )
@@ -224,7 +233,7 @@ def _search_all(
 
     hits: list[FileHit] = []
     for paths in _scopes(candidates):
-        proc = StreamingProcess(lines_argv(rg, q, paths), timeout=deadline.remaining())
+        proc = _start(lines_argv(rg, q, paths), q, deadline.remaining())
         hits += _run(rg, q, proc, out, lambda p: _keep(remember(p), sensitive, out))
     out.files = page_order(hits)
     ordered = [blocks[f.path] for f in out.files]
@@ -263,10 +272,10 @@ def _count_files(
     hits: list[FileHit] = []
     for paths in _scopes(candidates):
         if q.multiline:
-            proc = StreamingProcess(json_argv(rg, q, paths), timeout=deadline.remaining())
+            proc = _start(json_argv(rg, q, paths), q, deadline.remaining())
             hits += _run(rg, q, proc, out, lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
         else:
-            proc = StreamingProcess(count_argv(rg, q, paths), timeout=deadline.remaining())
+            proc = _start(count_argv(rg, q, paths), q, deadline.remaining())
             hits += _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
     return hits
 
@@ -277,8 +286,8 @@ def _probe(rg: str, q: GrepQuery, sensitive: HiddenPaths, budget: float, out: Se
     Both rg runs start at once: the walk for oversized files overlaps the search.
     """
     probe = SearchOutcome()
-    search_proc = StreamingProcess(probe_argv(rg, q), timeout=budget)
-    files_proc = StreamingProcess(files_argv(rg, q), timeout=budget)
+    search_proc = _start(probe_argv(rg, q), q, budget)
+    files_proc = _start(files_argv(rg, q), q, budget)
     try:
         ends = _run(rg, q, search_proc, probe, lambda p: list(scan_ends(p.chunks())))
     finally:
