@@ -348,5 +348,7 @@ def search(
             _fetch_page(rg, q, out.files, offset, limit, deadline, out)
     if not out.files and not out.timed_out:
         elapsed = time.monotonic() - started
-        _probe(rg, q, sensitive, min(deadline.remaining(), max(1.0, 2 * elapsed)), out)
+        # After the index answered, the search took no measure of the tree: the probe gets the whole deadline.
+        budget = deadline.remaining() if candidates is not None else min(deadline.remaining(), max(1.0, 2 * elapsed))
+        _probe(rg, q, sensitive, budget, out)
     return out

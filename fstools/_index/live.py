@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 
 # Past this many changed files the overlay costs more than a rebuild saves: report stale.
 MAX_OVERLAY = 20_000
+# Up to this many candidates (and bytes) are checked for the pattern's literal strings before
+# rg sees them; past that, reading them in one Python thread costs more than rg's parallel search.
+_VERIFY_FILES = 4000
+_VERIFY_BYTES = 8 << 20
 # Past this many changed directories one listing of the tree is cheaper than one per directory.
 _RELIST_DIRS = 16
 
@@ -96,6 +100,16 @@ def _cost(query: Query, segment: Any) -> int:
         return 1 << 40
     row = segment.lookup(query[1])
     return -1 if row < 0 else int(segment.offsets[row + 1]) - int(segment.offsets[row])
+
+
+def _contains(path: str, literals: frozenset[bytes]) -> bool:
+    """Whether the file holds one of `literals` (True when it cannot be read: rg reports that)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return True
+    return any(lit in data for lit in literals)
 
 
 def _holds(query: Query, grams: npt.NDArray[np.uint32]) -> bool:
@@ -329,8 +343,9 @@ class LiveIndex:
         hi = bisect.bisect_left(self.paths, prefix[:-1] + "0")  # "0" sorts right after "/"
         return lo, hi
 
-    def candidates(self, query: Query, directory: str) -> list[str]:
-        """Files below `directory` that may match: those whose trigrams satisfy `query`."""
+    def candidates(self, query: Query, directory: str, literals: frozenset[bytes] | None = None) -> list[str]:
+        """Files below `directory` that may match: those whose trigrams satisfy `query` and, when
+        `literals` are given and the candidates few, that contain one of them."""
         import numpy as np
 
         lo, hi = self._range(directory)
@@ -364,7 +379,17 @@ class LiveIndex:
                 if entry.kind == LATE_NUL:
                     raise Unusable("binary")
                 out.append(path)
+        if literals and len(out) <= _VERIFY_FILES and sum(self._entry(p)[1] for p in out) <= _VERIFY_BYTES:
+            out = [p for p in out if self._entry(p)[0] == TRANSCODED or _contains(p, literals)]
         return out
+
+    def _entry(self, path: str) -> tuple[int, int]:
+        """(kind, size) of a candidate as last seen."""
+        entry = self.overlay.get(path)
+        if entry is not None:
+            return entry.kind, entry.sig[2]
+        i = self.position[path]
+        return int(self.kinds[i]), self.sigs[i][2]
 
     def snapshot(self, directory: str) -> Snapshot:
         """Every file below `directory` (any kind) with its mtime, as of the last check."""

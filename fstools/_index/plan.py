@@ -385,6 +385,9 @@ class _CaseInsensitive(Exception):
 class Plan:
     query: Query
     reason: str | None = None  # why every file is a candidate, when that is so
+    # Case-sensitive patterns that match only a few exact strings: every matching file
+    # contains one of them byte for byte (a check cheaper than rg's for a few files).
+    literals: frozenset[bytes] | None = None
 
 
 def plan(pattern: str, *, case_insensitive: bool, fixed_strings: bool) -> Plan:
@@ -396,19 +399,27 @@ def plan(pattern: str, *, case_insensitive: bool, fixed_strings: bool) -> Plan:
         info = empty()
         for c in pattern:
             info = concat(info, parser.char(c))
-        return Plan(_finish(info))
+        literals = _literals(info, case_insensitive)  # before _finish, which folds the exact strings away
+        return Plan(_finish(info), literals=literals)
     for ci in (case_insensitive, True):
         parser = _Parser(pattern, ci)
         try:
             info = parser.alternation()
             if parser.i != len(pattern):
                 return Plan(ALL, "unbalanced parenthesis")
-            return Plan(_finish(info))
+            literals = _literals(info, ci)
+            return Plan(_finish(info), literals=literals)
         except _CaseInsensitive:
             continue
         except (Unsupported, IndexError, ValueError) as exc:
             return Plan(ALL, str(exc) or "unsupported")
     return Plan(ALL, "unsupported")
+
+
+def _literals(info: Info, case_insensitive: bool) -> frozenset[bytes] | None:
+    if case_insensitive or info.exact is None or min(map(len, info.exact), default=0) < 3:
+        return None
+    return frozenset(info.exact)
 
 
 def _finish(info: Info) -> Query:

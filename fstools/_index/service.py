@@ -103,7 +103,7 @@ def grep_candidates(
         if query.query == ALL:  # nothing to narrow by: rg's own walk is the fastest way through every file
             return Lookup("unselective")
         with live.lock:
-            paths = live.candidates(query.query, path)
+            paths = live.candidates(query.query, path, query.literals)
     except Unusable as exc:
         return Lookup(exc.reason)
     except OSError:
