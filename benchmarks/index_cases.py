@@ -91,7 +91,14 @@ def indexed_grep(root: str, pattern: str, expected: int | None, head_limit: int 
 
 
 def _kernel_row(name: str, pattern: str, expected: int, budget: Budget) -> None:
-    @case("kernel", f"index-grep-{name}", f"Grep -n '{pattern}', warm index", ("Grep",), budgets=(budget,), repeats=7)
+    @case(
+        "kernel",
+        f"kernel-index-grep-{name}",
+        f"Grep -n '{pattern}', warm index",
+        ("Grep",),
+        budgets=(budget,),
+        repeats=7,
+    )
     def build(root: str) -> Case:
         return indexed_grep(root, pattern, expected)
 
@@ -109,13 +116,13 @@ _kernel_row(
 )
 
 
-@case("kernel", "index-grep-many", "Grep -n 'void' (455k lines), warm index", ("Grep",), repeats=5,
+@case("kernel", "kernel-index-grep-many", "Grep -n 'void' (455k lines), warm index", ("Grep",), repeats=5,
       budgets=(Budget(1.0, "x", "≤ 1.0× rg -n", vs=RG_N),))  # fmt: skip
 def kernel_many(root: str) -> Case:
     return indexed_grep(root, "void", None)
 
 
-@case("kernel", "index-glob", "Glob **/*.c newest 1000, warm index", ("Glob",), repeats=9,
+@case("kernel", "kernel-index-glob", "Glob **/*.c newest 1000, warm index", ("Glob",), repeats=9,
       budgets=(Budget(30, "ms", "≤ 30 ms"), Budget(0.2, "x", "≥ 5× faster than glob.glob + sort", vs="glob.glob + sort")))  # fmt: skip
 def kernel_glob_indexed(root: str) -> Case:
     built(root)
@@ -131,7 +138,7 @@ def _used(check: Callable[[fstools.ToolResult], None]) -> Callable[[fstools.Tool
     return checked
 
 
-@case("kernel", "index-build", "Build the kernel's index (2 cores)", ("Grep",), repeats=1,
+@case("kernel", "kernel-index-build", "Build the kernel's index (2 cores)", ("Grep",), repeats=1,
       budgets=(Budget(60_000, "ms", "≤ 60 s, peak RSS ≤ 1 GB, index ≤ 20% of indexed bytes"),))  # fmt: skip
 def kernel_build(root: str) -> Case:
     result = built(root)
@@ -139,7 +146,7 @@ def kernel_build(root: str) -> Case:
     return Case(lambda: result, lambda r: None, [])
 
 
-@case("kernel", "index-update", "Index update after one Edit (the next Grep sees it)", ("Edit", "Grep"),
+@case("kernel", "kernel-index-update", "Index update after one Edit (the next Grep sees it)", ("Edit", "Grep"),
       budgets=(Budget(5, "ms", "≤ 5 ms"),), repeats=9)  # fmt: skip
 def kernel_update(root: str) -> Case:
     built(root)

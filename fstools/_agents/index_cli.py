@@ -67,7 +67,7 @@ def run_index(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             info = status(root)
         else:
             info = {"root": root, "dropped": drop_index(root)}
-    except (LockBusy, OSError, TimeoutError) as exc:
+    except (LockBusy, OSError, TimeoutError, ValueError) as exc:
         stderr.write(f"fstools index: error: {exc}\n")
         return 1
     _print(info, args.json, stdout)

@@ -33,6 +33,10 @@ def index_listing(
         return None, "off"
     if hidden or not respect_gitignore or follow_symlinks or name_excludes:
         return None, "unsupported"
+    from .._index.location import covering_root
+
+    if covering_root(base) is None:  # the common case: no index, and nothing heavy loaded to learn it
+        return None, "none"
     try:
         from .._index.listing import Filters
         from .._index.service import glob_snapshot

@@ -16,6 +16,10 @@ def index_scope(ctx: ExecutionContext, q: GrepQuery) -> tuple[list[str] | None, 
         return None, "off"
     if q.root_is_file or q.glob or q.types or q.hidden or not q.respect_gitignore:
         return None, "unsupported"
+    from .._index.location import covering_root
+
+    if covering_root(q.root) is None:  # the common case: no index, and nothing heavy loaded to learn it
+        return None, "none"
     try:
         from .._index.listing import Filters
         from .._index.service import grep_candidates

@@ -188,6 +188,15 @@ def _assemble(
     return header, arrays
 
 
+def _outside_tree(root: str) -> None:
+    """The index must not be one of the files it indexes (a cache below a hidden directory is never walked)."""
+    from .location import cache_dir
+
+    cache = os.path.realpath(cache_dir())
+    if inside(cache, root) and not any(part.startswith(".") for part in cache[len(root) :].split("/")):
+        raise ValueError(f"the index cache {cache} lies inside {root}: set FSTOOLS_CACHE_DIR elsewhere")
+
+
 def build(
     root: str,
     *,
@@ -198,6 +207,7 @@ def build(
 ) -> BuildReport:
     """Build `root`'s index (a canonical directory) and make it current."""
     started = time.monotonic()
+    _outside_tree(root)
     filters = Filters.of(tuple(sensitive_patterns), max_filesize)
     with builder_lock(root, timeout=lock_timeout) as directory:
         for name in os.listdir(directory):

@@ -121,3 +121,16 @@ def builder_lock(root: str, *, timeout: float) -> Iterator[str]:
         yield directory
     finally:
         os.close(fd)
+
+
+def covering_root(path: str) -> tuple[str, str] | None:
+    """(root, data file) of the nearest index at `path` or above it; None when none covers it."""
+    directory = path
+    while True:
+        data = current_file(directory)
+        if data is not None:
+            return directory, data
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent

@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._core.context import ExecutionContext, default_context
 from . import registry
-from .build import BuildReport, Progress, build
 from .listing import Filters
 from .live import LiveIndex, Snapshot, Unusable
-from .location import current_file, drop
+from .location import covering_root, current_file, drop
 from .plan import ALL, plan
 from .store import CorruptIndex, open_index
+
+if TYPE_CHECKING:
+    from .build import BuildReport, Progress
 
 _watching = True
 
@@ -41,27 +43,15 @@ def set_watching(enabled: bool) -> None:
     _watching = enabled
 
 
-def _find_root(path: str) -> tuple[str, str] | None:
-    directory = path
-    while True:
-        data = current_file(directory)
-        if data is not None:
-            return directory, data
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
-
-
 def open_live(path: str) -> LiveIndex:
     """The live index covering `path` (a canonical directory), opened once per process; Unusable when none."""
-    try:
+    found = covering_root(path)
+    if found is None:
+        raise Unusable("none")
+    try:  # only now: a process without any index never pays for importing numpy
         import numpy  # noqa: F401
     except ImportError:
         raise Unusable("unsupported") from None
-    found = _find_root(path)
-    if found is None:
-        raise Unusable("none")
     root, data = found
     with registry.lock:
         live = registry.open_indexes.get(root)
@@ -169,6 +159,8 @@ def build_index(
     directory = os.path.realpath(root or ctx.working_dir)
     if not os.path.isdir(directory):
         raise NotADirectoryError(f"not a directory: {root}")
+    from .build import build
+
     return build(
         directory,
         sensitive_patterns=tuple(ctx.sensitive_patterns),

@@ -207,3 +207,11 @@ def test_facade_builds_with_the_contexts_rules(tree: Path) -> None:
     assert fstools.grep("PM_RESUME", ctx=ctx).metadata["index"] == "used"
     other = fstools.ExecutionContext(working_dir=str(tree))  # another size limit: not this index
     assert fstools.grep("PM_RESUME", ctx=other).metadata["index"] == "unsupported"
+
+
+def test_the_cache_never_lives_in_the_indexed_tree(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FSTOOLS_CACHE_DIR", str(tree / "cache"))
+    with pytest.raises(ValueError, match="inside"):
+        build(str(tree), max_filesize=MAX_FILESIZE)
+    monkeypatch.setenv("FSTOOLS_CACHE_DIR", str(tree / ".cache" / "fstools"))
+    assert build(str(tree), max_filesize=MAX_FILESIZE).files > 10
