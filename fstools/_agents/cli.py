@@ -25,6 +25,7 @@ from .._content.fingerprints import remember
 from .._core.context import ExecutionContext
 from .._core.errors import ToolError
 from .._core.hints import flag
+from .._core.outputs import always_reported
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
 from .._core.permissions import PermissionRequest
@@ -359,7 +360,7 @@ def _serving_roots(settings: SessionSettings, stderr: TextIO) -> SessionSettings
 
 def _counts_matches(tool: BaseTool) -> bool:
     """A search whose every result reports how many lines matched (Grep): it exits as rg does."""
-    return "total_matches" in tool.output_schema().get("required", ())
+    return "total_matches" in always_reported(tool.output_schema())
 
 
 def exit_status(tool: BaseTool, result: ToolResult) -> int:
