@@ -39,8 +39,11 @@ from .._read.tool import MAX_LIMIT, read
 
 TOOL_NAME = "str_replace_based_edit_tool"
 COMMANDS = ("view", "create", "str_replace", "insert")
+MAX_LISTED = 20  # line numbers of a non-unique old_str shown
 SNIPPET_LINES = 4  # context lines shown around an edit, as the reference implementation does
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+# Anthropic's documentation words these two errors so (its reference implementation adds the details after them).
+NO_MATCH = "No match found for replacement. Please check your text and try again."
 _REVIEW = "Review the changes and make sure they are as expected. Edit the file again if necessary."
 _REVIEW_INSERT = (
     "Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). "
@@ -241,13 +244,14 @@ def _replace_failed(result: ToolResult, path: str, old_str: str) -> _Refusal:
         hint = (result.error or "").split("\n", 1)
         closest = f"\n{hint[1]}" if len(hint) > 1 else ""
         return _Refusal(
-            f"No replacement was performed, old_str `{old_str}` did not appear verbatim in {path}.{closest}"
+            f"{NO_MATCH} No replacement was performed, old_str `{old_str}` did not appear verbatim in {path}.{closest}"
         )
     if result.error_code == ErrorCode.NOT_UNIQUE:
         lines = result.metadata.get("lines", [])
         return _Refusal(
-            f"No replacement was performed. Multiple occurrences of old_str `{old_str}` in lines {lines}. "
-            "Please ensure it is unique"
+            f"Found {len(lines)} matches for replacement text. Please provide more context to make a unique match. "
+            f"No replacement was performed: old_str `{old_str}` occurs in lines {lines[:MAX_LISTED]}"
+            f"{' and more' if len(lines) > MAX_LISTED else ''}."
         )
     return _failed(result, path)
 

@@ -124,14 +124,16 @@ def test_a_recorded_conversation(repo, ctx):
 def test_str_replace_errors_in_claudes_words(repo, ctx):
     missing = error(run(ctx, 1, command="str_replace", path=str(repo / "app.py"), old_str="print('bye')", new_str="x"))
     assert missing.startswith(
-        f"Error: No replacement was performed, old_str `print('bye')` did not appear verbatim in {repo}/app.py."
+        "Error: No match found for replacement. Please check your text and try again. No replacement was "
+        f"performed, old_str `print('bye')` did not appear verbatim in {repo}/app.py."
     )
     assert "The closest region of the file" in missing
     write(repo / "dup.py", "x = 1\ny = 2\nx = 1\n")
     dup = error(run(ctx, 2, command="str_replace", path=str(repo / "dup.py"), old_str="x = 1", new_str="x = 3"))
-    assert (
-        dup
-        == "Error: No replacement was performed. Multiple occurrences of old_str `x = 1` in lines [1, 3]. Please ensure it is unique"
+    # Anthropic's documented text first, then where the matches are.
+    assert dup == (
+        "Error: Found 2 matches for replacement text. Please provide more context to make a unique match. "
+        "No replacement was performed: old_str `x = 1` occurs in lines [1, 3]."
     )
     assert (repo / "dup.py").read_text() == "x = 1\ny = 2\nx = 1\n"
     # A failed str_replace does not count as a view: create still refuses to overwrite.
