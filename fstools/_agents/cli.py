@@ -385,13 +385,15 @@ def print_result(result: ToolResult, as_json: bool, command: str, stdout: TextIO
     if not result.success:
         say(f"{result.error} [{result.error_code}]")
         return
+    notice = result.metadata.get("notice")
+    output = result.output.removesuffix(notice).rstrip("\n") if notice else result.output  # stdout: data only
     if result.metadata.get("total_matches") == 0:
-        say(result.output)
-    elif result.output:
-        text = printable(result.output)
+        say(output)
+    elif output:
+        text = printable(output)
         stdout.write(text if text.endswith("\n") else text + "\n")
-    if result.metadata.get("notice"):
-        say(result.metadata["notice"])
+    if notice:
+        say(notice)
     for warning in result.metadata.get("warnings") or ():
         say(f"warning: {warning}")
 

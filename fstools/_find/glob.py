@@ -242,7 +242,7 @@ def _glob(
             if found.paths:
                 listing, meta["path"], meta["literal_brackets"] = found, retry.base, True
     if listing is None:
-        return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, **meta)
+        return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, files=[], **meta)
     top = newest_first(listing, limit)
     count = len(listing.paths)
     extra: dict[str, object] = {"warnings": listing.warnings} if listing.warnings else {}
@@ -253,8 +253,11 @@ def _glob(
             f"(Showing the {len(top)} newest of {count} matching files: "
             f"narrow the pattern or raise {param(ctx, 'limit')}.)"
         )
+    files = [p for p, _ in top]
+    # The notice ends the output, as Read's and LS's do: whoever sends `output` to a model sends it too.
     return ToolResult.ok(
-        "\n".join(p for p, _ in top),
+        "\n".join([*files, extra["notice"]] if "notice" in extra else files),
+        files=files,
         count=count,
         returned=len(top),
         truncated=count > len(top),
@@ -309,6 +312,7 @@ GLOB_SPEC = ToolSpec(
         ResultField("limit", "integer", "The limit of the call", always=True),
         ResultField("count", "integer", "All matching files", always=True),
         ResultField("returned", "integer", "Paths returned (the newest)", always=True),
+        ResultField("files", "array", "The paths returned, newest first (the output without its notice)", always=True),
         TRUNCATED,
         ResultField("backend", ("string", "null"), "What listed the files"),
         ResultField("timed_out", "boolean", "The listing stopped at the time limit"),
