@@ -248,15 +248,17 @@ def _glob(
     extra: dict[str, object] = {"warnings": listing.warnings} if listing.warnings else {}
     if listing.timed_out:
         extra["timed_out"] = True
+    files = [p for p, _ in top]
+    lines = list(files)
     if count > len(top):
-        extra["notice"] = (
+        notice = (
             f"(Showing the {len(top)} newest of {count} matching files: "
             f"narrow the pattern or raise {param(ctx, 'limit')}.)"
         )
-    files = [p for p, _ in top]
-    # The notice ends the output, as Read's and LS's do: whoever sends `output` to a model sends it too.
+        extra["notice"] = notice
+        lines.append(notice)  # the output's last line, as Read's and LS's notices are
     return ToolResult.ok(
-        "\n".join([*files, extra["notice"]] if "notice" in extra else files),
+        "\n".join(lines),
         files=files,
         count=count,
         returned=len(top),
