@@ -155,6 +155,7 @@ def _view_directory(ctx: ExecutionContext, path: str) -> str:
     if not listed.success:
         raise _failed(listed, path)
     found = [path.rstrip(os.sep) + os.sep]
+    cut = [_unlisted(listed, path)]
     for entry in listed.metadata["entries"]:
         is_dir = entry["type"] == "dir"
         found.append(entry["path"] + (os.sep if is_dir else ""))
@@ -162,8 +163,15 @@ def _view_directory(ctx: ExecutionContext, path: str) -> str:
             inner = ls(entry["path"], ctx=ctx)
             if inner.success:
                 found += [e["path"] + (os.sep if e["type"] == "dir" else "") for e in inner.metadata["entries"]]
-    listing = "\n".join(sorted(found))
+                cut.append(_unlisted(inner, entry["path"]))
+    listing = "\n".join([*sorted(found), *filter(None, cut)])
     return f"Here's the files and directories up to 2 levels deep in {path}, excluding hidden items:\n{listing}\n"
+
+
+def _unlisted(listed: ToolResult, path: str) -> str:
+    """A line saying how many entries of a directory LS left out ("" for none): a cut listing never reads as whole."""
+    left = listed.metadata["count"] - listed.metadata["returned"]
+    return f"[{left} more entries in {path} not shown: view a subdirectory, or use Glob]" if left > 0 else ""
 
 
 def _snippet(ctx: ExecutionContext, path: str, first: int, last: int) -> str:

@@ -269,3 +269,18 @@ def test_dry_run_changes_nothing(repo):
     out = fstools.anthropic_text_editor({"command": "create", "path": "n.txt", "file_text": "n"}, ctx=ctx)
     assert out["is_error"] is False and "[Dry Run]" in out["content"]
     assert (repo / "app.py").read_bytes() == APP and not (repo / "n.txt").exists()
+
+
+def test_a_directory_too_large_to_list_says_what_it_left_out(project, ctx):
+    """LS lists at most `limit` entries a directory; the view says how many it did not show, never reads as whole."""
+    for i in range(1003):
+        (project / f"f{i:04}.txt").touch()
+    (project / "sub").mkdir()
+    for i in range(1002):
+        (project / "sub" / f"g{i:04}.txt").touch()
+    lines = ok(run(ctx, 1, command="view", path=str(project))).splitlines()
+    assert lines[-2:] == [
+        f"[4 more entries in {project} not shown: view a subdirectory, or use Glob]",
+        f"[2 more entries in {project}/sub not shown: view a subdirectory, or use Glob]",
+    ]
+    assert len(lines) == 1 + 1 + 1000 + 1000 + 2  # header, the directory itself, two listings of 1000, two notes
