@@ -228,8 +228,10 @@ class CommandLine:
 
 def build_parser(registry: ToolRegistry) -> CommandLine:
     """The whole command line: a subcommand per registered tool (from its parameters) and `mcp`."""
+    # No abbreviations: `--old-string X` must not quietly mean `--old-string-file X`.
     parser = argparse.ArgumentParser(
         prog="fstools",
+        allow_abbrev=False,
         description="Fast, safe file tools for AI coding agents. "
         "Each tool is a subcommand; `fstools mcp` serves them over MCP.",
         epilog="Paths may be relative to the current directory. Exit status: 0 success, 1 failure, 2 usage error; "
@@ -251,6 +253,7 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
             help=_first_sentence(tool.cli_help),
             description=tool.cli_help,
             parents=[sessions[not tool.read_only], output],
+            allow_abbrev=False,
         )
         ordered = sorted(tool.parameters, key=lambda p: not p.required)
         sub.set_defaults(tool=tool, bindings=[_bind(sub, p, i) for i, p in enumerate(ordered)])
@@ -259,6 +262,7 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
         help="Serve every tool over MCP (stdio)",
         # A server's --root that is missing is skipped with a warning, not fatal (see usable_roots).
         parents=[_session_options(True, root_type=str)],
+        allow_abbrev=False,
         description="Serve every tool to an MCP client over stdio. Without --root, the client's roots "
         "(if it sends any) or the current directory are the allowed directories. A --root that is not a "
         "directory is skipped with a warning; the server starts unless none is usable.",
