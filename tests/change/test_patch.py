@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import fstools
+from tests.helpers.samples import GPT41_GUIDE_PATCH
 from tests.helpers.trees import write
 
 
@@ -129,19 +130,7 @@ class Subclass(BaseClass):
 """
 
 # OpenAI's GPT-4.1 prompting guide shows this patch; its indentation is not the file's.
-COOKBOOK = """*** Begin Patch
-*** Update File: pygorithm/searching/binary_search.py
-@@ class BaseClass
-@@     def search():
--          pass
-+          raise NotImplementedError()
-
-@@ class Subclass
-@@     def search():
--          pass
-+          raise NotImplementedError()
-
-*** End Patch"""
+COOKBOOK = GPT41_GUIDE_PATCH
 
 
 def test_nested_anchors_and_a_hunk_in_other_indentation(project, ctx):
