@@ -235,8 +235,11 @@ _EDIT_PARAMETERS = (
         "string",
         "The exact text to replace (copy it from Read, without the line-number prefix)",
         required=True,
+        text=True,
     ),
-    ToolParameter("new_string", "string", "The text to replace it with (must differ from old_string)", required=True),
+    ToolParameter(
+        "new_string", "string", "The text to replace it with (must differ from old_string)", required=True, text=True
+    ),
     ToolParameter("replace_all", "boolean", "Replace every occurrence instead of requiring exactly one", default=False),
 )
 

@@ -112,7 +112,7 @@ WRITE_SPEC = ToolSpec(
     ),
     parameters=(
         ToolParameter("file_path", "string", "Absolute path of the file to write", required=True),
-        ToolParameter("content", "string", "The complete new content of the file", required=True),
+        ToolParameter("content", "string", "The complete new content of the file", required=True, text=True),
         ToolParameter(
             "backup", "boolean", "Keep the previous version as <file>.bak (.bak.1, ... if taken)", default=False
         ),

@@ -44,10 +44,11 @@ class ToolRegistry:
             f"Unknown tool: {name}. Available tools: {', '.join(self._tools)}", ErrorCode.INVALID_ARGUMENT
         )
 
-    async def execute(self, name: str, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
+    # `name` and `context` are positional-only: a tool argument may be called either (Grep's -C is `context`).
+    async def execute(self, name: str, context: ExecutionContext | None = None, /, **kwargs: Any) -> ToolResult:
         tool = self._tools.get(name)
         return self._unknown(name) if tool is None else await tool.execute(context, **kwargs)
 
-    def run(self, name: str, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
+    def run(self, name: str, context: ExecutionContext | None = None, /, **kwargs: Any) -> ToolResult:
         tool = self._tools.get(name)
         return self._unknown(name) if tool is None else tool.run(context, **kwargs)
