@@ -92,7 +92,9 @@ class Listing:
 def fd_version(fd: str) -> tuple[int, ...]:
     """fd's version, e.g. (8, 6, 0): Debian's fd-find 8.6 predates --no-require-git (8.7)."""
     try:
-        out = subprocess.run([fd, "--version"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+        out = subprocess.run(
+            [fd, "--version"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL, cwd="/"
+        )
     except (OSError, subprocess.TimeoutExpired):
         return (0,)
     match = re.search(r"(\d+)\.(\d+)\.(\d+)", out.stdout)
@@ -279,15 +281,22 @@ class ContainmentFilter:
         self._dirs: dict[str, str | None] = {base: base}
 
     def _resolve_dir(self, path: str) -> str | None:
-        if path in self._dirs:
-            return self._dirs[path]
-        parent = os.path.dirname(path)
-        resolved: str | None = None
-        if parent != path and self._resolve_dir(parent) is not None:
-            canonical = os.path.realpath(path)
-            resolved = canonical if self._inside(canonical) else None
-        self._dirs[path] = resolved
-        return resolved
+        # Iterative: a tree thousands of levels deep must not hit the recursion limit.
+        unknown = []
+        while path not in self._dirs:
+            parent = os.path.dirname(path)
+            if parent == path:
+                self._dirs[path] = None
+                break
+            unknown.append(path)
+            path = parent
+        for directory in reversed(unknown):
+            resolved: str | None = None
+            if self._dirs[os.path.dirname(directory)] is not None:
+                canonical = os.path.realpath(directory)
+                resolved = canonical if self._inside(canonical) else None
+            self._dirs[directory] = resolved
+        return self._dirs[unknown[0]] if unknown else self._dirs[path]
 
     def canonical(self, path: str) -> str | None:
         """The canonical path of `path`, or None when it, or a link on its way, leaves the roots."""
