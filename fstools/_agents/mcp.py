@@ -237,7 +237,8 @@ class McpSession:
                 f"{name} did not finish within {ctx.timeout + CALL_GRACE_SECONDS:g}s", ErrorCode.TIMEOUT
             )
         with anyio.CancelScope(shield=True):
-            return await self.registry.execute(name, ctx, **arguments)
+            result = await self.registry.execute(name, ctx, **arguments)
+        return result
 
     async def _call(
         self, params: types.CallToolRequestParams, rctx: ServerRequestContext[Any, Any]
