@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES
-from .._core.globmatch import MAGIC_CHARS, byte_glob_superset, glob_to_regex
+from .._core.globmatch import MAGIC_CHARS, GlobError, byte_glob_superset, compile_glob, glob_to_regex
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path, within_roots
 from .._core.result import ToolResult
@@ -32,6 +31,7 @@ class GlobPlan:
     """
 
     base: str | None
+    glob: str | None
     regex: str | None
     name_glob: str | None
     name_glob_exact: bool
@@ -77,12 +77,13 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None) -> GlobPlan
     regex = None if glob == "**" else glob_to_regex(glob)
     if regex is not None:
         try:
-            re.compile(regex)
-        except re.error as exc:
+            compile_glob(glob)
+        except GlobError as exc:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern {pattern!r}: {exc}") from None
     name_glob = byte_glob_superset(rest[-1])
     return GlobPlan(
         base=base_path,
+        glob=None if regex is None else glob,
         regex=regex,
         name_glob=name_glob,
         # `*.c` or `**/*.c`: rg's name filter is the whole pattern when it was not widened.
@@ -121,6 +122,7 @@ def _glob(
     listing = list_files(
         WalkSpec(
             base=plan.base,
+            glob=plan.glob,
             regex=plan.regex,
             name_glob=plan.name_glob,
             name_glob_exact=plan.name_glob_exact,

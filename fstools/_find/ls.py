@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
-from .._core.globmatch import GlobSet
+from .._core.globmatch import GlobError, GlobSet
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
 from .._core.result import ToolResult
@@ -67,7 +67,10 @@ def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidde
     if not target.is_dir:
         raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {target.display}")
     authorize(ctx, "LS", target.path)
-    ignored = GlobSet([*(ignore or ()), *DEFAULT_EXCLUDES])
+    try:
+        ignored = GlobSet([*(ignore or ()), *DEFAULT_EXCLUDES])
+    except GlobError as exc:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid argument 'ignore': {exc}") from None
     candidates: list[os.DirEntry[str]] = []
     hidden_skipped = 0
     try:

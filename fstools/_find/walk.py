@@ -22,6 +22,7 @@ from functools import cache
 from .._core.binaries import find_binary, require_binary
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES
+from .._core.globmatch import compile_glob
 from .._core.runner import StreamingProcess
 
 # Below these counts in the base's first two levels a tree is small: sorting in Python is
@@ -45,6 +46,7 @@ class WalkSpec:
 
     base: str
     regex: str | None = None
+    glob: str | None = None  # the glob `regex` was made from: Python matches it in linear time
     name_glob: str | None = None
     name_glob_exact: bool = False
     max_depth: int | None = None
@@ -210,7 +212,10 @@ def _path_filter(spec: WalkSpec, backend: str) -> Callable[[str], bool] | None:
         return None
     start = len(_prefix(spec.base))
     needs_regex = spec.regex is not None and not (spec.name_glob is not None and spec.name_glob_exact)
-    match = re.compile(f"(?:{spec.regex})\\Z").match if needs_regex else None
+    match: Callable[[str, int], object] | None = None
+    if needs_regex:
+        # A backtracking regex could take minutes on a crafted name: the glob runs as an automaton.
+        match = compile_glob(spec.glob).match if spec.glob is not None else re.compile(f"(?:{spec.regex})\\Z").match
     drop_hidden = spec.name_glob is not None and not spec.hidden
     if match is None and not drop_hidden:
         return None
@@ -218,7 +223,7 @@ def _path_filter(spec: WalkSpec, backend: str) -> Callable[[str], bool] | None:
     def wanted(path: str) -> bool:
         if drop_hidden and path[path.rfind("/") + 1] == ".":
             return False
-        return match is None or match(path, start) is not None
+        return match is None or match(path, start) not in (None, False)
 
     return wanted
 
@@ -291,12 +296,20 @@ class ContainmentFilter:
             unknown.append(path)
             path = parent
         for directory in reversed(unknown):
-            resolved: str | None = None
-            if self._dirs[os.path.dirname(directory)] is not None:
-                canonical = os.path.realpath(directory)
-                resolved = canonical if self._inside(canonical) else None
-            self._dirs[directory] = resolved
+            parent = self._dirs[os.path.dirname(directory)]
+            self._dirs[directory] = None if parent is None else self._below(parent, directory)
         return self._dirs[unknown[0]] if unknown else self._dirs[path]
+
+    def _below(self, resolved_parent: str, directory: str) -> str | None:
+        """The canonical path of `directory` given its parent's: one lstat unless it is a link."""
+        try:
+            is_link = stat.S_ISLNK(os.lstat(directory).st_mode)
+        except OSError:
+            return None
+        canonical = (
+            os.path.realpath(directory) if is_link else os.path.join(resolved_parent, os.path.basename(directory))
+        )
+        return canonical if self._inside(canonical) else None
 
     def canonical(self, path: str) -> str | None:
         """The canonical path of `path`, or None when it, or a link on its way, leaves the roots."""
