@@ -332,23 +332,24 @@ class GlobSet:
         prefixes: list[str] = []
         buckets: dict[str, list[str]] = {"name": [], "slash": [], "rooted": []}
         self._slow: dict[str, list[GlobMatcher]] = {"name": [], "slash": [], "rooted": []}
-        for p in self.patterns:
+        # Case-insensitive: patterns and paths are both lowercased (cheaper than IGNORECASE regexes).
+        for p in map(fold, self.patterns):
             if "/" in p:
                 kind = "rooted" if p.startswith("/") else "slash"
                 # A relative pattern matches any trailing run of components: a leading `**/` adds nothing.
                 body = p[3:] if kind == "slash" and p.startswith("**/") and len(p) > 3 else p
             elif not MAGIC_CHARS.intersection(p):
-                names.add(fold(p))
+                names.add(p)
                 continue
             elif p[:1] == "*" and p[1:2] != "*" and not MAGIC_CHARS.intersection(p[1:]):
-                suffixes.append(fold(p[1:]))
+                suffixes.append(p[1:])
                 continue
             elif p[-1:] == "*" and not MAGIC_CHARS.intersection(p[:-1]):
-                prefixes.append(fold(p[:-1]))
+                prefixes.append(p[:-1])
                 continue
             else:
                 kind, body = "name", p
-            matcher = compile_glob(body, ignore_case)
+            matcher = compile_glob(body)
             if matcher.safe:
                 buckets[kind].append(glob_to_regex(body))
             else:
@@ -356,11 +357,11 @@ class GlobSet:
         self._names = frozenset(names)
         self._suffixes = tuple(suffixes)
         self._prefixes = tuple(prefixes)
-        flags = re.IGNORECASE if ignore_case else 0
+        self._any_slow = any(self._slow.values())
 
         def joined(kind: str, lead: str = "") -> re.Pattern[str] | None:
             rx = buckets[kind]
-            return re.compile(f"{lead}(?:{'|'.join(rx)})\\Z", flags) if rx else None
+            return re.compile(f"{lead}(?:{'|'.join(rx)})\\Z") if rx else None
 
         self._name_rx = joined("name")
         # A relative pattern may match any trailing run of whole components: search from a "/".
@@ -381,9 +382,10 @@ class GlobSet:
         return any(m.match(path, k) for m in self._slow["slash"] for k in starts)
 
     def matches(self, path: str) -> bool:
+        if self.ignore_case:
+            path = path.lower()
         name = path[path.rfind("/") + 1 :]
-        folded = name.lower() if self.ignore_case else name
-        if folded in self._names or folded.endswith(self._suffixes) or folded.startswith(self._prefixes):
+        if name in self._names or name.endswith(self._suffixes) or name.startswith(self._prefixes):
             return True
         if self._name_rx is not None and self._name_rx.match(name):
             return True
@@ -391,4 +393,4 @@ class GlobSet:
             return True
         if self._rooted_rx is not None and self._rooted_rx.match(path) is not None:
             return True
-        return self._slow_matches(path, name)
+        return self._any_slow and self._slow_matches(path, name)

@@ -4,33 +4,63 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from .globmatch import MAGIC_CHARS, GlobSet, glob_match
 
+# Credential files known by name (dotfiles of tools that store tokens, private keys).
+_SECRET_NAMES = (
+    ".env",
+    ".envrc",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".pypirc",
+    ".git-credentials",
+    ".htpasswd",
+    ".s3cfg",
+    ".boto",
+    ".vault-token",
+    ".dockercfg",
+    ".my.cnf",
+    ".terraformrc",
+    ".databrickscfg",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "id_ecdsa_sk",
+    "id_ed25519_sk",
+    "credentials.json",
+)
+_SECRET_EXTENSIONS = ("pem", "ppk", "key", "p12", "pfx", "p8", "pkcs12", "keystore", "jks", "kdbx", "tfstate")
+_NAMES = "{" + ",".join(_SECRET_NAMES) + "}"
+_EXTENSIONS = "*.{" + ",".join(_SECRET_EXTENSIONS) + "}"
+# What editors and people leave next to a file: `x~`, `x.bak`, vim's `.x.swp`, emacs' `#x#` and `.#x`.
+_BACKUP_SUFFIXES = "{~,.bak,.old,.orig,.save,.tmp,.sw[a-p]}"
+_BACKUPS = tuple(
+    form
+    for secret in (_NAMES, _EXTENSIONS)
+    for form in (f"{secret}{_BACKUP_SUFFIXES}", f"#{secret}#", f".#{secret}", f".{secret}.sw[a-p]")
+)
+
 # A pattern without "/" matches a file or directory name anywhere; one with "/" matches
 # trailing path components; a leading "!" exempts what it matches (templates of secrets
-# such as .env.example hold no secret and agents edit them all the time).
+# such as .env.example hold no secret and agents edit them all the time). Names are
+# compared case-insensitively: on macOS and Windows `.ENV` is the file `.env`.
 DEFAULT_SENSITIVE_PATTERNS: tuple[str, ...] = (
-    ".env",
+    *_SECRET_NAMES,
     ".env.*",
     "!.env.example",
     "!.env.sample",
     "!.env.template",
     "!.env.dist",
-    ".envrc",
-    ".vault-token",
-    "*.pem",
-    "*.ppk",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "*.keystore",
-    "*.jks",
-    "id_rsa",
-    "id_dsa",
-    "id_ecdsa",
-    "id_ed25519",
+    *(f"*.{ext}" for ext in _SECRET_EXTENSIONS),
+    "*.tfstate.backup",
+    *_BACKUPS,
     ".ssh",
     ".ssh/**",
     ".gnupg",
@@ -41,15 +71,35 @@ DEFAULT_SENSITIVE_PATTERNS: tuple[str, ...] = (
     ".config/gcloud/**",
     ".kube/config",
     ".docker/config.json",
-    ".netrc",
-    ".pgpass",
-    ".pypirc",
-    ".git-credentials",
-    "credentials.json",
+    ".git/config",
+    "gh/hosts.yml",
+    ".config/hub",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".composer/auth.json",
+    ".terraform.d/credentials.tfrc.json",
+    ".gradle/gradle.properties",
     "service-account*.json",
-    "*.tfstate",
-    "*.tfstate.backup",
 )
+
+
+def _fold(glob: str) -> str | None:
+    """`glob` matching any letter case, for walkers whose globs are case-sensitive (`.env` -> `.[eE][nN][vV]`).
+
+    None when it holds a non-ASCII letter (its case variants are not one character each).
+    """
+    if not glob.isascii():
+        return None
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in glob)
+
+
+@lru_cache(maxsize=64)
+def sensitive_matcher(patterns: tuple[str, ...]) -> SensitiveMatcher:
+    """One shared matcher per pattern list: building one compiles a few hundred globs."""
+    return SensitiveMatcher(patterns)
 
 
 class SensitiveMatcher:
@@ -59,8 +109,8 @@ class SensitiveMatcher:
         self.patterns = tuple(patterns)
         self._deny = tuple(p for p in self.patterns if not p.startswith("!"))
         self._allow = tuple(p[1:] for p in self.patterns if p.startswith("!"))
-        self._deny_set = GlobSet(self._deny)
-        self._allow_set = GlobSet(self._allow)
+        self._deny_set = GlobSet(self._deny, ignore_case=True)
+        self._allow_set = GlobSet(self._allow, ignore_case=True)
 
     def __bool__(self) -> bool:
         return bool(self._deny)
@@ -84,10 +134,10 @@ class SensitiveMatcher:
         rest: list[str] = []
         for p in self._deny:
             portable = not p.startswith("/") and not MAGIC_CHARS.difference("*").intersection(p)
-            if portable and not any(glob_match(p, a) for a in self._allow):
-                # Pruning a directory hides what is below it: `.ssh/**` becomes the cheaper `.ssh`.
-                pruned = p[:-3] if p.endswith("/**") else p
-                walker.append(pruned if "/" not in pruned else "**/" + pruned)
+            # Pruning a directory hides what is below it: `.ssh/**` becomes the cheaper `.ssh`.
+            folded = _fold(p[:-3] if p.endswith("/**") else p) if portable else None
+            if folded is not None and not any(glob_match(p, a, ignore_case=True) for a in self._allow):
+                walker.append(folded if "/" not in folded else "**/" + folded)
                 if "/" in p:
                     # Walkers match relative to the search root: a search started inside `.aws`
                     # sees `credentials`, not `.aws/credentials`, so the result check keeps it.
@@ -105,7 +155,7 @@ class SensitiveMatcher:
             longest = max(runs, key=len, default="")
             if not longest:
                 return None
-            literals.append(longest)
+            literals.append(longest.lower())
         return tuple(dict.fromkeys(literals))
 
     def exclude(self, paths: list[str]) -> list[str]:
@@ -114,7 +164,8 @@ class SensitiveMatcher:
         # Each literal costs a scan of all paths: past ~20 the per-path check is cheaper (measured).
         if literals is None or len(literals) > 8:
             return [p for p in paths if not self.matches(p)]
-        suspects = {p for lit in literals for p in paths if lit in p}
+        folded = [p.lower() for p in paths]
+        suspects = {p for lit in literals for p, low in zip(paths, folded, strict=True) if lit in low}
         if not suspects:
             return paths
         return [p for p in paths if p not in suspects or not self.matches(p)]
@@ -123,4 +174,4 @@ class SensitiveMatcher:
         """The pattern that makes `path` sensitive, for error messages."""
         if not self.matches(path):
             return None
-        return next(p for p in self._deny if glob_match(p, path))
+        return next(p for p in self._deny if glob_match(p, path, ignore_case=True))
