@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from .._core.context import ExecutionContext
@@ -14,9 +15,11 @@ from .._core.paths import resolve_path, within_roots
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize, drop_denied, invoke
 from .._core.tool import FileTool
+from .links import escaping_links
 from .walk import ContainmentFilter, WalkSpec, list_files, newest_first
 
 DEFAULT_LIMIT = 1000
+_ABSOLUTE = re.compile(r"(?<![\w.])/[^\s:'\"]*")
 MAX_PATTERN_LENGTH = 4096
 
 
@@ -93,6 +96,25 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None) -> GlobPlan
     )
 
 
+def _allowed_target(ctx: ExecutionContext, canonical: str) -> bool:
+    return within_roots(ctx, canonical) and not (ctx.sensitive and ctx.sensitive.matches(canonical))
+
+
+def _shown_warnings(ctx: ExecutionContext, warnings: list[str]) -> list[str]:
+    """The walker's messages, minus those naming a path outside the roots (a link's target, a loop out there)."""
+    kept = []
+    for line in warnings:
+        # Where each named path lies (a link inside is inside), not where it leads.
+        places = (
+            os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p)) for p in _ABSOLUTE.findall(line)
+        )
+        if all(within_roots(ctx, place) for place in places):
+            kept.append(line)
+        else:
+            kept.append("(a walker message about a path outside the allowed directories is not shown)")
+    return kept
+
+
 def _followed_and_allowed(ctx: ExecutionContext, base: str, paths: list[str]) -> list[str]:
     """Paths reached through links: kept only if they resolve inside the roots to something not secret."""
     containment = ContainmentFilter(base, lambda p: within_roots(ctx, p))
@@ -119,6 +141,8 @@ def _glob(
         return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, **meta)
     authorize(ctx, "Glob", plan.base)
     pruned, sensitive = ctx.sensitive.walker_split if ctx.sensitive else ((), ctx.sensitive)
+    if follow_symlinks:  # links out of the roots, or to secrets, are not followed at all
+        pruned = (*pruned, *escaping_links(plan.base, lambda p: _allowed_target(ctx, p)))
     listing = list_files(
         WalkSpec(
             base=plan.base,
@@ -142,7 +166,7 @@ def _glob(
         listing.keep(drop_denied(ctx, "Glob", listing.paths))
     top = newest_first(listing, limit)
     count = len(listing.paths)
-    extra: dict[str, object] = {"warnings": listing.warnings} if listing.warnings else {}
+    extra: dict[str, object] = {"warnings": _shown_warnings(ctx, listing.warnings)} if listing.warnings else {}
     if listing.timed_out:
         extra["timed_out"] = True
     if count > len(top):

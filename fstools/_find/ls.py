@@ -12,7 +12,7 @@ from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._core.globmatch import GlobError, GlobSet
 from .._core.params import ToolParameter
-from .._core.paths import resolve_path
+from .._core.paths import resolve_path, within_roots
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize, drop_denied, invoke
 from .._core.tool import FileTool
@@ -27,7 +27,7 @@ class Entry:
     type: str  # "dir", "file", "symlink" or "other"
     size: int
     mtime: float
-    target: str | None = None  # where a symlink points, as written in the link
+    target: str | None = None  # where a symlink points, as written in the link; None when not shown
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -47,14 +47,25 @@ def _format(entry: Entry) -> str:
     size = "-" if entry.type == "dir" else str(entry.size)
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.mtime))
     suffix = "/" if entry.type == "dir" else f" -> {entry.target}" if entry.target is not None else ""
+    if entry.type == "symlink" and entry.target is None:
+        suffix = " -> (not shown: outside the allowed directories, or a secret)"
     return f"{entry.type:<7} {size:>12}  {when}  {entry.name}{suffix}"
 
 
-def _entry(de: os.DirEntry[str]) -> Entry | None:
+def _shown_target(ctx: ExecutionContext, link: str) -> str | None:
+    """Where a link points, as written in it, only when that is inside the roots and not a secret:
+    the text of a link may name what the agent must not see (`-> /home/u/.aws/credentials`)."""
+    canonical = os.path.realpath(link)
+    if not within_roots(ctx, canonical) or (ctx.sensitive and ctx.sensitive.matches(canonical)):
+        return None
+    return os.readlink(link)
+
+
+def _entry(ctx: ExecutionContext, de: os.DirEntry[str]) -> Entry | None:
     try:
         st = de.stat(follow_symlinks=False)
         kind = _entry_type(st.st_mode)
-        target = os.readlink(de.path) if kind == "symlink" else None
+        target = _shown_target(ctx, de.path) if kind == "symlink" else None
     except OSError:
         return None  # gone since the directory was read
     return Entry(de.name, de.path, kind, st.st_size, st.st_mtime, target)
@@ -89,7 +100,7 @@ def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidde
     # The order needs only the entry type the directory listing already carries; only the
     # entries shown are stat-ed, so a huge directory costs one stat per shown entry.
     candidates.sort(key=lambda de: (not de.is_dir(follow_symlinks=False), de.name.lower(), de.name))
-    shown = [e for e in map(_entry, candidates[:limit]) if e is not None]
+    shown = [e for e in (_entry(ctx, de) for de in candidates[:limit]) if e is not None]
     entries_total = len(candidates) - (min(limit, len(candidates)) - len(shown))
     lines = [f"{target.path}/"] + [_format(e) for e in shown]
     truncated = entries_total > len(shown)

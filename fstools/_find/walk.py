@@ -23,6 +23,8 @@ from .._core.binaries import find_binary, require_binary
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES
 from .._core.globmatch import compile_glob
+from .._core.ignorefiles import redact_ignore_messages
+from .._core.paths import is_within
 from .._core.runner import StreamingProcess
 
 # Below these counts in the base's first two levels a tree is small: sorting in Python is
@@ -270,7 +272,8 @@ def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: flo
         paths, neg_mtimes = _read_stream(
             proc.chunks(), _path_filter(spec, strategy.backend), stat_each=not strategy.walker_sorts
         )
-    warnings += [line for line in proc.stderr.splitlines() if line.strip()][:20]
+    messages = [line for line in proc.stderr.splitlines() if line.strip()][:20]
+    warnings += redact_ignore_messages(messages, lambda p: is_within(p, spec.base))
     return Listing(paths, strategy.backend, neg_mtimes, proc.timed_out, warnings)
 
 

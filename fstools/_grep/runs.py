@@ -23,6 +23,8 @@ from typing import Protocol, TypeVar
 
 from .._core.binaries import require_binary
 from .._core.errors import ErrorCode, ToolError
+from .._core.ignorefiles import redact_ignore_messages
+from .._core.paths import is_within
 from .._core.runner import StreamingProcess
 from .command import (
     GrepQuery,
@@ -121,7 +123,7 @@ def _run(
     finally:
         code = proc.close()
     out.timed_out = out.timed_out or proc.timed_out
-    messages = _path_messages(rg, q, code, proc.stderr)
+    messages = redact_ignore_messages(_path_messages(rg, q, code, proc.stderr), lambda p: is_within(p, q.root))
     if code == 2 and not messages and not proc.timed_out and proc.stderr.strip():
         raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {_explain(proc.stderr)}")
     for message in messages:
