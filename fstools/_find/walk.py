@@ -299,8 +299,8 @@ class ContainmentFilter:
             unknown.append(path)
             path = parent
         for directory in reversed(unknown):
-            parent = self._dirs[os.path.dirname(directory)]
-            self._dirs[directory] = None if parent is None else self._below(parent, directory)
+            above = self._dirs[os.path.dirname(directory)]
+            self._dirs[directory] = None if above is None else self._below(above, directory)
         return self._dirs[unknown[0]] if unknown else self._dirs[path]
 
     def _below(self, resolved_parent: str, directory: str) -> str | None:
