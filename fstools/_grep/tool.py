@@ -78,6 +78,13 @@ def _report_skipped(out: SearchOutcome, q: GrepQuery, timeout: float) -> tuple[d
             f"{len(out.too_large)} file(s) larger than {q.max_filesize} bytes were not searched: "
             f"{_listing(out.too_large)}"
         )
+    if out.capped:
+        from .runs import MAX_ALL_LINES_BYTES
+
+        warnings.append(
+            f"The matching lines exceed {MAX_ALL_LINES_BYTES // (1024 * 1024)} MiB: only the first page is shown "
+            "(narrow the pattern, or page with head_limit and offset)"
+        )
     if out.probed and not out.probe_complete:
         warnings.append("The check for skipped files ran out of time; its counts are partial")
 

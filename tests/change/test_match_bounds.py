@@ -24,7 +24,10 @@ def test_line_runs_finds_every_occurrence(lines, keys):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["a", "b", ""]), min_size=2, max_size=8), st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=8, max_size=8))
+@given(
+    st.lists(st.sampled_from(["a", "b", ""]), min_size=2, max_size=8),
+    st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=8, max_size=8),
+)
 def test_line_ending_matches_map_back_to_the_original_text(lines, breaks):
     text = "x\r\n" + "".join(line + brk for line, brk in zip(lines, breaks)) + "y"
     old = "\n".join(lines)
@@ -34,7 +37,9 @@ def test_line_ending_matches_map_back_to_the_original_text(lines, breaks):
         return
     for r in plan.replacements:
         region = text[r.start : r.end]
-        assert region.replace("\r\n", "\n").replace("\r", "\n") == old.replace("\r", "\n") or plan.strategy != LINE_ENDINGS
+        assert (
+            region.replace("\r\n", "\n").replace("\r", "\n") == old.replace("\r", "\n") or plan.strategy != LINE_ENDINGS
+        )
 
 
 def test_replace_all_past_the_limit_is_refused_before_any_work():

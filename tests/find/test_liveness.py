@@ -55,7 +55,9 @@ def test_glob_following_links_in_a_tree_deeper_than_the_recursion_limit(project,
 
 def test_delete_a_tree_deeper_than_the_recursion_limit(project, ctx):
     _deep_tree(project / "top", 1200)
-    dry = fstools.delete(str(project / "top"), recursive=True, ctx=fstools.ExecutionContext(working_dir=str(project), dry_run=True))
+    dry = fstools.delete(
+        str(project / "top"), recursive=True, ctx=fstools.ExecutionContext(working_dir=str(project), dry_run=True)
+    )
     assert dry.success and dry.metadata["removed_count"] == 1202 and (project / "top").exists()
     r = fstools.delete(str(project / "top"), recursive=True, ctx=ctx)
     assert r.success and r.metadata["files"] == 1 and r.metadata["directories"] == 1201

@@ -12,7 +12,12 @@ def test_ls_shows_link_targets_only_inside_the_root_and_not_secret(project, ctx,
     outside.write_text("x")
     (project / ".env").write_text("S=1")
     (project / "a.txt").write_text("a")
-    for name, target in [("in", "a.txt"), ("out", str(outside)), ("secret", ".env"), ("cred", "/home/u/.aws/credentials")]:
+    for name, target in [
+        ("in", "a.txt"),
+        ("out", str(outside)),
+        ("secret", ".env"),
+        ("cred", "/home/u/.aws/credentials"),
+    ]:
         (project / name).symlink_to(target)
     r = fstools.ls(str(project), ctx=ctx)
     targets = {e["name"]: e["target"] for e in r.metadata["entries"] if e["type"] == "symlink"}
