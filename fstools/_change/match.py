@@ -133,7 +133,8 @@ def plan_exact(text: AnyStr, old: AnyStr, new: AnyStr, replace_all: bool) -> Pla
 
 
 def _exact(text: AnyStr, old: AnyStr, limit: int) -> list[_Candidate]:
-    found, pos = [], text.find(old)
+    found: list[_Candidate] = []
+    pos = text.find(old)
     while pos >= 0 and len(found) < limit:
         found.append(_Candidate(pos, pos + len(old), EXACT))
         pos = text.find(old, pos + len(old))
@@ -159,7 +160,8 @@ def _line_endings(text: str, old: str, new: str) -> list[_Candidate]:
     def original(n: int) -> int:
         return n + bisect_right(dropped, n)
 
-    found, pos = [], norm.find(norm_old)
+    found: list[_Candidate] = []
+    pos = norm.find(norm_old)
     while pos >= 0 and len(found) <= MAX_TOLERANT_CANDIDATES:
         start, end = original(pos), original(pos + len(norm_old) - 1) + 1
         if norm_old[0] == "\n" and text[start - 1 : start] == "\r":
