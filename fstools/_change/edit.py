@@ -15,6 +15,7 @@ from typing import Any, AnyStr
 from .._content.spliced import Spliced, pieces_of
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
+from .._core.hardlinks import note_hard_links
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
 from .._core.result import ToolResult
@@ -256,7 +257,7 @@ EDIT_SPEC = ToolSpec(
         ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
         *_EDIT_PARAMETERS,
     ),
-    run=_edit,
+    run=note_hard_links(_edit),
     read_only=False,
     destructive=True,
 )
@@ -272,7 +273,7 @@ MULTI_EDIT_SPEC = ToolSpec(
         ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
         ToolParameter("edits", "array", "The replacements, applied in order", required=True, items=_EDIT_PARAMETERS),
     ),
-    run=_multi_edit,
+    run=note_hard_links(_multi_edit),
     read_only=False,
     destructive=True,
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .._content.encodings import UTF8
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
+from .._core.hardlinks import note_hard_links
 from .._core.params import ToolParameter
 from .._core.paths import resolve_file_path
 from .._core.result import ToolResult
@@ -117,7 +118,7 @@ WRITE_SPEC = ToolSpec(
             "backup", "boolean", "Keep the previous version as <file>.bak (.bak.1, ... if taken)", default=False
         ),
     ),
-    run=_write,
+    run=note_hard_links(_write),
     read_only=False,
     destructive=True,
 )

@@ -17,6 +17,7 @@ from .._content.encodings import SNIFF_BYTES, looks_binary
 from .._content.fingerprints import DIGEST_LIMIT, content_hasher, remember, remember_digest
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.hardlinks import note_hard_links
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_path
 from .._core.result import ToolResult
@@ -256,7 +257,7 @@ READ_SPEC = ToolSpec(
         ),
         ToolParameter("pages", "string", 'PDF only: pages to read, e.g. "1-5,8" or "10-" (default: all, capped)'),
     ),
-    run=_read,
+    run=note_hard_links(_read),
     read_only=True,
 )
 
