@@ -44,19 +44,24 @@ class SessionSettings:
     timeout: float | None = None
 
     def context(
-        self, *, roots: Sequence[str] = (), confirm: Confirm | None = None, cwd: str | None = None
+        self,
+        *,
+        roots: Sequence[str] = (),
+        confirm: Confirm | None = None,
+        cwd: str | None = None,
+        arg_style: str = "call",
     ) -> ExecutionContext:
         """The session's one context: allowed dirs are `roots`, else `self.roots`, else `cwd`.
 
         The working directory (the default path of LS, Glob and Grep) is `cwd` when it lies
-        inside an allowed dir, otherwise the first allowed dir.
+        inside an allowed dir, otherwise the first allowed dir. `arg_style` is how its results
+        name parameters: "call" for models, "flags" on the command line.
         """
         cwd = cwd or os.getcwd()
         dirs = [os.path.abspath(d) for d in (roots or self.roots or (cwd,))]
         canonical_cwd = os.path.realpath(cwd)
         inside = any(is_within(canonical_cwd, os.path.realpath(d)) for d in dirs)
-        extra = {} if self.timeout is None else {"timeout": self.timeout}
-        return ExecutionContext(
+        ctx = ExecutionContext(
             working_dir=cwd if inside else dirs[0],
             allowed_dirs=dirs,
             read_only=self.read_only,
@@ -64,5 +69,8 @@ class SessionSettings:
             permissions=PermissionManager(rules=self.rules, confirm=confirm) if self.rules else None,
             audit_log=self.audit_log,
             rate_limit_per_minute=self.rate_limit,
-            **extra,
+            arg_style=arg_style,
         )
+        if self.timeout is not None:  # otherwise the context's own default stands
+            ctx.timeout = self.timeout
+        return ctx

@@ -12,10 +12,13 @@ from dataclasses import dataclass
 
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.hints import setting
+from .._core.outputs import DIFF, DRY_RUN, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, resolve_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, invoke
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
@@ -78,7 +81,8 @@ def _inventory(ctx: ExecutionContext, target: SafePath, recursive: bool) -> Remo
     if not recursive:
         raise ToolError(
             ErrorCode.IS_DIRECTORY,
-            f"Is a directory: {target.display}. Set recursive=true to delete it and everything in it",
+            f"Is a directory: {target.display}. "
+            f"Set {setting(ctx, 'recursive', True)} to delete it and everything in it",
         )
     tree = list_tree(victim)
     paths, files, directories = [victim, *tree.paths], tree.files, tree.directories + 1
@@ -158,16 +162,34 @@ DELETE_SPEC = ToolSpec(
         ToolParameter("path", "string", "Absolute path of the file, symlink or directory to delete", required=True),
         ToolParameter("recursive", "boolean", "Required to delete a directory and all its contents", default=False),
     ),
+    cli_help=(
+        "Delete a file or a symlink (the link, never its target); a directory only with --recursive, with "
+        "everything in it. An allowed root and a tree holding secrets are never deleted. --dry-run lists what "
+        "would go."
+    ),
     run=_delete,
     read_only=False,
     destructive=True,
+    results=(
+        ResultField("path", "string", "The path deleted", always=True),
+        ResultField("type", "string", "file, symlink or directory", always=True),
+        ResultField("removed", "array", "The first paths removed", always=True),
+        ResultField("removed_count", "integer", "Paths removed, the directory itself included", always=True),
+        ResultField("files", "integer", "Files removed", always=True),
+        ResultField("directories", "integer", "Directories removed", always=True),
+        DIFF,
+        DRY_RUN,
+    ),
 )
 
 
+@tool_function(DELETE_SPEC)
 def delete(path: str, *, recursive: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
-    """Delete a file, symlink or (recursive=True) directory (see DELETE_SPEC)."""
-    return invoke(DELETE_SPEC, ctx, {"path": path, "recursive": recursive})
+    """Delete a file, a symlink or (recursive=True) a directory."""
+    return invoke_public(DELETE_SPEC, ctx, locals())
 
 
 class DeleteTool(FileTool):
+    """Delete as an agent tool: schema, validation and async execution from DELETE_SPEC."""
+
     spec = DELETE_SPEC

@@ -8,18 +8,21 @@ occurs exactly; otherwise on its text, decoded once (encoding, BOM and stray byt
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, AnyStr
 
 from .._content.spliced import Spliced, pieces_of
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.hardlinks import note_hard_links
+from .._core.outputs import CHANGE_FIELDS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, invoke
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .atomic import Snapshot
 from .diff import Change, ChangeTracker, unified_diff
@@ -54,9 +57,16 @@ def _in_bytes(edit: EditRequest, codec: str) -> tuple[bytes, bytes]:
         raise _TextNeeded from None
 
 
-def _plan(content: AnyStr, edit: EditRequest, codec: str | None) -> Plan[AnyStr]:
-    """The edit's plan on the file's text, or (`codec` given) on its bytes."""
-    old, new = _in_bytes(edit, codec) if codec else (edit.old_string, edit.new_string)
+def _as_text(edit: EditRequest) -> tuple[str, str]:
+    return edit.old_string, edit.new_string
+
+
+# An edit's (old_string, new_string) as the content it runs on: text, or bytes in the file's codec.
+_Strings = Callable[[EditRequest], tuple[AnyStr, AnyStr]]
+
+
+def _plan(content: AnyStr, edit: EditRequest, old: AnyStr, new: AnyStr) -> Plan[AnyStr]:
+    """The edit's plan on the file's text, or on its bytes (then `old` and `new` are bytes too)."""
     if old:
         if isinstance(content, str):
             return plan_replacement(content, old, new, edit.replace_all)
@@ -120,23 +130,23 @@ class _Edited:
         return all(before[c.old_start : c.old_end] == after[c.new_start : c.new_end] for c in self.changes)
 
 
-def _edited(content: AnyStr, codec: str | None, edits: Sequence[EditRequest], numbered: bool) -> _Edited:
-    """Every edit applied in turn to `content`: the file's text, or (`codec` given) its bytes, whose
-    final splice a large file leaves unjoined."""
+def _edited(content: AnyStr, strings: _Strings[AnyStr], edits: Sequence[EditRequest], numbered: bool) -> _Edited:
+    """Every edit applied in turn to `content`: the file's text, or its bytes, whose final splice a
+    large file leaves unjoined. `strings` gives each edit's strings in the same form."""
     before, tracker, results, plan = content, ChangeTracker(), [], None
     for n, edit in enumerate(edits, 1):
         if plan is not None:
             content = plan.apply(content)
         try:
-            plan = _plan(content, edit, codec)
+            plan = _plan(content, edit, *strings(edit))
         except ToolError as exc:
             raise _numbered(exc, n, len(edits)) if numbered else exc from None
         tracker.apply(plan.spans())
         results.append({"replacements": len(plan.replacements), "match_strategy": plan.strategy})
     assert plan is not None, "at least one edit"
-    large = isinstance(content, bytes) and len(content) >= SPLICE_MIN
-    after = Spliced(plan.pieces(content)) if large else plan.apply(content)
-    return _Edited(before, after, tracker.changes(), results)
+    if isinstance(content, bytes) and len(content) >= SPLICE_MIN:
+        return _Edited(before, Spliced(plan.pieces(content)), tracker.changes(), results)
+    return _Edited(before, plan.apply(content), tracker.changes(), results)
 
 
 def _edit_document(doc: Document, edits: Sequence[EditRequest], numbered: bool) -> _Edited:
@@ -144,10 +154,10 @@ def _edit_document(doc: Document, edits: Sequence[EditRequest], numbered: bool) 
     a large file is then never decoded, spliced as text and encoded again."""
     if doc.body is not None:
         try:
-            return _edited(doc.body, doc.encoding.name, edits, numbered)
+            return _edited(doc.body, partial(_in_bytes, codec=doc.encoding.name), edits, numbered)
         except _TextNeeded:
             pass
-    return _edited(doc.text, None, edits, numbered)
+    return _edited(doc.text, _as_text, edits, numbered)
 
 
 def _encoded(doc: Document, edited: _Edited, display: str) -> bytes | Spliced:
@@ -157,10 +167,12 @@ def _encoded(doc: Document, edited: _Edited, display: str) -> bytes | Spliced:
 
 
 def _diff(doc: Document, edited: _Edited, old_label: str, new_label: str) -> str:
-    decode = str if isinstance(edited.after, str) else doc.decode_part
-    return unified_diff(
-        edited.before, edited.after, edited.changes, old_label=old_label, new_label=new_label, decode=decode
-    )
+    before, after, changes = edited.before, edited.after, edited.changes
+    if isinstance(before, str):
+        assert isinstance(after, str), "edits on text give text"
+        return unified_diff(before, after, changes, old_label=old_label, new_label=new_label)
+    assert not isinstance(after, str), "edits on bytes give bytes"
+    return unified_diff(before, after, changes, old_label=old_label, new_label=new_label, decode=doc.decode_part)
 
 
 def _apply(
@@ -244,6 +256,8 @@ _EDIT_PARAMETERS = (
     ToolParameter("replace_all", "boolean", "Replace every occurrence instead of requiring exactly one", default=False),
 )
 
+EDIT_FIELDS = (*CHANGE_FIELDS, ResultField("replacements", "integer", "Occurrences replaced", always=True))
+
 EDIT_SPEC = ToolSpec(
     name="Edit",
     description=(
@@ -257,9 +271,19 @@ EDIT_SPEC = ToolSpec(
         ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
         *_EDIT_PARAMETERS,
     ),
+    cli_help=(
+        "Replace OLD_STRING with NEW_STRING in FILE_PATH and print the diff. OLD_STRING must occur exactly once, "
+        "unless --replace-all; differences in indentation, trailing spaces or line endings are tolerated only "
+        "where they leave one match. For text with newlines use --old-string-file / --new-string-file ('-' "
+        "reads stdin). --dry-run changes nothing."
+    ),
     run=note_hard_links(_edit),
     read_only=False,
     destructive=True,
+    results=(
+        *EDIT_FIELDS,
+        ResultField("match_strategy", "string", "How old_string matched: exact, or the tolerance that made it match"),
+    ),
 )
 
 MULTI_EDIT_SPEC = ToolSpec(
@@ -273,12 +297,23 @@ MULTI_EDIT_SPEC = ToolSpec(
         ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
         ToolParameter("edits", "array", "The replacements, applied in order", required=True, items=_EDIT_PARAMETERS),
     ),
+    cli_help=(
+        "Make several replacements in FILE_PATH, in order, all or nothing. EDITS is a JSON array of "
+        '{"old_string": ..., "new_string": ..., "replace_all": false} objects (or --edits-file PATH; \'-\' reads '
+        "stdin). Prints the diff; --dry-run changes nothing."
+    ),
     run=note_hard_links(_multi_edit),
     read_only=False,
     destructive=True,
+    results=(
+        *EDIT_FIELDS,
+        ResultField("edits", "array", "Per edit: its replacements and match strategy", always=True),
+        ResultField("edits_applied", "integer", "Edits applied", always=True),
+    ),
 )
 
 
+@tool_function(EDIT_SPEC)
 def edit(
     file_path: str,
     old_string: str,
@@ -287,19 +322,23 @@ def edit(
     *,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
-    """Replace `old_string` by `new_string` in one file (see EDIT_SPEC)."""
-    args = {"file_path": file_path, "old_string": old_string, "new_string": new_string, "replace_all": replace_all}
-    return invoke(EDIT_SPEC, ctx, args)
+    """Replace `old_string` by `new_string` in one file."""
+    return invoke_public(EDIT_SPEC, ctx, locals())
 
 
+@tool_function(MULTI_EDIT_SPEC)
 def multi_edit(file_path: str, edits: list[dict[str, Any]], *, ctx: ExecutionContext | None = None) -> ToolResult:
-    """Apply several replacements to one file atomically (see MULTI_EDIT_SPEC)."""
-    return invoke(MULTI_EDIT_SPEC, ctx, {"file_path": file_path, "edits": edits})
+    """Make several replacements in one file, in order, all or nothing."""
+    return invoke_public(MULTI_EDIT_SPEC, ctx, locals())
 
 
 class EditTool(FileTool):
+    """Edit as an agent tool: schema, validation and async execution from EDIT_SPEC."""
+
     spec = EDIT_SPEC
 
 
 class MultiEditTool(FileTool):
+    """MultiEdit as an agent tool: schema, validation and async execution from MULTI_EDIT_SPEC."""
+
     spec = MULTI_EDIT_SPEC

@@ -10,10 +10,12 @@ from .._content.encodings import UTF8
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.hardlinks import note_hard_links
+from .._core.outputs import CHANGE_FIELDS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_file_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, invoke
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .diff import unified_diff, whole_text_changes
 from .document import Document, decode_document, encode_document, eol_of, text_style, with_line_breaks
@@ -118,16 +120,28 @@ WRITE_SPEC = ToolSpec(
             "backup", "boolean", "Keep the previous version as <file>.bak (.bak.1, ... if taken)", default=False
         ),
     ),
+    cli_help=(
+        "Create FILE_PATH, or replace its whole content, with CONTENT (or --content-file PATH; '-' reads stdin). "
+        "The write is atomic and keeps the file's permissions, encoding, BOM and line endings. --backup keeps "
+        "the previous version as FILE_PATH.bak; --dry-run shows the diff and writes nothing."
+    ),
     run=note_hard_links(_write),
     read_only=False,
     destructive=True,
+    results=(
+        *CHANGE_FIELDS,
+        ResultField("backup_path", ("string", "null"), "Where the previous version was kept (backup=true)"),
+    ),
 )
 
 
+@tool_function(WRITE_SPEC)
 def write(file_path: str, content: str, *, backup: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
-    """Create or overwrite a file (see WRITE_SPEC for the parameters)."""
-    return invoke(WRITE_SPEC, ctx, {"file_path": file_path, "content": content, "backup": backup})
+    """Create a file or replace its whole content, atomically."""
+    return invoke_public(WRITE_SPEC, ctx, locals())
 
 
 class WriteTool(FileTool):
+    """Write as an agent tool: schema, validation and async execution from WRITE_SPEC."""
+
     spec = WRITE_SPEC

@@ -1,4 +1,4 @@
-"""Path policy: the one gate every tool's path goes through (SPEC §3).
+"""Path policy: the one gate every tool's path goes through.
 
 A path is canonicalised once (symlinks resolved) and that same canonical path is both
 checked and used for the operation, so a symlink cannot point the check one way and

@@ -11,7 +11,15 @@ from .errors import ErrorCode
 
 @dataclass
 class ToolResult:
-    """Outcome of a tool call: never an exception for user errors."""
+    """Outcome of a tool call: never an exception for user errors.
+
+    Attributes:
+        success: Whether the call did what it was asked.
+        output: The text for the model (file lines, listing, diff summary...).
+        error: On failure, a message that says what to do next.
+        error_code: On failure, a stable ErrorCode value such as "file_not_found".
+        metadata: Structured details: paths, counts, truncation, the diff, warnings.
+    """
 
     success: bool
     output: str = ""
@@ -21,13 +29,16 @@ class ToolResult:
 
     @classmethod
     def ok(cls, output: str = "", **metadata: Any) -> ToolResult:
+        """A successful result with `output` text and `metadata`."""
         return cls(success=True, output=output, metadata=metadata)
 
     @classmethod
     def fail(cls, error: str, error_code: ErrorCode | str = ErrorCode.IO_ERROR, **metadata: Any) -> ToolResult:
+        """A failed result: the `error` message, its machine-readable `error_code` and `metadata`."""
         return cls(success=False, error=error, error_code=str(error_code), metadata=metadata)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a plain dict (success, output, error, error_code, metadata), e.g. for JSON."""
         return {
             "success": self.success,
             "output": self.output,
@@ -35,6 +46,21 @@ class ToolResult:
             "error_code": self.error_code,
             "metadata": self.metadata,
         }
+
+    def to_text(self) -> str:
+        """What a reader of text alone must see: output, then the notice, then the warnings.
+
+        A failure reads "<error> (error_code: <code>)".
+        """
+        from .render import result_text
+
+        return result_text(self)
+
+    def to_content(self, provider: str) -> list[dict[str, Any]]:
+        """The result as tool-result content blocks of "openai", "openai-responses", "anthropic" or "mcp"."""
+        from .render import result_content
+
+        return result_content(self, provider)
 
 
 _LONE_SURROGATES = re.compile("[\ud800-\udfff]")
@@ -58,16 +84,3 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     return value
-
-
-def agent_text(result: ToolResult) -> str:
-    """The output as a text-only reader (MCP client, CLI user) should see it.
-
-    Glob and Grep keep `output` machine-parseable and put "there is more" in
-    metadata["notice"] and "could not see" in metadata["warnings"]; a reader of text alone
-    gets both appended, so "no match" and "could not look" never read the same.
-    """
-    notes = [result.metadata.get("notice") or ""]
-    notes += [f"(warning: {w})" for w in result.metadata.get("warnings") or ()]
-    text = "\n".join(part for part in [result.output, *notes] if part)
-    return printable(text)

@@ -1,4 +1,4 @@
-"""The tool layer (seeds' Phase 2.1): BaseTool for any tool, FileTool as the thin adapter over a ToolSpec."""
+"""The tool layer: BaseTool for any tool, FileTool as the thin adapter over a ToolSpec."""
 
 from __future__ import annotations
 
@@ -9,12 +9,16 @@ from typing import Any
 
 from .context import ExecutionContext, default_context
 from .errors import ToolError
+from .outputs import output_schema
 from .params import ToolParameter, object_schema, validate_arguments
 from .result import ToolResult
+from .schemas import tool_definition
 from .spec import ToolSpec, call_validated, invoke
 
 
 class ToolCategory(str, Enum):
+    """The kind of a tool; every fstools tool is a FILE tool."""
+
     FILE = "file"
 
     def __str__(self) -> str:
@@ -26,43 +30,56 @@ class BaseTool(ABC):
 
     @property
     @abstractmethod
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The name a model calls the tool by, e.g. "Read"."""
 
     @property
     @abstractmethod
-    def description(self) -> str: ...
+    def description(self) -> str:
+        """What the model is told the tool does and how to call it."""
 
     @property
     @abstractmethod
-    def category(self) -> ToolCategory: ...
+    def category(self) -> ToolCategory:
+        """The kind of tool."""
 
     @property
     @abstractmethod
-    def parameters(self) -> list[ToolParameter]: ...
+    def parameters(self) -> list[ToolParameter]:
+        """The tool's parameters, in order: its schema and the validation of each call come from them."""
 
     @property
     def read_only(self) -> bool:
+        """Whether the tool never changes the filesystem (a read-only context allows only these)."""
         return False
 
     @property
     def destructive(self) -> bool:
+        """Whether the tool may overwrite or remove data (a hint for clients, such as MCP's)."""
         return False
 
     @abstractmethod
     async def _execute(self, context: ExecutionContext, /, **kwargs: Any) -> ToolResult: ...
 
     def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the tool's arguments (an object with one property per parameter)."""
         return object_schema(self.parameters)
 
-    def schema(self, provider: str = "openai") -> dict[str, Any]:
-        if provider == "openai":
-            return {
-                "type": "function",
-                "function": {"name": self.name, "description": self.description, "parameters": self.input_schema()},
-            }
-        if provider == "anthropic":
-            return {"name": self.name, "description": self.description, "input_schema": self.input_schema()}
-        raise ValueError(f"unknown schema provider {provider!r}; use 'openai' or 'anthropic'")
+    @property
+    def cli_help(self) -> str:
+        """The command line's help for this tool; by default its description."""
+        return self.description
+
+    def output_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the metadata of this tool's results (the MCP outputSchema)."""
+        return output_schema(())
+
+    def schema(self, provider: str = "openai", strict: bool = False) -> dict[str, Any]:
+        """The tool as `provider`'s API declares one ("openai", "openai-responses", "anthropic").
+
+        strict=True: OpenAI strict mode (every parameter required, optional ones nullable; null = default).
+        """
+        return tool_definition(self.name, self.description, self.input_schema(), provider, strict=strict)
 
     async def execute(self, context: ExecutionContext | None = None, /, **kwargs: Any) -> ToolResult:
         """Validate the arguments against `parameters`, then run `_execute`."""
@@ -107,6 +124,13 @@ class FileTool(BaseTool):
     @property
     def destructive(self) -> bool:
         return self.spec.destructive
+
+    @property
+    def cli_help(self) -> str:
+        return self.spec.cli_help or self.spec.description
+
+    def output_schema(self) -> dict[str, Any]:
+        return output_schema(self.spec.results)
 
     async def _execute(self, context: ExecutionContext, /, **kwargs: Any) -> ToolResult:
         # Positional-only context: a tool argument may itself be called `context` (Grep's -C).

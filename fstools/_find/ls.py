@@ -11,10 +11,13 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._core.globmatch import GlobError, GlobSet
+from .._core.hints import param
+from .._core.outputs import TRUNCATED, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path, within_roots
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, drop_denied, invoke
+from .._core.spec import ToolSpec, authorize, drop_denied
 from .._core.tool import FileTool
 
 DEFAULT_LIMIT = 1000
@@ -105,7 +108,8 @@ def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidde
     lines = [f"{target.path}/"] + [_format(e) for e in shown]
     truncated = entries_total > len(shown)
     if truncated:
-        lines.append(f"... {entries_total - len(shown)} more entries not shown (raise limit to see them)")
+        more = entries_total - len(shown)
+        lines.append(f"... {more} more entries not shown (raise {param(ctx, 'limit')} to see them)")
     return ToolResult.ok(
         "\n".join(lines),
         path=target.path,
@@ -132,11 +136,25 @@ LS_SPEC = ToolSpec(
             "limit", "integer", "Maximum entries to return", default=DEFAULT_LIMIT, minimum=1, maximum=100000
         ),
     ),
+    cli_help=(
+        "List a directory (default: the current one): type, size, modification time and name, directories "
+        "first. Hidden entries and folders such as .git and node_modules are left out; --hidden shows hidden "
+        "ones, --ignore GLOB leaves out more."
+    ),
     run=_ls,
     read_only=True,
+    results=(
+        ResultField("path", "string", "The directory listed", always=True),
+        ResultField("count", "integer", "Entries shown or not (after the filters)", always=True),
+        ResultField("returned", "integer", "Entries shown", always=True),
+        TRUNCATED,
+        ResultField("hidden_skipped", "integer", "Hidden entries left out", always=True),
+        ResultField("entries", "array", "The entries shown: name, path, type, size, mtime, target", always=True),
+    ),
 )
 
 
+@tool_function(LS_SPEC)
 def ls(
     path: str | None = None,
     *,
@@ -145,9 +163,11 @@ def ls(
     limit: int = DEFAULT_LIMIT,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
-    """List one directory (see LS_SPEC for the parameters)."""
-    return invoke(LS_SPEC, ctx, {"path": path, "ignore": ignore, "hidden": hidden, "limit": limit})
+    """List one directory."""
+    return invoke_public(LS_SPEC, ctx, locals())
 
 
 class LSTool(FileTool):
+    """LS as an agent tool: schema, validation and async execution from LS_SPEC."""
+
     spec = LS_SPEC

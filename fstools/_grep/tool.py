@@ -1,4 +1,4 @@
-"""Grep: search file contents with rg, paged in a stable order (SPEC §4)."""
+"""Grep: search file contents with rg, paged in a stable order."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
+from .._core.hints import setting
+from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, denied_test, invoke
+from .._core.spec import ToolSpec, authorize, denied_test
 from .._core.tool import FileTool
 
 if TYPE_CHECKING:
@@ -53,11 +56,11 @@ def _listing(paths: list[str]) -> str:
     return ", ".join(paths[:_EXAMPLES]) + more
 
 
-def _report_skipped(out: SearchOutcome, q: GrepQuery, timeout: float) -> tuple[dict[str, Any], list[str]]:
+def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, q: GrepQuery) -> tuple[dict[str, Any], list[str]]:
     """Metadata counts (None: not checked) and warnings for what the search could not show."""
     warnings: list[str] = []
     if out.timed_out:
-        warnings.append(f"Search timed out after {timeout:g}s: results and totals cover only what was found")
+        warnings.append(f"Search timed out after {ctx.timeout:g}s: results and totals cover only what was found")
     if out.unreadable:
         warnings.append(f"Could not read {len(out.unreadable)} path(s): " + "; ".join(out.unreadable[:_EXAMPLES]))
     warnings += out.notices[:_EXAMPLES]
@@ -67,7 +70,9 @@ def _report_skipped(out: SearchOutcome, q: GrepQuery, timeout: float) -> tuple[d
         )
     if out.ignored:
         switches = [
-            s for s, on in (("respect_gitignore=false", q.respect_gitignore), ("hidden=true", not q.hidden)) if on
+            setting(ctx, name, value)
+            for name, value, on in (("respect_gitignore", False, q.respect_gitignore), ("hidden", True, not q.hidden))
+            if on
         ]
         warnings.append(
             f"{len(out.ignored)} file(s) skipped by ignore rules or as hidden contain the pattern "
@@ -158,7 +163,7 @@ def _grep(
         sensitive=_hidden(ctx),
         line_numbers=line_numbers,
     )
-    total_matches = sum(f.count for f in out.files)
+    total_matches = sum(f.lines for f in out.files)
     total_files = len(out.files)
     meta: dict[str, Any] = {}
     if content:
@@ -176,7 +181,7 @@ def _grep(
         returned = len(page)
         total_items = total_files
         text = (format_counts if output_mode == "count" else format_files)(page)
-        meta["files"] = [{"path": f.path, "count": f.count} for f in page]
+        meta["files"] = [{"path": f.path, "count": f.lines} for f in page]
     if total_items and not returned:
         text = f"No more matches: offset {offset} is past the last of {total_items} results"
     truncated = offset + returned < total_items
@@ -184,9 +189,9 @@ def _grep(
         unit = "matching lines" if content else "files"
         meta["notice"] = (
             f"(Showing {unit} {offset + 1}-{offset + returned} of {total_items}: "
-            f"call again with offset={offset + returned} for more.)"
+            f"call again with {setting(ctx, 'offset', offset + returned)} for more.)"
         )
-    skipped, warnings = _report_skipped(out, query, ctx.timeout)
+    skipped, warnings = _report_skipped(ctx, out, query)
     return ToolResult.ok(
         text,
         pattern=pattern,
@@ -223,8 +228,9 @@ GREP_SPEC = ToolSpec(
         "java, c, cpp, md, json, yaml, ...). Honors .gitignore and skips hidden files, binary files, files over "
         "10 MB and dependency/VCS folders (node_modules, .git, __pycache__, .venv).\n"
         "Results are ordered newest file first, then path, then line; head_limit (default 100, 0 = all) and "
-        "offset page over files, or over matching lines in content mode. metadata has total_matches "
-        "(matching lines), total_files and truncated."
+        "offset page over files, or over matching lines in content mode; when there are more, a final line "
+        "says how many and which offset to ask for next. Files that could not be searched (binary, too large, "
+        "ignored) are reported after the results."
     ),
     parameters=(
         ToolParameter("pattern", "string", "Regular expression to search for", required=True),
@@ -291,11 +297,39 @@ GREP_SPEC = ToolSpec(
         ),
         ToolParameter("respect_gitignore", "boolean", "Skip files ignored by .gitignore/.ignore files", default=True),
     ),
+    cli_help=(
+        "Search the files under PATH (default: the current directory) for PATTERN, a regular expression "
+        "(--fixed-strings for a literal), with ripgrep. Prints the matching files (default), the matching "
+        "lines per file (--output-mode count) or the lines themselves (--output-mode content, with -A/-B/-C "
+        "for context). Newest files first; --head-limit and --offset page through the results. Exit status: "
+        "0 if a line matched, 1 if none did, 2 on error."
+    ),
     run=_grep,
     read_only=True,
+    results=(
+        ResultField("pattern", "string", "The pattern searched for", always=True),
+        ResultField("path", "string", "The file or directory searched", always=True),
+        ResultField("output_mode", "string", "files_with_matches, count or content", always=True),
+        ResultField("total_matches", "integer", "Matching lines in all files", always=True),
+        ResultField("total_files", "integer", "Files with a match", always=True),
+        ResultField("returned_matches", "integer", "Files or matching lines returned", always=True),
+        ResultField("offset", "integer", "The offset of the call", always=True),
+        ResultField("head_limit", "integer", "The head_limit of the call", always=True),
+        TRUNCATED,
+        ResultField("next_offset", ("integer", "null"), "Offset of the next page (null: none)", always=True),
+        ResultField("timed_out", "boolean", "The search stopped at the time limit", always=True),
+        ResultField("skipped", "object", "Counts of files not searched, per reason (null: not checked)", always=True),
+        ResultField("skipped_paths", "object", "Some paths not searched, per reason", always=True),
+        ResultField("files", "array", "Files returned with their matching-line counts (files and count modes)"),
+        ResultField("matches", "array", "Lines returned, structured (content mode)"),
+        ResultField("matches_complete", "boolean", "matches holds every returned line (content mode)"),
+        NOTICE,
+        WARNINGS,
+    ),
 )
 
 
+@tool_function(GREP_SPEC)
 def grep(
     pattern: str,
     path: str | None = None,
@@ -316,30 +350,11 @@ def grep(
     respect_gitignore: bool = True,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
-    """Search file contents (see GREP_SPEC for the parameters)."""
-    return invoke(
-        GREP_SPEC,
-        ctx,
-        {
-            "pattern": pattern,
-            "path": path,
-            "glob": glob,
-            "type": type,
-            "output_mode": output_mode,
-            "-i": case_insensitive,
-            "-n": line_numbers,
-            "-A": after_context,
-            "-B": before_context,
-            "-C": context,
-            "multiline": multiline,
-            "head_limit": head_limit,
-            "offset": offset,
-            "fixed_strings": fixed_strings,
-            "hidden": hidden,
-            "respect_gitignore": respect_gitignore,
-        },
-    )
+    """Search file contents for a regular expression, with ripgrep."""
+    return invoke_public(GREP_SPEC, ctx, locals())
 
 
 class GrepTool(FileTool):
+    """Grep as an agent tool: schema, validation and async execution from GREP_SPEC."""
+
     spec = GREP_SPEC

@@ -1,7 +1,7 @@
 """End-to-end round trips over every file tool: CLI subprocesses, the MCP stdio server, permissions, audit.
 
 Read, Write, Edit, MultiEdit, Delete, Glob and Grep are built in parallel with this
-layer; each test here is written against the documented API (SPEC §2/§4) and skips,
+layer; each test here is written against the documented API (docs/contract.md) and skips,
 naming what it waits for, until the tools it needs are registered.
 """
 
@@ -125,7 +125,9 @@ def test_cli_grep(tree):
     assert f"{(tree / 'src' / 'util.py').resolve()}:5> class Tool:" in content.stdout
 
     bad = fstools_cmd("grep", "[invalid(regex", cwd=tree)
-    assert bad.returncode == 1 and "[invalid_regex]" in bad.stderr
+    assert bad.returncode == 2 and "[invalid_regex]" in bad.stderr  # rg's exit status for an error
+    none = fstools_cmd("grep", "no such text anywhere", cwd=tree)
+    assert none.returncode == 1 and none.stdout == ""
 
 
 # MCP over stdio ---------------------------------------------------------------------------
