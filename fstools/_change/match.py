@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -174,8 +174,9 @@ def _line_endings(text: str, old: str, new: str) -> list[_Candidate[str]]:
     pos = norm.find(norm_old)
     while pos >= 0 and len(found) <= MAX_TOLERANT_CANDIDATES:
         start, end = original(pos), original(pos + len(norm_old) - 1) + 1
-        if norm_old[0] == "\n" and text[start - 1 : start] == "\r":
-            start -= 1  # the match opens with a CRLF: take its CR too
+        at = bisect_left(dropped, pos)
+        if at < len(dropped) and dropped[at] == pos:
+            start -= 1  # the match opens with the LF of a CRLF: take its CR too
         found.append(_Candidate(start, end, LINE_ENDINGS))
         pos = norm.find(norm_old, pos + len(norm_old))
     return found

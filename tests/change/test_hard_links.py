@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import fstools
-from fstools._core.result import agent_text
 from tests.helpers.tools import agent_read
 
 
@@ -16,7 +15,7 @@ def test_read_write_edit_multiedit_report_hard_links(project, ctx, tmp_path):
     os.link(outside, inside)
     read = fstools.read(str(inside), ctx=ctx)
     assert read.metadata["hard_links"] == 2 and "2 hard links" in read.metadata["warnings"][-1]
-    assert "(warning: This file has 2 hard links" in agent_text(read)
+    assert "(warning: This file has 2 hard links" in read.to_text()
     edit = fstools.edit(str(inside), "secret", "public", ctx=ctx)
     assert edit.success and edit.metadata["hard_links"] == 2 and edit.metadata["in_place"]
     multi = fstools.multi_edit(str(inside), [{"old_string": "public", "new_string": "open"}], ctx=ctx)

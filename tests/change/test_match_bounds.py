@@ -35,6 +35,8 @@ def test_line_ending_matches_map_back_to_the_original_text(lines, breaks):
         plan = plan_replacement(text, old, "Z", replace_all=True)
     except ToolError:
         return
+    spans = [(r.start, r.end) for r in plan.replacements]
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))  # sorted, disjoint
     for r in plan.replacements:
         region = text[r.start : r.end]
         assert (

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import fstools
 from fstools._core.errors import ErrorCode
-from fstools._core.result import agent_text, jsonable
+from fstools._core.result import jsonable
 
 # Values that broke tools before: huge integers, NUL, lone surrogates, backtracking globs, odd names.
 NASTY_TEXT = [
@@ -110,7 +110,7 @@ def call_with_watchdog(fn: Any, seconds: float = 60.0) -> Any:
     def target() -> None:
         try:
             box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - an escaped exception is what the caller checks for
+        except BaseException as exc:
             box["error"] = exc
 
     worker = threading.Thread(target=target, daemon=True)
@@ -130,5 +130,6 @@ def check_result(result: Any) -> None:
     assert isinstance(result, fstools.ToolResult)
     if not result.success:
         assert result.error_code in CODES and result.error
-    agent_text(result).encode("utf-8")
+    result.to_text().encode("utf-8")
+    result.to_content("mcp")
     json.dumps(jsonable(result.metadata), allow_nan=True).encode("utf-8")
