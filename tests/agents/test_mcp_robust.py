@@ -160,3 +160,36 @@ def test_a_read_only_call_is_abandoned_past_its_deadline(project, monkeypatch):
     result, finished = anyio.run(main)
     release.set()
     assert result.is_error and "error_code: timeout" in mcp_text(result) and finished == []
+
+
+def test_tolerant_stream_reparses_what_the_strict_parser_refused():
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+    from pydantic import ValidationError
+
+    from fstools._agents.mcpwire import TolerantReadStream, reparse
+
+    line = '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "Read", "arguments": {"file_path": "\\ud800"}}}'
+    try:
+        mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError as exc:
+        refused = exc
+    assert isinstance(reparse(refused), SessionMessage)
+    try:
+        mcp_types.jsonrpc_message_adapter.validate_json("{not json", by_name=False)
+    except ValidationError as exc:
+        garbage = exc
+    assert reparse(garbage) is garbage and reparse(KeyError("x")).args == ("x",)
+
+    async def main():
+        send, receive = anyio.create_memory_object_stream(4)
+        async with TolerantReadStream(receive) as stream:
+            await send.send(refused)
+            await send.send(garbage)
+            await send.aclose()
+            items = [item async for item in stream]
+            assert stream.last_context is None
+        return items
+
+    first, second = anyio.run(main)
+    assert first.message.params["arguments"]["file_path"] == "\ud800" and second is garbage
