@@ -22,6 +22,8 @@ from .links import escaping_links
 from .walk import ContainmentFilter, WalkSpec, list_files, newest_first
 
 DEFAULT_LIMIT = 1000
+# Links out of the roots a following walk excludes one by one; past this, it follows none.
+MAX_EXCLUDED_LINKS = 2_000
 _ABSOLUTE = re.compile(r"(?<![\w.])/[^\s:'\"]*")
 MAX_PATTERN_LENGTH = 4096
 
@@ -144,8 +146,14 @@ def _glob(
         return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, **meta)
     authorize(ctx, "Glob", plan.base)
     pruned, sensitive = ctx.sensitive.walker_split if ctx.sensitive else ((), ctx.sensitive)
+    notes: list[str] = []
     if follow_symlinks:  # links out of the roots, or to secrets, are not followed at all
-        pruned = (*pruned, *escaping_links(plan.base, lambda p: _allowed_target(ctx, p)))
+        leaving = escaping_links(plan.base, lambda p: _allowed_target(ctx, p))
+        if len(leaving) > MAX_EXCLUDED_LINKS:  # too many to name on a command line: follow none
+            follow_symlinks = False
+            notes.append(f"{len(leaving)} links lead out of the allowed directories: no link was followed")
+        else:
+            pruned = (*pruned, *leaving)
     listing = list_files(
         WalkSpec(
             base=plan.base,
@@ -169,7 +177,8 @@ def _glob(
         listing.keep(drop_denied(ctx, "Glob", listing.paths))
     top = newest_first(listing, limit)
     count = len(listing.paths)
-    extra: dict[str, object] = {"warnings": _shown_warnings(ctx, listing.warnings)} if listing.warnings else {}
+    warnings = notes + _shown_warnings(ctx, listing.warnings)
+    extra: dict[str, object] = {"warnings": warnings} if warnings else {}
     if listing.timed_out:
         extra["timed_out"] = True
     if count > len(top):

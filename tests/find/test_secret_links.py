@@ -66,3 +66,17 @@ def test_a_regular_ignore_file_inside_keeps_its_message(project, ctx):
     (project / "sub" / ".gitignore").write_text("bad{glob\n")
     r = fstools.grep("hello", str(project), ctx=ctx)
     assert "bad{glob" in " ".join(r.metadata["warnings"])
+
+
+def test_too_many_links_out_means_none_is_followed(project, ctx, tmp_path, monkeypatch):
+    from fstools._find import glob as glob_module
+
+    (project / "in").mkdir()
+    (project / "in" / "a.py").write_text("x")
+    (project / "alias").symlink_to("in")
+    for n in range(3):
+        (project / f"out{n}").symlink_to(tmp_path)
+    monkeypatch.setattr(glob_module, "MAX_EXCLUDED_LINKS", 2)
+    r = fstools.glob("**/*.py", str(project), follow_symlinks=True, ctx=ctx)
+    assert r.output.splitlines() == [str(project / "in" / "a.py")]
+    assert "3 links lead out of the allowed directories" in r.metadata["warnings"][0]
