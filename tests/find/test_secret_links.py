@@ -80,3 +80,20 @@ def test_too_many_links_out_means_none_is_followed(project, ctx, tmp_path, monke
     r = fstools.glob("**/*.py", str(project), follow_symlinks=True, ctx=ctx)
     assert r.output.splitlines() == [str(project / "in" / "a.py")]
     assert "3 links lead out of the allowed directories" in r.metadata["warnings"][0]
+
+
+def test_secrets_in_any_letter_case_are_hidden_and_refused(project, ctx):
+    names = [".ENV", "Server.PEM", ".SSH/config", "ID_RSA", ".Aws/Credentials", "id_rsa.BAK"]
+    for name in names:
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("TOKEN=1\n")
+    (project / "ok.txt").write_text("TOKEN=0\n")
+    listed = fstools.glob("**/*", str(project), hidden=True, ctx=ctx).output.splitlines()
+    assert listed == [str(project / "ok.txt")]
+    found = fstools.grep("TOKEN", str(project), hidden=True, ctx=ctx)
+    assert found.output.splitlines() == [str(project / "ok.txt")] and found.metadata["total_files"] == 1
+    shown = [e["name"] for e in fstools.ls(str(project), hidden=True, ctx=ctx).metadata["entries"]]
+    assert shown == [".Aws", "ok.txt"]  # the directory .Aws is not itself a secret; its credentials are
+    for name in names:
+        assert fstools.read(str(project / name), ctx=ctx).error_code == "sensitive_path", name
