@@ -330,6 +330,8 @@ class GlobSet:
         names: set[str] = set()
         suffixes: list[str] = []
         prefixes: list[str] = []
+        slash_tails: list[str] = []
+        slash_dirs: list[str] = []
         buckets: dict[str, list[str]] = {"name": [], "slash": [], "rooted": []}
         self._slow: dict[str, list[GlobMatcher]] = {"name": [], "slash": [], "rooted": []}
         # Case-insensitive: patterns and paths are both lowercased (cheaper than IGNORECASE regexes).
@@ -338,6 +340,12 @@ class GlobSet:
                 kind = "rooted" if p.startswith("/") else "slash"
                 # A relative pattern matches any trailing run of components: a leading `**/` adds nothing.
                 body = p[3:] if kind == "slash" and p.startswith("**/") and len(p) > 3 else p
+                if kind == "slash" and not MAGIC_CHARS.intersection(body):
+                    slash_tails.append("/" + body)  # `.aws/credentials`: a str.endswith
+                    continue
+                if kind == "slash" and body.endswith("/**") and not MAGIC_CHARS.intersection(body[:-3]):
+                    slash_dirs.append("/" + body[:-2])  # `.ssh/**`: "/.ssh/" anywhere in the path
+                    continue
             elif not MAGIC_CHARS.intersection(p):
                 names.add(p)
                 continue
@@ -357,6 +365,8 @@ class GlobSet:
         self._names = frozenset(names)
         self._suffixes = tuple(suffixes)
         self._prefixes = tuple(prefixes)
+        self._slash_tails = tuple(slash_tails)
+        self._slash_dirs = re.compile("|".join(map(re.escape, slash_dirs))) if slash_dirs else None
         self._any_slow = any(self._slow.values())
 
         def joined(kind: str, lead: str = "") -> re.Pattern[str] | None:
@@ -389,7 +399,10 @@ class GlobSet:
             return True
         if self._name_rx is not None and self._name_rx.match(name):
             return True
-        if self._slash_rx is not None and self._slash_rx.search(path if path[:1] == "/" else "/" + path):
+        rooted = path if path[:1] == "/" else "/" + path
+        if rooted.endswith(self._slash_tails) or (self._slash_dirs is not None and self._slash_dirs.search(rooted)):
+            return True
+        if self._slash_rx is not None and self._slash_rx.search(rooted):
             return True
         if self._rooted_rx is not None and self._rooted_rx.match(path) is not None:
             return True
