@@ -250,11 +250,12 @@ class GlobMatcher:
         except re.error as exc:  # a class such as [z-a]
             raise GlobError(f"invalid glob {pattern!r}: {exc}") from None
 
-    def match(self, text: str, pos: int = 0) -> bool:
-        """Whether `text[pos:]` matches the whole glob."""
+    def match(self, text: str, pos: int = 0, endpos: int | None = None) -> bool:
+        """Whether `text[pos:endpos]` matches the whole glob."""
+        end = len(text) if endpos is None else endpos
         if self._regex is not None:
-            return self._regex.match(text, pos) is not None
-        return any(a.match(text, pos) for a in self._automata)
+            return self._regex.match(text, pos, end) is not None
+        return any(a.match(text[:end], pos) for a in self._automata)
 
 
 @lru_cache(maxsize=512)

@@ -1,4 +1,10 @@
-"""LS: the entries of one directory, directories first, with type, size and mtime."""
+"""LS: the entries of one directory, directories first, with type, size and mtime.
+
+With `respect_gitignore`, the entries that .gitignore/.ignore files exclude are left out,
+as fd decides (it lists directories, which `rg --files` never does). It is off by default:
+LS shows what is in a directory, and build output or ignored local files are often exactly
+what an agent lists a directory to see.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ import stat
 import time
 from dataclasses import dataclass
 
+from .._core.binaries import require_binary
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
@@ -17,8 +24,10 @@ from .._core.params import ToolParameter
 from .._core.paths import resolve_path, within_roots
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
+from .._core.runner import StreamingProcess
 from .._core.spec import ToolSpec, authorize, drop_denied
 from .._core.tool import FileTool
+from .walk import fd_version, in_git_worktree
 
 DEFAULT_LIMIT = 1000
 
@@ -74,7 +83,29 @@ def _entry(ctx: ExecutionContext, de: os.DirEntry[str]) -> Entry | None:
     return Entry(de.name, de.path, kind, st.st_size, st.st_mtime, target)
 
 
-def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidden: bool, limit: int) -> ToolResult:
+def _not_ignored(ctx: ExecutionContext, directory: str, warnings: list[str]) -> set[str]:
+    """The names in `directory` that no ignore file excludes (fd, one level, hidden names included)."""
+    fd = require_binary("fd")
+    argv = [fd, "--max-depth", "1", "--hidden", "--print0", "--color", "never"]
+    if fd_version(fd) >= (8, 7, 0):
+        argv.append("--no-require-git")
+    elif not in_git_worktree(directory):
+        warnings.append("fd < 8.7 reads .gitignore only inside a git repository; it was not applied here")
+    with StreamingProcess([*argv, "--", ".", directory], timeout=ctx.timeout, cwd=directory) as proc:
+        listing = proc.read_all()
+    if proc.timed_out:
+        raise ToolError(ErrorCode.TIMEOUT, f"Timed out after {ctx.timeout:g}s applying ignore files in {directory}")
+    return {os.path.basename(os.fsdecode(raw).rstrip("/")) for raw in listing.split(b"\0") if raw}
+
+
+def _ls(
+    ctx: ExecutionContext,
+    path: str | None,
+    ignore: list[str] | None,
+    hidden: bool,
+    limit: int,
+    respect_gitignore: bool = False,
+) -> ToolResult:
     target = resolve_path(ctx, path or ctx.working_dir, param="path")
     if not target.exists:
         raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Directory not found: {target.display}")
@@ -96,6 +127,10 @@ def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidde
                     candidates.append(de)
     except PermissionError:
         raise ToolError(ErrorCode.PERMISSION_DENIED, f"Permission denied: {target.display}") from None
+    warnings: list[str] = []
+    if respect_gitignore:
+        kept = _not_ignored(ctx, target.path, warnings)
+        candidates = [de for de in candidates if de.name in kept]
     if ctx.sensitive or ctx.permissions is not None:
         paths = [de.path for de in candidates]
         allowed = set(drop_denied(ctx, "LS", ctx.sensitive.exclude(paths) if ctx.sensitive else paths))
@@ -118,6 +153,7 @@ def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidde
         truncated=truncated,
         hidden_skipped=hidden_skipped,
         entries=[e.as_dict() for e in shown],
+        **({"warnings": warnings} if warnings else {}),
     )
 
 
@@ -135,6 +171,9 @@ LS_SPEC = ToolSpec(
         ToolParameter(
             "limit", "integer", "Maximum entries to return", default=DEFAULT_LIMIT, minimum=1, maximum=100000
         ),
+        ToolParameter(
+            "respect_gitignore", "boolean", "Leave out entries that .gitignore/.ignore files exclude", default=False
+        ),
     ),
     cli_help=(
         "List a directory (default: the current one): type, size, modification time and name, directories "
@@ -150,6 +189,7 @@ LS_SPEC = ToolSpec(
         TRUNCATED,
         ResultField("hidden_skipped", "integer", "Hidden entries left out", always=True),
         ResultField("entries", "array", "The entries shown: name, path, type, size, mtime, target", always=True),
+        ResultField("warnings", "array", "Why ignore files could not be fully applied (respect_gitignore)"),
     ),
 )
 
@@ -161,6 +201,7 @@ def ls(
     ignore: list[str] | None = None,
     hidden: bool = False,
     limit: int = DEFAULT_LIMIT,
+    respect_gitignore: bool = False,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """List one directory."""

@@ -56,6 +56,7 @@ class WalkSpec:
     respect_gitignore: bool = True
     follow_symlinks: bool = False
     excludes: tuple[str, ...] = DEFAULT_EXCLUDES
+    glob_ignore_case: bool = False  # `regex` is the glob's in `(?i:...)`
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,11 @@ def _path_filter(spec: WalkSpec, backend: str) -> Callable[[str], bool] | None:
     match: Callable[[str, int], object] | None = None
     if needs_regex:
         # A backtracking regex could take minutes on a crafted name: the glob runs as an automaton.
-        match = compile_glob(spec.glob).match if spec.glob is not None else re.compile(f"(?:{spec.regex})\\Z").match
+        match = (
+            compile_glob(spec.glob, spec.glob_ignore_case).match
+            if spec.glob is not None
+            else re.compile(f"(?:{spec.regex})\\Z").match
+        )
     drop_hidden = spec.name_glob is not None and not spec.hidden
     if match is None and not drop_hidden:
         return None

@@ -33,6 +33,7 @@ from .command import (
     json_argv,
     lines_argv,
     probe_argv,
+    run_dir,
     type_list_argv,
 )
 from .regexerror import explain_regex_error
@@ -95,6 +96,11 @@ def rg_type_names(rg: str) -> tuple[str, ...]:
     with StreamingProcess(type_list_argv(rg), timeout=10) as proc:
         listing = proc.read_all().decode("utf-8", "replace")
     return tuple(line.split(":", 1)[0] for line in listing.splitlines() if ":" in line)
+
+
+def _start(argv: list[str], q: GrepQuery, timeout: float) -> StreamingProcess:
+    """An rg run of q's search, started in the searched directory so globs are relative to it."""
+    return StreamingProcess(argv, timeout=timeout, cwd=run_dir(q))
 
 
 def _explain(stderr: str) -> str:
@@ -173,9 +179,7 @@ def _fetch_page(
         size += len(path) + 1
         if size >= _ARGV_BUDGET or i == len(paths) - 1:
             argv = json_argv(rg, q, batch, context=True, max_count=max_count)
-            _run(
-                rg, q, StreamingProcess(argv, timeout=max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector)
-            )
+            _run(rg, q, _start(argv, q, max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
             batch, size = [], 0
     out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
 
@@ -203,7 +207,7 @@ def _search_file(
     _run(
         rg,
         q,
-        StreamingProcess(json_argv(rg, q, context=content), timeout=deadline.remaining()),
+        _start(json_argv(rg, q, context=content), q, deadline.remaining()),
         out,
         _collect(collector),
     )
@@ -230,7 +234,7 @@ def _search_all(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadli
             blocks[block.path] = block
             yield block
 
-    proc = StreamingProcess(lines_argv(rg, q), timeout=deadline.remaining())
+    proc = _start(lines_argv(rg, q), q, deadline.remaining())
     out.files = page_order(_run(rg, q, proc, out, lambda p: _keep(remember(p), sensitive, out)))
     if out.capped:
         blocks.clear()
@@ -262,9 +266,9 @@ def _count_files(
 ) -> list[FileHit]:
     """Step one: every matching file with its number of matching lines."""
     if q.multiline:
-        proc = StreamingProcess(json_argv(rg, q), timeout=deadline.remaining())
+        proc = _start(json_argv(rg, q), q, deadline.remaining())
         return _run(rg, q, proc, out, lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
-    proc = StreamingProcess(count_argv(rg, q), timeout=deadline.remaining())
+    proc = _start(count_argv(rg, q), q, deadline.remaining())
     return _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
 
 
@@ -274,8 +278,8 @@ def _probe(rg: str, q: GrepQuery, sensitive: HiddenPaths, budget: float, out: Se
     Both rg runs start at once: the walk for oversized files overlaps the search.
     """
     probe = SearchOutcome()
-    search_proc = StreamingProcess(probe_argv(rg, q), timeout=budget)
-    files_proc = StreamingProcess(files_argv(rg, q), timeout=budget)
+    search_proc = _start(probe_argv(rg, q), q, budget)
+    files_proc = _start(files_argv(rg, q), q, budget)
     try:
         ends = _run(rg, q, search_proc, probe, lambda p: list(scan_ends(p.chunks())))
     finally:
