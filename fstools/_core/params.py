@@ -21,7 +21,7 @@ JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 # The largest integer JSON carries exactly; an integer parameter without its own maximum
 # stops here, so no huge value reaches C code (OverflowError) or a child's argv.
 MAX_INTEGER = 2**53 - 1
-_PATH_PARAMETERS = frozenset({"file_path", "path"})
+_PATH_PARAMETERS = frozenset({"file_path", "path", "source", "destination"})
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
