@@ -83,8 +83,10 @@ class PathQueues:
 
     @staticmethod
     def key(arguments: Mapping[str, Any] | None) -> str | None:
-        value = (arguments or {}).get("file_path", (arguments or {}).get("path"))
-        return os.path.normpath(value) if isinstance(value, str) and value and "\x00" not in value else None
+        """The file a call is about: its `file_path`, `path` or (Move) `source`."""
+        args = arguments or {}
+        value = next((args[k] for k in ("file_path", "path", "source") if isinstance(args.get(k), str)), None)
+        return os.path.normpath(value) if value and "\x00" not in value else None
 
     def lock(self, key: str) -> asyncio.Lock:
         lock, users = self._locks.get(key, (None, 0))
