@@ -51,6 +51,7 @@ TAB_WIDTH = 4
 # repeated line votes from when the closest region is sought.
 MAX_REPLACEMENTS = 100_000
 MAX_TOLERANT_CANDIDATES = 100
+MAX_TOLERANT_TRIES = 1_000  # line runs whose indentation is compared (a failed re-indent is not a candidate)
 MAX_KEY_VOTES = 8
 MAX_COMPARED_LINES = 2_000  # old_string's first lines that look for the closest region
 MAX_REALIGNED_PAIRS = 1_000_000  # old lines x new lines aligned by difflib for a line-by-line re-indent
@@ -246,9 +247,9 @@ def _whitespace(text: str, old: str, new: str) -> list[_Candidate[str]]:
     new_lines = new.replace("\r\n", "\n").split("\n")
     # The first line is not compared when old_string opens with a line break (any line ends so).
     runs = _line_runs([line.strip() for line in content[:last]], keys[lead_break:])
-    for i in (r - lead_break for r in runs if r >= lead_break):
-        if len(found) > MAX_TOLERANT_CANDIDATES:
-            break
+    for tried, i in enumerate(r - lead_break for r in runs if r >= lead_break):
+        if len(found) > MAX_TOLERANT_CANDIDATES or tried > MAX_TOLERANT_TRIES:
+            break  # each try costs old_string's length: the count stays bounded, not the file x old_string
         pairs = [(_indent(olines[j]), _indent(content[i + j])) for j in range(k) if keys[j] and (j or not mid_line)]
         replacement = _reindent(pairs, new_lines, mid_line, content)
         strategy = TRAILING_WHITESPACE if all(o == f for o, f in pairs) else INDENTATION
@@ -266,17 +267,12 @@ def _whitespace(text: str, old: str, new: str) -> list[_Candidate[str]]:
 def _line_runs(lines: list[str], keys: list[str]) -> Iterable[int]:
     """Every i where lines[i : i + len(keys)] == keys, in linear time: each distinct line becomes
     one fixed-width code, and str.find searches the file's codes for old_string's."""
-    ids: dict[str, str] = {}
-
-    def code(line: str) -> str:
-        c = ids.get(line)
-        if c is None:
-            n = len(ids)  # two characters per line, none of them a surrogate
-            c = ids[line] = chr(0xE000 + n // 0x8000) + chr(0x10000 + n % 0x8000)
-        return c
-
-    needle = "".join(map(code, keys))
-    haystack = "".join(map(code, lines))
+    distinct = dict.fromkeys(keys)
+    distinct.update(dict.fromkeys(lines))
+    # Two characters per distinct line, none of them a surrogate.
+    codes = {line: chr(0xE000 + n // 0x8000) + chr(0x10000 + n % 0x8000) for n, line in enumerate(distinct)}
+    needle = "".join(map(codes.__getitem__, keys))
+    haystack = "".join(map(codes.__getitem__, lines))
     pos = haystack.find(needle)
     while pos >= 0:
         if pos % 2 == 0:
