@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from .._core.context import ExecutionContext
+from .._core.globmatch import compile_glob
 from .walk import Listing, in_git_worktree
 
 # Matches of recent patterns, keyed by the exact index state they were cut from.
@@ -17,6 +18,8 @@ def index_listing(
     base: str,
     regex: str | None,
     *,
+    glob: str | None = None,
+    glob_ignore_case: bool = False,
     hidden: bool,
     respect_gitignore: bool,
     follow_symlinks: bool,
@@ -49,14 +52,17 @@ def index_listing(
         return None, lookup.status
     if not in_git_worktree(base):
         return None, "unsupported"
-    key = (*snap.key, regex)
+    key = (*snap.key, regex, glob, glob_ignore_case)
     listing = _recent.get(key)
     if listing is None:
         paths, mtimes = snap.paths, snap.mtimes
         if regex is not None:
-            match = re.compile(f"(?:{regex})\\Z").match
+            # The walk's own matcher: the glob as an automaton (no backtracking on a crafted name).
+            match = (
+                compile_glob(glob, glob_ignore_case).match if glob is not None else re.compile(f"(?:{regex})\\Z").match
+            )
             start = len(base.rstrip("/")) + 1
-            kept = [(p, m) for p, m in zip(paths, mtimes, strict=True) if match(p, start)]
+            kept = [(p, m) for p, m in zip(paths, mtimes, strict=True) if match(p, start) not in (None, False)]
             paths, mtimes = [p for p, _ in kept], [m for _, m in kept]
         listing = _recent[key] = (paths, [-m for m in mtimes])
         while len(_recent) > _RECENT:
