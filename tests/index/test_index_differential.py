@@ -140,6 +140,12 @@ def test_glob_results_are_identical_with_and_without_the_index(tree: Path) -> No
             assert comparable(with_index) == comparable(without), pattern
             assert with_index.metadata["index"] == "used", pattern
             assert without.metadata["index"] == "off"
+    for options in ({"case_sensitive": False}, {"exclude": ["src/core"]}, {"exclude": ["*.md"]}):
+        for pattern in ["**/*.C", "**/F1*", "**"]:
+            with_index = fstools.glob(pattern, str(tree), ctx=on, **options)
+            without = fstools.glob(pattern, str(tree), ctx=off, **options)
+            assert comparable(with_index) == comparable(without), (pattern, options)
+            assert with_index.metadata["index"] == ("unsupported" if options.get("exclude") == ["*.md"] else "used")
     hidden = fstools.glob("**", str(tree), hidden=True, ctx=on)
     assert hidden.metadata["index"] == "unsupported"
     assert comparable(hidden) == comparable(fstools.glob("**", str(tree), hidden=True, ctx=off))
