@@ -73,8 +73,8 @@ def error_from_oserror(exc: OSError, path: str) -> ToolError:
 
 
 # Errors an operation beneath a root meets when a checked path changed before its use: a
-# component is a symlink now (never followed) or no longer a directory.
-_SWAPPED = (errno.ELOOP, errno.EXDEV, errno.ENOTDIR)
+# component is a symlink now (never followed), or would lead out of the root.
+_SWAPPED = (errno.ELOOP, errno.EXDEV)
 
 
 def changed_or_failed(exc: OSError, path: str) -> ToolError:
@@ -83,7 +83,7 @@ def changed_or_failed(exc: OSError, path: str) -> ToolError:
     if exc.errno in _SWAPPED:
         return ToolError(
             ErrorCode.CONCURRENT_MODIFICATION,
-            f"Path changed while in use: a component of {path} was replaced (by a symbolic link or a file); "
+            f"Path changed while in use: a component of {path} was replaced by a symbolic link; "
             "it was not followed. Try again.",
         )
     return error_from_oserror(exc, path)
