@@ -5,8 +5,9 @@ sandbox reached beneath an allowed root, and names the file by its bare name: a 
 swapped for a symlink meanwhile cannot redirect it. A new version goes to a temp file
 (O_EXCL) in that directory, is fsynced, gets the original's mode, owner and xattrs, and is
 renamed over the target; the directory is then fsynced. A crash leaves the old or the new
-file, never a mix. The rename happens under an flock on the target's inode, after re-checking that the file still holds exactly
-what the caller computed its change from, so cooperating writers never lose an update.
+file, never a mix. The rename happens under an flock on the target's inode, after
+re-checking that the file still holds exactly what the caller computed its change from, so
+cooperating writers never lose an update.
 
 A file with several hard links, or whose owner or xattrs a new inode could not carry, is
 rewritten in place under the same lock instead: a rename would silently split the link or
