@@ -7,12 +7,11 @@ holds a sensitive file. Delete needs no prior read, but says exactly what it rem
 from __future__ import annotations
 
 import os
-import shutil
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .._core.context import ExecutionContext
-from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.params import ToolParameter
 from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, resolve_path
 from .._core.result import ToolResult
@@ -27,13 +26,15 @@ LISTED = 100
 
 @dataclass(frozen=True)
 class Removal:
-    """What a Delete removes: `paths` top-down (the entry itself first)."""
+    """What a Delete removes: `paths` top-down (the entry itself first); for a directory, `entries`
+    are the same paths below it, relative, each with whether it is a directory."""
 
     victim: str
     kind: str  # "file", "symlink" or "directory"
     paths: list[str]
     files: int
     directories: int
+    entries: list[tuple[str, bool]] = field(default_factory=list)
 
 
 def _link(ctx: ExecutionContext, path: str) -> SafePath | None:
@@ -50,52 +51,89 @@ def _link(ctx: ExecutionContext, path: str) -> SafePath | None:
         path = os.path.join(ctx.working_dir, path)
     display = os.path.abspath(path)
     head, name = os.path.split(display)
-    link = os.path.join(os.path.realpath(head), name)
-    if not name or not os.path.islink(link):
+    if not name or not os.path.islink(os.path.join(os.path.realpath(head), name)):
         return None
-    resolve_path(ctx, head, param="path")
+    directory = resolve_path(ctx, head, param="path")
+    link = os.path.join(directory.path, name)
     hit = (ctx.sensitive.first_match(link) or ctx.sensitive.first_match(display)) if ctx.sensitive else None
     if hit is not None:
         raise ToolError(ErrorCode.SENSITIVE_PATH, f"Access to a sensitive file is refused: {display} (matches {hit!r})")
-    return SafePath(link, display, os.lstat(link))
+    try:
+        with directory.open_dir() as dir_fd:
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError as exc:
+        raise changed_or_failed(exc, display) from None
+    return SafePath(link, display, st, directory.root) if stat.S_ISLNK(st.st_mode) else None
+
+
+def _kind(mode: int) -> str:
+    return "symlink" if stat.S_ISLNK(mode) else "directory" if stat.S_ISDIR(mode) else "file"
 
 
 def _inventory(ctx: ExecutionContext, target: SafePath, recursive: bool) -> Removal:
     victim = target.path
-    try:
-        st = os.lstat(victim)
-    except FileNotFoundError:
-        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}") from None
+    if target.stat is None:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
     if any(is_within(root, victim) for root in ctx.roots):
         raise ToolError(
             ErrorCode.PERMISSION_DENIED,
             f"Refusing to delete {target.display}: it is, or contains, an allowed root directory",
         )
-    if stat.S_ISLNK(st.st_mode):
-        return Removal(victim, "symlink", [victim], 1, 0)
-    if not stat.S_ISDIR(st.st_mode):
-        return Removal(victim, "file", [victim], 1, 0)
+    kind = _kind(target.stat.st_mode)
+    if kind != "directory":
+        return Removal(victim, kind, [victim], 1, 0)
     if not recursive:
         raise ToolError(
             ErrorCode.IS_DIRECTORY,
             f"Is a directory: {target.display}. Set recursive=true to delete it and everything in it",
         )
-    paths, files, directories = [victim], 0, 1
-    for root, dirs, names in os.walk(victim):
-        dirs.sort()
-        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(root, d))]:
-            paths.append(os.path.join(root, name))
-            files += 1
-        for name in dirs:
-            if not os.path.islink(os.path.join(root, name)):
-                paths.append(os.path.join(root, name))
-                directories += 1
+    try:
+        with target.open_dir(os.O_RDONLY) as dir_fd:
+            entries = _walk_tree(dir_fd)
+    except OSError as exc:
+        raise changed_or_failed(exc, target.display) from None
+    paths = [victim] + [os.path.join(victim, rel) for rel, _ in entries]
+    directories = 1 + sum(is_dir for _, is_dir in entries)
     secret = next((p for p in paths if ctx.sensitive and ctx.sensitive.matches(p)), None)
     if secret is not None:
         raise ToolError(
             ErrorCode.SENSITIVE_PATH, f"Refusing to delete {target.display}: it contains a sensitive file ({secret})"
         )
-    return Removal(victim, "directory", paths, files, directories)
+    return Removal(victim, "directory", paths, len(entries) + 1 - directories, directories, entries)
+
+
+_SUBDIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _walk_tree(top_fd: int) -> list[tuple[str, bool]]:
+    """Everything below the open directory `top_fd` as (relative path, is a directory), top-down:
+    each directory's files (and symlinks) by name, then its subdirectories, then their contents.
+
+    Directories are entered through descriptors opened with O_NOFOLLOW relative to their parent,
+    so the walk never leaves the tree, and iteratively, so depth is no limit but the descriptors.
+    """
+    entries: list[tuple[str, bool]] = []
+    # A frame: the directory's descriptor (None for the caller's), its path and its subdirectories left to enter.
+    stack: list[tuple[int | None, str, list[str]]] = [(None, "", [])]
+    fd = top_fd
+    while True:
+        with os.scandir(fd) as it:
+            listed = sorted((de.name, de.is_dir(follow_symlinks=False)) for de in it)
+        prefix = stack[-1][1]
+        entries += [(prefix + name, False) for name, is_dir in listed if not is_dir]
+        subdirs = [name for name, is_dir in listed if is_dir]
+        entries += [(prefix + name, True) for name in subdirs]
+        stack[-1][2].extend(reversed(subdirs))
+        while stack and not stack[-1][2]:
+            own, _, _ = stack.pop()
+            if own is not None:
+                os.close(own)
+        if not stack:
+            return entries
+        parent_fd = stack[-1][0] if stack[-1][0] is not None else top_fd
+        name = stack[-1][2].pop()
+        fd = os.open(name, _SUBDIR, dir_fd=parent_fd)
+        stack.append((fd, stack[-1][1] + name + "/", []))
 
 
 def _file_diff(ctx: ExecutionContext, target: SafePath, removal: Removal) -> str | None:
@@ -140,19 +178,63 @@ def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
     authorize(ctx, "Delete", removal.victim, preview, covers=removal.paths[1:], removed=len(removal.paths))
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would delete {what}:\n{_listing(removal)}", **meta)
-    try:
-        if removal.kind == "directory":
-            shutil.rmtree(removal.victim)
-        else:
-            os.unlink(removal.victim)
-    except OSError as exc:
-        left = sum(os.path.lexists(p) for p in removal.paths)
-        err = error_from_oserror(exc, exc.filename or target.display)
-        done = f"{len(removal.paths) - left} of {len(removal.paths)} entries deleted"
-        raise ToolError(err.code, f"{err.message} ({done})") from None
+    _remove(target, removal)
     for p in removal.paths:
         ctx.forget_read(p)
     return ToolResult.ok(f"Deleted {what}:\n{_listing(removal)}", **meta)
+
+
+def _remove(target: SafePath, removal: Removal) -> None:
+    """Remove what the inventory listed, and only that, relative to directory descriptors opened
+    beneath the root: a directory swapped for a symlink meanwhile is never entered."""
+    done = 0
+    try:
+        with target.parent() as parent:
+            st = os.stat(parent.name, dir_fd=parent.fd, follow_symlinks=False)
+            if _kind(st.st_mode) != removal.kind:
+                raise ToolError(
+                    ErrorCode.CONCURRENT_MODIFICATION, f"{target.display} changed while it was being deleted"
+                )
+            if removal.kind == "directory":
+                done = _remove_tree(parent.fd, parent.name, removal.entries)
+                os.rmdir(parent.name, dir_fd=parent.fd)
+            else:
+                os.unlink(parent.name, dir_fd=parent.fd)
+    except OSError as exc:
+        err = changed_or_failed(exc, os.path.join(removal.victim, exc.filename) if exc.filename else target.display)
+        raise ToolError(err.code, f"{err.message} ({done} of {len(removal.paths)} entries deleted)") from None
+
+
+def _remove_tree(parent_fd: int, name: str, entries: list[tuple[str, bool]]) -> int:
+    """Remove `entries` (relative to the directory `name` in `parent_fd`), deepest first; the number removed.
+
+    Each directory is opened (O_NOFOLLOW) from its own parent's descriptor when its first entry is
+    removed, and closed once it is removed itself, so at most one descriptor per level is open.
+    """
+    fds: dict[str, int] = {"": os.open(name, _SUBDIR, dir_fd=parent_fd)}
+
+    def dir_fd(rel: str) -> int:
+        if rel not in fds:
+            head, _, leaf = rel.rpartition("/")
+            fds[rel] = os.open(leaf, _SUBDIR, dir_fd=dir_fd(head))
+        return fds[rel]
+
+    done = 0
+    try:
+        for rel, is_dir in reversed(entries):
+            head, _, leaf = rel.rpartition("/")
+            if is_dir:
+                own = fds.pop(rel, None)
+                if own is not None:
+                    os.close(own)
+                os.rmdir(leaf, dir_fd=dir_fd(head))
+            else:
+                os.unlink(leaf, dir_fd=dir_fd(head))
+            done += 1
+    finally:
+        for fd in fds.values():
+            os.close(fd)
+    return done + 1
 
 
 DELETE_SPEC = ToolSpec(

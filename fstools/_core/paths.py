@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import stat
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 
 from . import sandbox
@@ -44,6 +45,15 @@ class SafePath:
     def open(self, flags: int, mode: int = 0o666) -> int:
         """A descriptor of the file, reached beneath the root through no symlink (OSError if it changed)."""
         return sandbox.open_beneath(self.root, self.path, flags, mode)
+
+    @contextmanager
+    def open_dir(self, flags: int = os.O_PATH) -> Iterator[int]:
+        """A descriptor of the directory itself, reached beneath the root, closed on exit."""
+        fd = self.open(flags | os.O_DIRECTORY)
+        try:
+            yield fd
+        finally:
+            os.close(fd)
 
     def parent(self, *, create: bool = False) -> AbstractContextManager[sandbox.Parent]:
         """Its directory, held open beneath the root (`create`: the missing directories are made)."""
