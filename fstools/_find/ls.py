@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 
 from .._core.context import ExecutionContext
-from .._core.errors import ErrorCode, ToolError
+from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._core.globmatch import GlobSet
 from .._core.params import ToolParameter
@@ -50,14 +50,16 @@ def _format(entry: Entry) -> str:
     return f"{entry.type:<7} {size:>12}  {when}  {entry.name}{suffix}"
 
 
-def _entry(de: os.DirEntry[str]) -> Entry | None:
+def _entry(directory: str, dir_fd: int, de: os.DirEntry[str]) -> Entry | None:
+    """The entry `de` of the open directory `dir_fd` (whose path is `directory`): stat and link
+    target are read relative to that descriptor, never through a path."""
     try:
         st = de.stat(follow_symlinks=False)
         kind = _entry_type(st.st_mode)
-        target = os.readlink(de.path) if kind == "symlink" else None
+        target = os.readlink(de.name, dir_fd=dir_fd) if kind == "symlink" else None
     except OSError:
         return None  # gone since the directory was read
-    return Entry(de.name, de.path, kind, st.st_size, st.st_mtime, target)
+    return Entry(de.name, os.path.join(directory, de.name), kind, st.st_size, st.st_mtime, target)
 
 
 def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidden: bool, limit: int) -> ToolResult:
@@ -67,34 +69,45 @@ def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidde
     if not target.is_dir:
         raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {target.display}")
     authorize(ctx, "LS", target.path)
+    try:
+        with target.open_dir(os.O_RDONLY) as dir_fd:
+            return _listing(ctx, target.path, dir_fd, ignore, hidden, limit)
+    except PermissionError:
+        raise ToolError(ErrorCode.PERMISSION_DENIED, f"Permission denied: {target.display}") from None
+    except OSError as exc:
+        raise changed_or_failed(exc, target.display) from None
+
+
+def _listing(
+    ctx: ExecutionContext, directory: str, dir_fd: int, ignore: list[str] | None, hidden: bool, limit: int
+) -> ToolResult:
+    """The entries of the open directory `dir_fd`, `directory` being its canonical path."""
     ignored = GlobSet([*(ignore or ()), *DEFAULT_EXCLUDES])
     candidates: list[os.DirEntry[str]] = []
     hidden_skipped = 0
-    try:
-        with os.scandir(target.path) as it:
-            for de in it:
-                if not hidden and is_hidden(de.name):
-                    hidden_skipped += 1
-                elif not ignored.matches(de.name):
-                    candidates.append(de)
-    except PermissionError:
-        raise ToolError(ErrorCode.PERMISSION_DENIED, f"Permission denied: {target.display}") from None
+    with os.scandir(dir_fd) as it:
+        for de in it:
+            if not hidden and is_hidden(de.name):
+                hidden_skipped += 1
+            elif not ignored.matches(de.name):
+                candidates.append(de)
     if ctx.sensitive or ctx.permissions is not None:
-        paths = [de.path for de in candidates]
+        prefix = directory.rstrip("/") + "/"
+        paths = [prefix + de.name for de in candidates]
         allowed = set(drop_denied(ctx, "LS", ctx.sensitive.exclude(paths) if ctx.sensitive else paths))
-        candidates = [de for de in candidates if de.path in allowed]
+        candidates = [de for de in candidates if prefix + de.name in allowed]
     # The order needs only the entry type the directory listing already carries; only the
     # entries shown are stat-ed, so a huge directory costs one stat per shown entry.
     candidates.sort(key=lambda de: (not de.is_dir(follow_symlinks=False), de.name.lower(), de.name))
-    shown = [e for e in map(_entry, candidates[:limit]) if e is not None]
+    shown = [e for e in (_entry(directory, dir_fd, de) for de in candidates[:limit]) if e is not None]
     entries_total = len(candidates) - (min(limit, len(candidates)) - len(shown))
-    lines = [f"{target.path}/"] + [_format(e) for e in shown]
+    lines = [f"{directory.rstrip('/')}/"] + [_format(e) for e in shown]
     truncated = entries_total > len(shown)
     if truncated:
         lines.append(f"... {entries_total - len(shown)} more entries not shown (raise limit to see them)")
     return ToolResult.ok(
         "\n".join(lines),
-        path=target.path,
+        path=directory,
         count=entries_total,
         returned=len(shown),
         truncated=truncated,
