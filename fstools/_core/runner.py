@@ -6,6 +6,10 @@ import subprocess
 import threading
 from collections.abc import Iterator, Sequence
 from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .confinement import Confinement
 
 _STDERR_CAP = 64 * 1024
 
@@ -13,12 +17,20 @@ _STDERR_CAP = 64 * 1024
 class StreamingProcess:
     """A child process whose stdout is read line by line.
 
-    The child is killed when the timeout expires (then `timed_out` is set and the
+    With a `confinement` the child starts in a verified directory and, where the kernel allows,
+    can read nothing outside the allowed roots. The child is killed when the timeout expires (then `timed_out` is set and the
     stream simply ends) or when the reader stops early and closes this object, so an
     abandoned search never keeps running.
     """
 
-    def __init__(self, argv: Sequence[str], *, timeout: float | None, cwd: str | None = None) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float | None,
+        cwd: str | None = None,
+        confinement: Confinement | None = None,
+    ) -> None:
         self.argv = list(argv)
         self.timed_out = False
         self._eof = False
@@ -30,6 +42,7 @@ class StreamingProcess:
             stderr=subprocess.PIPE,
             cwd=cwd,
             bufsize=1 << 16,
+            **(confinement.popen_args() if confinement is not None else {}),
         )
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()

@@ -6,12 +6,13 @@ import os
 import re
 from dataclasses import dataclass
 
+from .._core import sandbox
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES
 from .._core.globmatch import MAGIC_CHARS, byte_glob_superset, glob_to_regex
 from .._core.params import ToolParameter
-from .._core.paths import resolve_path, within_roots
+from .._core.paths import resolve_path, root_of, within_roots
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize, drop_denied, invoke
 from .._core.tool import FileTool
@@ -103,6 +104,21 @@ def _followed_and_allowed(ctx: ExecutionContext, base: str, paths: list[str]) ->
     return kept
 
 
+def _beneath_roots(ctx: ExecutionContext, page: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The page without paths that are not files beneath the roots now (checked through the
+    sandbox): an unconfined walker may have listed a directory swapped in from outside."""
+    kept = []
+    for path, mtime in page:
+        canonical = os.path.realpath(path)
+        root = root_of(ctx, canonical)
+        try:
+            if root is not None and sandbox.stat_beneath(root, canonical):
+                kept.append((path, mtime))
+        except OSError:
+            continue
+    return kept
+
+
 def _glob(
     ctx: ExecutionContext,
     pattern: str,
@@ -129,6 +145,8 @@ def _glob(
             respect_gitignore=respect_gitignore,
             follow_symlinks=follow_symlinks,
             excludes=(*DEFAULT_EXCLUDES, *pruned),
+            roots=ctx.roots,
+            root=root_of(ctx, plan.base),
         ),
         timeout=ctx.timeout,
     )
@@ -139,6 +157,8 @@ def _glob(
     if ctx.permissions is not None:
         listing.keep(drop_denied(ctx, "Glob", listing.paths))
     top = newest_first(listing, limit)
+    if not listing.confined:
+        top = _beneath_roots(ctx, top)
     count = len(listing.paths)
     extra: dict[str, object] = {"warnings": listing.warnings} if listing.warnings else {}
     if listing.timed_out:

@@ -1,0 +1,201 @@
+"""Starting rg and fd so that they cannot be redirected out of the allowed roots.
+
+The walkers open paths by name and follow a directory swapped for a symlink, so a check of
+their arguments (or of their results) cannot stop a racing process from making them read
+outside. Instead each child is confined by the kernel before it runs:
+
+* its working directory is set with `fchdir` to the directory the sandbox verified (an open
+  descriptor, not a path that could be swapped meanwhile), and
+* where Linux has Landlock (5.13+), it may read files and list directories only beneath the
+  allowed roots, whatever path leads there: rules hold inodes, not names. The executable, its
+  shared libraries and the user's git ignore configuration are also readable (files only), as
+  are the ignore files in the directories above the roots that rg and fd consult.
+
+Without Landlock only the working directory is pinned; docs/security.md says what remains.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from . import sandbox
+
+_SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+_ACCESS_READ_FILE = 1 << 2
+_ACCESS_READ_DIR = 1 << 3
+_PR_SET_NO_NEW_PRIVS = 38
+# Files the walkers read in each directory above a root: their ignore rules reach into the root.
+_ANCESTOR_FILES = (".gitignore", ".ignore", ".rgignore", ".fdignore", ".git", ".git/info/exclude")
+
+
+class _Landlock:
+    """The Landlock system calls through ctypes, probed on first use."""
+
+    def __init__(self) -> None:
+        self.abi: int | None = None if sys.platform == "linux" else 0
+
+    def _load(self) -> int:
+        import ctypes  # lazily, like everything only a search needs
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        self._syscall, self._prctl, self._errno = libc.syscall, libc.prctl, ctypes.get_errno
+        self._ctypes = ctypes
+
+        class PathBeneath(ctypes.Structure):
+            _pack_ = 1
+            _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+        self._rule = PathBeneath
+        abi = int(self._syscall(_SYS_CREATE_RULESET, None, 0, _CREATE_RULESET_VERSION))
+        return max(abi, 0)
+
+    def usable(self) -> bool:
+        if self.abi is None:
+            try:
+                self.abi = self._load()
+            except (OSError, AttributeError):
+                self.abi = 0
+        return self.abi > 0
+
+    def ruleset(self, beneath: Sequence[int], files: Sequence[int]) -> int:
+        """A ruleset that lets a process read only beneath the directories `beneath` and the `files`."""
+        ctypes = self._ctypes
+        handled = ctypes.c_uint64(_ACCESS_READ_FILE | _ACCESS_READ_DIR)
+        fd = int(self._syscall(_SYS_CREATE_RULESET, ctypes.byref(handled), ctypes.sizeof(handled), 0))
+        if fd < 0:
+            raise self._error()
+        try:
+            for parent, access in [(d, _ACCESS_READ_FILE | _ACCESS_READ_DIR) for d in beneath] + [
+                (f, _ACCESS_READ_FILE) for f in files
+            ]:
+                rule = self._rule(access, parent)
+                if self._syscall(_SYS_ADD_RULE, fd, _RULE_PATH_BENEATH, ctypes.byref(rule), 0) != 0:
+                    raise self._error()
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _error(self) -> OSError:
+        err = self._errno()
+        return OSError(err, os.strerror(err))
+
+    def restrict_call(self, ruleset_fd: int) -> Callable[[], None]:
+        """What the child runs before exec: no new privileges, then the ruleset. Only C calls
+        prepared here run in the child (a forked child of a threaded parent must not allocate)."""
+        syscall, prctl = self._syscall, self._prctl
+
+        def restrict() -> None:
+            if prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or syscall(_SYS_RESTRICT_SELF, ruleset_fd, 0) != 0:
+                raise OSError("landlock_restrict_self failed")
+
+        return restrict
+
+
+landlock = _Landlock()
+
+
+@cache
+def _runtime_files(binary: str) -> tuple[str, ...] | None:
+    """The files exec'ing `binary` reads: itself, its ELF interpreter and shared libraries, the
+    loader's cache. None when they cannot be known (a script, no ldd): it then runs unconfined."""
+    real = os.path.realpath(binary)
+    try:
+        with open(real, "rb") as f:
+            if f.read(4) != b"\x7fELF":
+                return None
+        out = subprocess.run(["ldd", real], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        static = "not a dynamic executable" in out.stdout + out.stderr or "statically linked" in out.stdout
+        return (real,) if static else None
+    libs = [tok for line in out.stdout.splitlines() for tok in line.split() if tok.startswith("/")]
+    # The rules hold the files themselves: the loader's name for a library is often a symlink.
+    return tuple(dict.fromkeys(os.path.realpath(p) for p in [real, *libs, "/etc/ld.so.cache"]))
+
+
+def _git_config_files() -> list[str]:
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    return [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"), os.path.join(xdg, "git", "ignore")]
+
+
+def _ancestor_files(roots: Sequence[str]) -> list[str]:
+    found: list[str] = []
+    for root in roots:
+        directory = os.path.dirname(root)
+        while True:
+            found += [os.path.join(directory, name) for name in _ANCESTOR_FILES]
+            if directory == "/":
+                break
+            directory = os.path.dirname(directory)
+    return found
+
+
+def _open_regular_files(paths: Sequence[str]) -> list[int]:
+    """O_PATH descriptors of those `paths` that are regular files (a symlink grants nothing)."""
+    fds = []
+    for path in dict.fromkeys(paths):
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            fds.append(fd)
+        else:
+            os.close(fd)
+    return fds
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """How a walker is started: in the directory `cwd_fd`, and (`ruleset_fd`) confined by Landlock."""
+
+    cwd_fd: int
+    ruleset_fd: int | None
+    restrict: Callable[[], None] | None
+
+    @property
+    def confined(self) -> bool:
+        return self.ruleset_fd is not None
+
+    def preexec(self) -> None:
+        os.fchdir(self.cwd_fd)
+        if self.restrict is not None:
+            self.restrict()
+
+    def popen_args(self) -> dict[str, Any]:
+        return {"preexec_fn": self.preexec}
+
+
+@contextmanager
+def confined(roots: Sequence[str], root: str, start: str, binary: str) -> Iterator[Confinement]:
+    """A Confinement for running `binary` in the canonical directory `start` beneath `root`,
+    able to read only beneath `roots` (all canonical). The descriptors close on exit."""
+    cwd_fd = sandbox.open_beneath(root, start, os.O_PATH | os.O_DIRECTORY)
+    held = [cwd_fd]
+    try:
+        ruleset = None
+        runtime = _runtime_files(binary) if landlock.usable() else None
+        if runtime is not None:
+            dirs = [sandbox.open_root(r) for r in roots]
+            held += dirs
+            files = _open_regular_files([*runtime, *_git_config_files(), *_ancestor_files(roots)])
+            held += files
+            ruleset = landlock.ruleset(dirs, files)
+            held.append(ruleset)
+        yield Confinement(cwd_fd, ruleset, landlock.restrict_call(ruleset) if ruleset is not None else None)
+    finally:
+        for fd in held:
+            os.close(fd)
