@@ -17,10 +17,10 @@ _STDERR_CAP = 64 * 1024
 class StreamingProcess:
     """A child process whose stdout is read line by line.
 
-    With a `confinement` the child starts in a verified directory and, where the kernel allows,
-    can read nothing outside the allowed roots. The child is killed when the timeout expires (then `timed_out` is set and the
-    stream simply ends) or when the reader stops early and closes this object, so an
-    abandoned search never keeps running.
+    With a `confinement` the child starts in a verified directory and, where the kernel
+    allows, can read nothing outside the allowed roots. The child is killed when the timeout
+    expires (then `timed_out` is set and the stream simply ends) or when the reader stops
+    early and closes this object, so an abandoned search never keeps running.
     """
 
     def __init__(

@@ -3,11 +3,13 @@
 Both backends get the same filters (hidden, ignore files, excludes, symlinks) and return
 absolute paths. The walker runs confined (`confinement`): started in the verified base
 directory's descriptor, walking "." and, where the kernel has Landlock, unable to read
-outside the allowed roots; its relative paths are joined to the base here. The name pattern is a regular expression over the path relative to the
-base: fd gets it as a full-path regex; rg's listing is filtered by it in Python, after a
-file-type prefilter on the last component (`rg --glob` would not do: it is an override
-that lists gitignored and hidden files when they match). Each path is stat-ed as it
-streams in, while the walker is still working, unless the walker sorts by mtime itself.
+outside the allowed roots; its relative paths are joined to the base here.
+
+The name pattern is a regular expression over the path relative to the base: fd gets it as
+a full-path regex; rg's listing is filtered by it in Python, after a file-type prefilter
+on the last component (`rg --glob` would not do: it is an override that lists gitignored
+and hidden files when they match). Each path is stat-ed as it streams in, while the walker
+is still working, unless the walker sorts by mtime itself.
 """
 
 from __future__ import annotations
