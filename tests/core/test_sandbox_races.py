@@ -14,6 +14,8 @@ import pytest
 import fstools
 from tests.helpers.races import CANARY, INSIDE, Flipper, Scene, build_scene, renameat2_supported
 
+# Grep's pattern matches the canary without containing it: results echo the pattern back.
+PATTERN = CANARY[:-1] + f"[{CANARY[-1]}]"
 # Calls per tool and scenario: enough that the unprotected code escapes many times (see docs/security.md).
 CALLS = 60
 STRESS_CALLS = 2000
@@ -32,9 +34,9 @@ def _read_then(tool: Callable[..., fstools.ToolResult], path: Path, ctx, **args)
 DIR_ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] = {
     "Read": lambda s, ctx, i: _text(fstools.read(str(s.d / "secret.txt"), ctx=ctx)),
     "Grep": lambda s, ctx, i: _text(
-        fstools.grep(CANARY, str(s.d if i % 2 else s.root), output_mode="content", hidden=True, ctx=ctx)
+        fstools.grep(PATTERN, str(s.d if i % 2 else s.root), output_mode="content", hidden=True, ctx=ctx)
     ),
-    "Grep files": lambda s, ctx, i: _text(fstools.grep(CANARY, str(s.d), ctx=ctx)),
+    "Grep files": lambda s, ctx, i: _text(fstools.grep(PATTERN, str(s.d), ctx=ctx)),
     "LS": lambda s, ctx, i: _text(fstools.ls(str(s.d), ctx=ctx)),
     "Glob": lambda s, ctx, i: _text(fstools.glob("**/*" if i % 2 else "*", str(s.root if i % 2 else s.d), ctx=ctx)),
     "Write new": lambda s, ctx, i: _text(fstools.write(str(s.d / "new.txt"), "new\n", ctx=ctx)),
@@ -49,7 +51,7 @@ DIR_ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] = 
 
 FILE_ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] = {
     "Read": lambda s, ctx, i: _text(fstools.read(str(s.root / "f.txt"), ctx=ctx)),
-    "Grep": lambda s, ctx, i: _text(fstools.grep(CANARY, str(s.root / "f.txt"), output_mode="content", ctx=ctx)),
+    "Grep": lambda s, ctx, i: _text(fstools.grep(PATTERN, str(s.root / "f.txt"), output_mode="content", ctx=ctx)),
     "Write": lambda s, ctx, i: _read_then(fstools.write, s.root / "g.txt", ctx, content=f"written {i}\n"),
     "Edit": lambda s, ctx, i: _read_then(fstools.edit, s.root / "g.txt", ctx, old_string="inside", new_string="e"),
     "MultiEdit": lambda s, ctx, i: _read_then(
