@@ -1,7 +1,7 @@
 """The benchmark cases, shared by the pytest-benchmark suite and scripts/bench_compare.
 
 A case is one realistic agent call on a corpus, the check that its result is right, the
-references doing the same job, and the SPEC §6 budgets it is held to. Cases are declared
+references doing the same job, and the performance budgets it is held to. Cases are declared
 statically (CaseDef) so a missing tool is known at collection time; `build` binds one to
 a corpus only when its tools exist.
 """
@@ -22,7 +22,7 @@ from .api import bind, call, missing_reason, ok
 
 @dataclass(frozen=True)
 class Budget:
-    """A SPEC §6 budget. `unit` "ms" bounds fstools' median time; "x" bounds the ratio
+    """A performance budget (BENCHMARKS.md). `unit` "ms" bounds fstools' median time; "x" bounds the ratio
     fstools / reference `vs`; "MB" bounds memory growth."""
 
     limit: float
@@ -98,7 +98,7 @@ def rg_lines(*flags: str, pattern: str, path: str) -> Callable[[], list[str]]:
 
 def primer(ctx: fstools.ExecutionContext, path: str, content: str) -> Callable[[], None]:
     """Setup for a mutating case: the file holds `content` and `ctx` knows it (a fresh
-    Write creates it, which counts as a read in that context, SPEC §2)."""
+    Write creates it, which counts as a read in that context)."""
 
     def setup() -> None:
         if os.path.lexists(path):
@@ -348,7 +348,7 @@ def edit_10mb(files_dir: str) -> Case:
 
 # --- the Linux kernel tree ------------------------------------------------------------
 
-# ripgrep's benchsuite queries with the line counts SPEC §6 expects from rg --max-filesize 10M.
+# ripgrep's benchsuite queries with the line counts raw rg --max-filesize 10M finds on the kernel tree.
 KERNEL_QUERIES = (
     ("literal", "PM_RESUME", 39),
     ("class", "[A-Z]+_RESUME", 2161),

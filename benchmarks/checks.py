@@ -1,6 +1,6 @@
 """Correctness checks run before anything is timed: a fast wrong answer is not a result.
 
-Each check parses fstools' documented output format (SPEC §4) and compares it with what
+Each check parses fstools' documented output format (docs/contract.md) and compares it with what
 the reference produced on the same corpus.
 """
 
@@ -69,7 +69,7 @@ def grep_content(result: ToolResult, rg_lines: Sequence[str], expected_count: in
     """Same matching lines as `rg -n`, and total_matches counts them exactly."""
     want = rg_matches(rg_lines)
     if expected_count is not None:
-        assert len(want) == expected_count, f"rg found {len(want)} lines, SPEC §6 expects {expected_count}"
+        assert len(want) == expected_count, f"rg found {len(want)} lines, the corpus should give {expected_count}"
     got = grep_matches(result)
     assert got == want, f"Grep returned {len(got)} matching lines, rg -n {len(want)}"
     assert result.metadata["total_matches"] == len(want), (

@@ -1,7 +1,7 @@
 """fstools against its references, side by side in one run: the engine of scripts/bench_compare.
 
 Every case is checked (fstools and each reference) before anything is timed, then timed
-interleaved; each SPEC §6 budget becomes one Row, met or not. Import cost and the 1 GiB
+interleaved; each performance budget becomes one Row, met or not. Import cost and the 1 GiB
 Read are measured in child processes, because both are per-process quantities.
 """
 

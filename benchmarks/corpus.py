@@ -1,6 +1,6 @@
 """The benchmark corpora: a typical project, the Linux kernel tree, and big single files.
 
-The typical project is what SPEC §6 calls "a typical project (≤ 5,000 files)": a
+The typical project is what the budgets call "a typical project (≤ 5,000 files)": a
 generated application of a few thousand source files next to a copy of the running
 interpreter's standard library, in a git repository with a .gitignore, plus an ignored
 build/ and node_modules/ that the tools must not descend into. It is built once per

@@ -21,7 +21,7 @@ from fstools._core.binaries import find_binary
 from fstools._core.excludes import DEFAULT_EXCLUDES
 from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS
 
-MAX_FILESIZE = 10 * 1024 * 1024  # Grep's default per-file limit (SPEC §4)
+MAX_FILESIZE = 10 * 1024 * 1024  # Grep's default per-file limit (ExecutionContext.grep_max_filesize)
 
 
 def binary(tool: str) -> str:

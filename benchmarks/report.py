@@ -166,7 +166,7 @@ def plot(rows: list[Row], path: str = PLOT) -> None:
     ax.set_yticks(range(len(rows)), [f"{SHORT[r.group]}: {r.title[:56]}  [{r.budget}]" for r in rows], fontsize=7)
     ax.set_ylim(len(rows) - 0.4, -0.6)
     ax.set_xlabel("measured / budget (log scale): the line at 1× is the budget, | marks the row's CI limit")
-    ax.set_title("fstools against the SPEC §6 budgets")
+    ax.set_title("fstools against its performance budgets")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

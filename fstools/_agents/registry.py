@@ -20,10 +20,20 @@ def file_tools() -> list[BaseTool]:
 
 
 def register_file_tools(registry: ToolRegistry) -> ToolRegistry:
+    """Register every file tool (see file_tools) in `registry` and return it.
+
+    Args:
+        registry: The registry to add the tools to; ValueError if it already holds one of their names.
+    """
     for tool in file_tools():
         registry.register(tool)
     return registry
 
 
 def create_registry() -> ToolRegistry:
+    """A new ToolRegistry holding every file tool: Read, Write, Edit, MultiEdit, Delete, LS, Glob, Grep.
+
+    Hand `get_all_schemas("openai")` or `get_all_schemas("anthropic")` to the model, then run each
+    tool call it makes with `execute(name, context, **arguments)` (or `run` without an event loop).
+    """
     return register_file_tools(ToolRegistry())

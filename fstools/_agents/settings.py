@@ -55,8 +55,7 @@ class SessionSettings:
         dirs = [os.path.abspath(d) for d in (roots or self.roots or (cwd,))]
         canonical_cwd = os.path.realpath(cwd)
         inside = any(is_within(canonical_cwd, os.path.realpath(d)) for d in dirs)
-        extra = {} if self.timeout is None else {"timeout": self.timeout}
-        return ExecutionContext(
+        ctx = ExecutionContext(
             working_dir=cwd if inside else dirs[0],
             allowed_dirs=dirs,
             read_only=self.read_only,
@@ -64,5 +63,7 @@ class SessionSettings:
             permissions=PermissionManager(rules=self.rules, confirm=confirm) if self.rules else None,
             audit_log=self.audit_log,
             rate_limit_per_minute=self.rate_limit,
-            **extra,
         )
+        if self.timeout is not None:  # otherwise the context's own default stands
+            ctx.timeout = self.timeout
+        return ctx

@@ -14,8 +14,9 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.params import ToolParameter
 from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, resolve_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, invoke
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
@@ -254,10 +255,13 @@ DELETE_SPEC = ToolSpec(
 )
 
 
+@tool_function(DELETE_SPEC)
 def delete(path: str, *, recursive: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
-    """Delete a file, symlink or (recursive=True) directory (see DELETE_SPEC)."""
-    return invoke(DELETE_SPEC, ctx, {"path": path, "recursive": recursive})
+    """Delete a file, a symlink or (recursive=True) a directory."""
+    return invoke_public(DELETE_SPEC, ctx, locals())
 
 
 class DeleteTool(FileTool):
+    """Delete as an agent tool: schema, validation and async execution from DELETE_SPEC."""
+
     spec = DELETE_SPEC

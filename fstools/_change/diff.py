@@ -2,7 +2,7 @@
 
 difflib over a whole file is quadratic in the worst case; the edit tools know exactly
 which character ranges they replaced, so only those lines (plus context) are compared.
-Edits made on a file's bytes (see _document) give byte ranges: the same code finds the
+Edits made on a file's bytes (see document.py) give byte ranges: the same code finds the
 lines on the bytes, and only the lines shown are decoded.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import AnyStr
+from typing import AnyStr, Protocol, TypeVar
 
 from .._content.encodings import breaks
 
@@ -18,6 +18,16 @@ CONTEXT = 3
 MAX_DIFF_CHARS = 50_000
 _MAX_DIFFLIB_CELLS = 4_000_000  # len(a) * len(b) beyond which a hunk is shown as plain replace
 _CHUNK = 4096
+
+_Part = TypeVar("_Part", str, bytes, covariant=True)
+
+
+class Sliceable(Protocol[_Part]):
+    """What a diff needs of the new content: its length and slices (text, bytes, or Spliced bytes)."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, span: slice, /) -> _Part: ...
 
 
 @dataclass(frozen=True)
@@ -128,11 +138,11 @@ def whole_text_changes(old: str, new: str) -> list[Change]:
     return [Change(p, len(old) - s, p, len(new) - s)]
 
 
-def _at_boundary(text: AnyStr, pos: int, lf: AnyStr) -> bool:
+def _at_boundary(text: Sliceable[AnyStr], pos: int, lf: AnyStr) -> bool:
     return pos == 0 or pos == len(text) or text[pos - 1 : pos] == lf
 
 
-def _line_window(old: AnyStr, new: AnyStr, c: Change, limit: int) -> list[int] | None:
+def _line_window(old: AnyStr, new: Sliceable[AnyStr], c: Change, limit: int) -> list[int] | None:
     """[old_start, old_end, new_start, new_end] widened to whole lines on both sides, or None if
     that would reach past `limit` (where the next change starts): the two must then be merged."""
     lf = breaks(old).lf
@@ -151,7 +161,7 @@ def _next_start(changes: Sequence[Change], i: int, default: int) -> int:
     return changes[i + 1].old_start if i + 1 < len(changes) else default
 
 
-def _windows(old: AnyStr, new: AnyStr, changes: Sequence[Change], context: int) -> list[list[int]]:
+def _windows(old: AnyStr, new: Sliceable[AnyStr], changes: Sequence[Change], context: int) -> list[list[int]]:
     lf, lined = breaks(old).lf, []
     i = 0
     while i < len(changes):
@@ -203,7 +213,7 @@ def _span(start: int, count: int) -> str:
 
 def unified_diff(
     old: AnyStr,
-    new: AnyStr,
+    new: Sliceable[AnyStr],
     changes: Sequence[Change],
     *,
     old_label: str,

@@ -8,8 +8,9 @@ occurs exactly; otherwise on its text, decoded once (encoding, BOM and stray byt
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, AnyStr
 
 from .._content.spliced import Spliced, pieces_of
@@ -17,8 +18,9 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, invoke
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .atomic import Snapshot
 from .diff import Change, ChangeTracker, unified_diff
@@ -53,9 +55,16 @@ def _in_bytes(edit: EditRequest, codec: str) -> tuple[bytes, bytes]:
         raise _TextNeeded from None
 
 
-def _plan(content: AnyStr, edit: EditRequest, codec: str | None) -> Plan[AnyStr]:
-    """The edit's plan on the file's text, or (`codec` given) on its bytes."""
-    old, new = _in_bytes(edit, codec) if codec else (edit.old_string, edit.new_string)
+def _as_text(edit: EditRequest) -> tuple[str, str]:
+    return edit.old_string, edit.new_string
+
+
+# An edit's (old_string, new_string) as the content it runs on: text, or bytes in the file's codec.
+_Strings = Callable[[EditRequest], tuple[AnyStr, AnyStr]]
+
+
+def _plan(content: AnyStr, edit: EditRequest, old: AnyStr, new: AnyStr) -> Plan[AnyStr]:
+    """The edit's plan on the file's text, or on its bytes (then `old` and `new` are bytes too)."""
     if old:
         if isinstance(content, str):
             return plan_replacement(content, old, new, edit.replace_all)
@@ -119,23 +128,23 @@ class _Edited:
         return all(before[c.old_start : c.old_end] == after[c.new_start : c.new_end] for c in self.changes)
 
 
-def _edited(content: AnyStr, codec: str | None, edits: Sequence[EditRequest], numbered: bool) -> _Edited:
-    """Every edit applied in turn to `content`: the file's text, or (`codec` given) its bytes, whose
-    final splice a large file leaves unjoined."""
+def _edited(content: AnyStr, strings: _Strings[AnyStr], edits: Sequence[EditRequest], numbered: bool) -> _Edited:
+    """Every edit applied in turn to `content`: the file's text, or its bytes, whose final splice a
+    large file leaves unjoined. `strings` gives each edit's strings in the same form."""
     before, tracker, results, plan = content, ChangeTracker(), [], None
     for n, edit in enumerate(edits, 1):
         if plan is not None:
             content = plan.apply(content)
         try:
-            plan = _plan(content, edit, codec)
+            plan = _plan(content, edit, *strings(edit))
         except ToolError as exc:
             raise _numbered(exc, n, len(edits)) if numbered else exc from None
         tracker.apply(plan.spans())
         results.append({"replacements": len(plan.replacements), "match_strategy": plan.strategy})
     assert plan is not None, "at least one edit"
-    large = isinstance(content, bytes) and len(content) >= SPLICE_MIN
-    after = Spliced(plan.pieces(content)) if large else plan.apply(content)
-    return _Edited(before, after, tracker.changes(), results)
+    if isinstance(content, bytes) and len(content) >= SPLICE_MIN:
+        return _Edited(before, Spliced(plan.pieces(content)), tracker.changes(), results)
+    return _Edited(before, plan.apply(content), tracker.changes(), results)
 
 
 def _edit_document(doc: Document, edits: Sequence[EditRequest], numbered: bool) -> _Edited:
@@ -143,10 +152,10 @@ def _edit_document(doc: Document, edits: Sequence[EditRequest], numbered: bool) 
     a large file is then never decoded, spliced as text and encoded again."""
     if doc.body is not None:
         try:
-            return _edited(doc.body, doc.encoding.name, edits, numbered)
+            return _edited(doc.body, partial(_in_bytes, codec=doc.encoding.name), edits, numbered)
         except _TextNeeded:
             pass
-    return _edited(doc.text, None, edits, numbered)
+    return _edited(doc.text, _as_text, edits, numbered)
 
 
 def _encoded(doc: Document, edited: _Edited, display: str) -> bytes | Spliced:
@@ -156,10 +165,12 @@ def _encoded(doc: Document, edited: _Edited, display: str) -> bytes | Spliced:
 
 
 def _diff(doc: Document, edited: _Edited, old_label: str, new_label: str) -> str:
-    decode = str if isinstance(edited.after, str) else doc.decode_part
-    return unified_diff(
-        edited.before, edited.after, edited.changes, old_label=old_label, new_label=new_label, decode=decode
-    )
+    before, after, changes = edited.before, edited.after, edited.changes
+    if isinstance(before, str):
+        assert isinstance(after, str), "edits on text give text"
+        return unified_diff(before, after, changes, old_label=old_label, new_label=new_label)
+    assert not isinstance(after, str), "edits on bytes give bytes"
+    return unified_diff(before, after, changes, old_label=old_label, new_label=new_label, decode=doc.decode_part)
 
 
 def _apply(
@@ -275,6 +286,7 @@ MULTI_EDIT_SPEC = ToolSpec(
 )
 
 
+@tool_function(EDIT_SPEC)
 def edit(
     file_path: str,
     old_string: str,
@@ -283,19 +295,23 @@ def edit(
     *,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
-    """Replace `old_string` by `new_string` in one file (see EDIT_SPEC)."""
-    args = {"file_path": file_path, "old_string": old_string, "new_string": new_string, "replace_all": replace_all}
-    return invoke(EDIT_SPEC, ctx, args)
+    """Replace `old_string` by `new_string` in one file."""
+    return invoke_public(EDIT_SPEC, ctx, locals())
 
 
+@tool_function(MULTI_EDIT_SPEC)
 def multi_edit(file_path: str, edits: list[dict[str, Any]], *, ctx: ExecutionContext | None = None) -> ToolResult:
-    """Apply several replacements to one file atomically (see MULTI_EDIT_SPEC)."""
-    return invoke(MULTI_EDIT_SPEC, ctx, {"file_path": file_path, "edits": edits})
+    """Make several replacements in one file, in order, all or nothing."""
+    return invoke_public(MULTI_EDIT_SPEC, ctx, locals())
 
 
 class EditTool(FileTool):
+    """Edit as an agent tool: schema, validation and async execution from EDIT_SPEC."""
+
     spec = EDIT_SPEC
 
 
 class MultiEditTool(FileTool):
+    """MultiEdit as an agent tool: schema, validation and async execution from MULTI_EDIT_SPEC."""
+
     spec = MULTI_EDIT_SPEC

@@ -26,8 +26,9 @@ class _Digest:
     computed on a thread while the file is written and fsynced (hashlib releases the GIL): ~1 ms per MB saved."""
 
     def __init__(self, data: bytes | Spliced) -> None:
-        self._data, self._digest = data, None
-        self._thread = None
+        self._data = data
+        self._digest: bytes | None = None
+        self._thread: threading.Thread | None = None
         if PARALLEL_DIGEST_MIN <= len(data) <= DIGEST_LIMIT:
             self._thread = threading.Thread(target=self._hash, daemon=True)
             self._thread.start()

@@ -19,9 +19,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import AnyStr, Generic
+from operator import itemgetter
+from typing import AnyStr, Generic, TypeVar
 
 from .._content.encodings import breaks
+from .._content.spliced import Buffer
 from .._core.errors import ErrorCode, ToolError
 from .document import with_line_breaks
 
@@ -55,6 +57,9 @@ _LOOSE = {
 _STANDS_FOR_U_FFFD = "[\udc80-\udcff\ufffd]+"
 
 
+_View = TypeVar("_View", str, memoryview)  # what a plan cuts: the text itself, or a view of the bytes
+
+
 @dataclass(frozen=True)
 class Replacement(Generic[AnyStr]):
     start: int
@@ -69,29 +74,34 @@ class Plan(Generic[AnyStr]):
     strategy: str
     replacements: list[Replacement[AnyStr]]
 
-    def pieces(self, text: AnyStr) -> list[AnyStr | memoryview]:
-        """`text` with the replacements made, as pieces in order; those of bytes are views, not copies."""
-        view = memoryview(text) if isinstance(text, bytes) else text
-        pieces, pos = [], 0
+    def pieces(self: Plan[bytes], text: bytes) -> list[Buffer]:
+        """`text` with the replacements made, as pieces in order: views of `text`, not copies."""
+        return self._cut(memoryview(text))
+
+    def apply(self, text: AnyStr) -> AnyStr:
+        if isinstance(text, str):
+            return "".join(self._cut(text))
+        return b"".join(self.pieces(text))
+
+    def _cut(self, view: _View) -> list[_View | AnyStr]:
+        pieces: list[_View | AnyStr] = []
+        pos = 0
         for r in self.replacements:
             pieces += (view[pos : r.start], r.text)
             pos = r.end
         pieces.append(view[pos:])
         return pieces
 
-    def apply(self, text: AnyStr) -> AnyStr:
-        return text[:0].join(self.pieces(text))
-
     def spans(self) -> list[tuple[int, int, int]]:
         return [(r.start, r.end, len(r.text)) for r in self.replacements]
 
 
 @dataclass(frozen=True)
-class _Candidate:
+class _Candidate(Generic[AnyStr]):
     start: int
     end: int
     strategy: str
-    text: str | None = None  # None: new_string as given
+    text: AnyStr | None = None  # None: new_string as given
 
 
 def plan_replacement(text: str, old: str, new: str, replace_all: bool) -> Plan[str]:
@@ -112,15 +122,16 @@ def plan_exact(text: AnyStr, old: AnyStr, new: AnyStr, replace_all: bool) -> Pla
     return _decide(text, candidates, new, replace_all) if candidates else None
 
 
-def _exact(text: AnyStr, old: AnyStr) -> list[_Candidate]:
-    found, pos = [], text.find(old)
+def _exact(text: AnyStr, old: AnyStr) -> list[_Candidate[AnyStr]]:
+    found: list[_Candidate[AnyStr]] = []
+    pos = text.find(old)
     while pos >= 0:
         found.append(_Candidate(pos, pos + len(old), EXACT))
         pos = text.find(old, pos + len(old))
     return found
 
 
-def _line_endings(text: str, old: str, new: str) -> list[_Candidate]:
+def _line_endings(text: str, old: str, new: str) -> list[_Candidate[str]]:
     lines = old.replace("\r\n", "\n").split("\n")
     if len(lines) < 2:
         return []
@@ -128,7 +139,7 @@ def _line_endings(text: str, old: str, new: str) -> list[_Candidate]:
     return [_Candidate(m.start(), m.end(), LINE_ENDINGS) for m in pattern.finditer(text)]
 
 
-def _undecodable(text: str, old: str, new: str) -> list[_Candidate]:
+def _undecodable(text: str, old: str, new: str) -> list[_Candidate[str]]:
     if "\ufffd" not in old:
         return []
     pattern = re.compile(_STANDS_FOR_U_FFFD.join(map(re.escape, old.split("\ufffd"))))
@@ -166,7 +177,7 @@ class _IndentStyle:
         return "\t" * level + " " * rest if self.tabs else " " * (level * self.unit + rest)
 
 
-def _whitespace(text: str, old: str, new: str) -> list[_Candidate]:
+def _whitespace(text: str, old: str, new: str) -> list[_Candidate[str]]:
     """Whole-line matches that differ from old_string only in indentation or trailing whitespace."""
     olines = old.replace("\r\n", "\n").split("\n")
     keeps_break = len(olines) > 1 and olines[-1] == ""
@@ -183,7 +194,8 @@ def _whitespace(text: str, old: str, new: str) -> list[_Candidate]:
     for line in flines:
         starts.append(starts[-1] + len(line) + 1)
     last = len(flines) - (1 if keeps_break else 0)  # a matched block must end before this line
-    k, found = len(olines), []
+    k = len(olines)
+    found: list[_Candidate[str]] = []
     new_lines = new.replace("\r\n", "\n").split("\n")
     for i in range(0, last - k + 1):
         if content[i + anchor].strip() != keys[anchor] or any(content[i + j].strip() != keys[j] for j in range(k)):
@@ -241,7 +253,7 @@ def _listed(numbers: list[int]) -> str:
     return f"[{shown}{more}]"
 
 
-def _decide(text: AnyStr, candidates: list[_Candidate], new: AnyStr, replace_all: bool) -> Plan[AnyStr]:
+def _decide(text: AnyStr, candidates: list[_Candidate[AnyStr]], new: AnyStr, replace_all: bool) -> Plan[AnyStr]:
     strategy = candidates[0].strategy
     if len(candidates) > 1 and not (replace_all and strategy in (EXACT, LINE_ENDINGS)):
         lines = _listed(line_numbers(text, (c.start for c in candidates)))
@@ -258,7 +270,8 @@ def _decide(text: AnyStr, candidates: list[_Candidate], new: AnyStr, replace_all
             f"{len(candidates)} times (lines: {lines}). Copy old_string exactly from the file, "
             "with more surrounding lines, so that it matches once.",
         )
-    replacements, prev_end = [], 0
+    replacements: list[Replacement[AnyStr]] = []
+    prev_end = 0
     for c in candidates:
         start, end = c.start, c.end
         body = with_line_breaks(c.text if c.text is not None else new, _break_at(text, start, end))
@@ -345,19 +358,20 @@ def _similar_window(text: str, flines: list[str], keys: list[str]) -> int | None
     if not rare:
         return None
     starts = list(accumulate((len(line) + 1 for line in flines), initial=0))
-    votes: Counter[int] = Counter()
+    votes: defaultdict[int, float] = defaultdict(float)  # weighted votes: not a Counter, whose counts are ints
     for word in rare:
         pos, hits = text.find(word), 0
         while pos >= 0 and hits < MAX_WORD_HITS:
             votes[max(bisect_right(starts, pos) - 1 - first_line[word], 0)] += 1 / rarity[word]
             pos, hits = text.find(word, pos + len(word)), hits + 1
     import difflib  # only on the not_found path
+    import heapq
 
     width = min(len(keys), FUZZY_COMPARE_LINES)
     matcher = difflib.SequenceMatcher(None, autojunk=False)
     matcher.set_seq2("\n".join(keys[:width]))
     best, best_ratio = None, FUZZY_CUTOFF
-    for start, _ in votes.most_common(MAX_FUZZY_WINDOWS):
+    for start, _ in heapq.nlargest(MAX_FUZZY_WINDOWS, votes.items(), key=itemgetter(1)):  # as Counter.most_common
         matcher.set_seq1("\n".join(line.strip() for line in flines[start : start + width]))
         if matcher.real_quick_ratio() >= best_ratio and matcher.quick_ratio() >= best_ratio:
             ratio = matcher.ratio()

@@ -11,8 +11,9 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.params import ToolParameter
 from .._core.paths import resolve_file_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, invoke
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .diff import unified_diff, whole_text_changes
 from .document import Document, decode_document, encode_document, eol_of, text_style, with_line_breaks
@@ -123,10 +124,13 @@ WRITE_SPEC = ToolSpec(
 )
 
 
+@tool_function(WRITE_SPEC)
 def write(file_path: str, content: str, *, backup: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
-    """Create or overwrite a file (see WRITE_SPEC for the parameters)."""
-    return invoke(WRITE_SPEC, ctx, {"file_path": file_path, "content": content, "backup": backup})
+    """Create a file or replace its whole content, atomically."""
+    return invoke_public(WRITE_SPEC, ctx, locals())
 
 
 class WriteTool(FileTool):
+    """Write as an agent tool: schema, validation and async execution from WRITE_SPEC."""
+
     spec = WRITE_SPEC

@@ -215,7 +215,7 @@ _TEXT_BREAKS, _BYTE_BREAKS = Breaks("\n", "\r", "\r\n"), Breaks(b"\n", b"\r", b"
 def breaks(sample: AnyStr) -> Breaks[AnyStr]:
     """The line breaks as str or as bytes, whichever `sample` is (anything but str counts as bytes):
     matching and diffs run on text, or on the bytes of a bytewise encoding."""
-    return _TEXT_BREAKS if isinstance(sample, str) else _BYTE_BREAKS  # type: ignore[return-value]
+    return _TEXT_BREAKS if isinstance(sample, str) else _BYTE_BREAKS
 
 
 def line_ending(text: str) -> str:

@@ -19,6 +19,12 @@ def _log_failure(message: str, *args: object) -> None:
 
 @dataclass(frozen=True)
 class AuditRecord:
+    """One operation as the audit hook and the JSONL audit log receive it.
+
+    `path` is the path the call acted on (None when it had none); `bytes` what it read or
+    wrote, when it says; `duration_ms` the wall time of the whole call.
+    """
+
     timestamp: float
     tool: str
     path: str | None

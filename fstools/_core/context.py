@@ -36,9 +36,11 @@ class ReadRecord:
 
     @classmethod
     def from_stat(cls, st: os.stat_result, digest: bytes | None) -> ReadRecord:
+        """The record of a read that saw `st` and content with `digest` (None: not hashed)."""
         return cls(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, digest)
 
     def same_stat(self, st: os.stat_result) -> bool:
+        """Whether `st` shows the file as this read saw it: same size, mtime, ctime, inode and device."""
         return (self.size, self.mtime_ns, self.ctime_ns, self.ino, self.dev) == (
             st.st_size,
             st.st_mtime_ns,
@@ -54,6 +56,28 @@ class ExecutionContext:
 
     One context per agent session: its read ledger is what makes read-before-write
     work, so a read in one context does not authorise a write in another.
+
+    Attributes:
+        working_dir: Absolute directory that LS, Glob and Grep use when no path is given.
+        allowed_dirs: The directories every path must resolve into (default: `working_dir` alone).
+        dry_run: Changing tools report what they would do (with the diff) and change nothing.
+        read_only: Only the tools that never change the filesystem may run.
+        allow_relative_paths: Accept relative paths, resolved against `working_dir`.
+        sensitive_patterns: Globs of secrets (keys, credentials, .env): refused by Read, Write, Edit
+            and Delete, hidden from LS, Glob and Grep; "!pattern" exempts.
+        timeout: Seconds a Glob or Grep search, or a wait for another writer's lock, may take.
+        max_write_bytes: The largest content Write accepts.
+        max_edit_bytes: The largest file Edit and MultiEdit change; Write and Delete look into an
+            existing file (for its encoding, or the diff) only up to this size.
+        max_media_bytes: The largest image, PDF or notebook Read loads.
+        image_max_dimension: Read downscales images to at most this many pixels a side...
+        image_max_bytes: ...and to at most this many bytes.
+        pdf_max_pages: The most PDF pages one Read returns.
+        grep_max_filesize: Grep skips files larger than this (and says so).
+        permissions: Allow/ask/deny rules per tool and path, with the callback that asks a person.
+        audit_hook: Called with an AuditRecord after every call.
+        audit_log: Path of a JSONL file that gets one AuditRecord per call.
+        rate_limit_per_minute: The most calls a minute; more get a rate_limited result.
     """
 
     working_dir: str = field(default_factory=os.getcwd)
@@ -89,13 +113,16 @@ class ExecutionContext:
 
     # Read ledger -----------------------------------------------------------------
     def record_read(self, path: str, record: ReadRecord) -> None:
+        """Remember what a read of the canonical `path` saw (Read calls this; so do Write and Edit)."""
         with self._lock:
             self._reads[path] = record
 
     def read_record(self, path: str) -> ReadRecord | None:
+        """What the last read of the canonical `path` in this context saw, or None if it was never read."""
         return self._reads.get(path)
 
     def forget_read(self, path: str) -> None:
+        """Drop the read record of `path`: the next write to it needs a new Read."""
         with self._lock:
             self._reads.pop(path, None)
 

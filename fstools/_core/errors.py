@@ -7,7 +7,7 @@ from enum import Enum
 
 
 class ErrorCode(str, Enum):
-    """Stable, machine-readable failure reasons (SPEC §2)."""
+    """Stable, machine-readable failure reasons; the values are part of the public contract."""
 
     FILE_NOT_FOUND = "file_not_found"
     IS_DIRECTORY = "is_directory"

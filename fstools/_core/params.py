@@ -46,9 +46,11 @@ class ToolParameter:
 
     @property
     def keyword(self) -> str:
+        """The Python keyword of this parameter: `py_name` if set, else `name`."""
         return self.py_name or self.name
 
     def json_schema(self) -> dict[str, Any]:
+        """This parameter's JSON Schema property: type, description and any enum, bounds and default."""
         schema: dict[str, Any] = {"type": self.type, "description": self.description}
         if self.enum is not None:
             schema["enum"] = list(self.enum)

@@ -1,4 +1,4 @@
-"""Allow/ask/deny rules by tool and path, with a human confirmation callback (seeds 002/003)."""
+"""Allow/ask/deny rules by tool and path, with a human confirmation callback."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ class PermissionRule:
             raise ValueError(f"action must be one of {ACTIONS}, got {self.action!r}")
 
     def matches(self, tool: str, path: str) -> bool:
+        """Whether the rule applies to `tool` acting on the canonical absolute `path`."""
         return self.covers(tool) and glob_match(self.path, path)
 
     def covers(self, tool: str) -> bool:
@@ -65,6 +66,7 @@ class PermissionManager:
     default: str = "allow"
 
     def decide(self, tool: str, path: str) -> str:
+        """The action for `tool` on `path`: "allow", "ask" or "deny", by the rules (see the class docstring)."""
         matching = [r for r in self.rules if r.matches(tool, path)]
         if any(r.action == "deny" for r in matching):
             return "deny"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from .context import ExecutionContext
@@ -17,18 +18,22 @@ class ToolRegistry:
         self._tools: dict[str, BaseTool] = {}
 
     def register(self, tool: BaseTool) -> None:
+        """Add `tool`; ValueError if a tool of the same name is already registered."""
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
 
     def get(self, name: str) -> BaseTool | None:
+        """The tool called `name`, or None."""
         return self._tools.get(name)
 
-    def list(self) -> list[BaseTool]:
-        return list(self._tools.values())
+    def list(self) -> builtins.list[BaseTool]:
+        """Every tool, in registration order."""
+        return builtins.list(self._tools.values())
 
-    def names(self) -> list[str]:
-        return list(self._tools)
+    def names(self) -> builtins.list[str]:
+        """Every tool's name, in registration order."""
+        return builtins.list(self._tools)
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
@@ -36,7 +41,8 @@ class ToolRegistry:
     def __len__(self) -> int:
         return len(self._tools)
 
-    def get_all_schemas(self, provider: str = "openai") -> list[dict[str, Any]]:
+    def get_all_schemas(self, provider: str = "openai") -> builtins.list[dict[str, Any]]:
+        """Every tool's definition in the `provider`'s format ("openai" or "anthropic"), to hand to the model."""
         return [tool.schema(provider) for tool in self._tools.values()]
 
     def _unknown(self, name: str) -> ToolResult:
@@ -45,9 +51,15 @@ class ToolRegistry:
         )
 
     async def execute(self, name: str, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
+        """Run the tool called `name` with the model's arguments `kwargs` (validated first) in `context`.
+
+        An unknown name is an invalid_argument result listing the available tools; None as
+        `context` uses default_context().
+        """
         tool = self._tools.get(name)
         return self._unknown(name) if tool is None else await tool.execute(context, **kwargs)
 
     def run(self, name: str, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
+        """`execute` for callers without an event loop."""
         tool = self._tools.get(name)
         return self._unknown(name) if tool is None else tool.run(context, **kwargs)

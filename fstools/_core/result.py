@@ -11,7 +11,15 @@ from .errors import ErrorCode
 
 @dataclass
 class ToolResult:
-    """Outcome of a tool call: never an exception for user errors."""
+    """Outcome of a tool call: never an exception for user errors.
+
+    Attributes:
+        success: Whether the call did what it was asked.
+        output: The text for the model (file lines, listing, diff summary...).
+        error: On failure, a message that says what to do next.
+        error_code: On failure, a stable ErrorCode value such as "file_not_found".
+        metadata: Structured details: paths, counts, truncation, the diff, warnings.
+    """
 
     success: bool
     output: str = ""
@@ -21,13 +29,16 @@ class ToolResult:
 
     @classmethod
     def ok(cls, output: str = "", **metadata: Any) -> ToolResult:
+        """A successful result with `output` text and `metadata`."""
         return cls(success=True, output=output, metadata=metadata)
 
     @classmethod
     def fail(cls, error: str, error_code: ErrorCode | str = ErrorCode.IO_ERROR, **metadata: Any) -> ToolResult:
+        """A failed result: the `error` message, its machine-readable `error_code` and `metadata`."""
         return cls(success=False, error=error, error_code=str(error_code), metadata=metadata)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a plain dict (success, output, error, error_code, metadata), e.g. for JSON."""
         return {
             "success": self.success,
             "output": self.output,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import threading
 from collections.abc import Iterator, Sequence
@@ -53,9 +54,10 @@ class StreamingProcess:
             self._timer.start()
 
     def _drain_stderr(self) -> None:
-        assert self._proc.stderr is not None
+        stderr = self._proc.stderr
+        assert stderr is not None
         kept = 0
-        for chunk in iter(lambda: self._proc.stderr.read(8192), b""):  # type: ignore[union-attr]
+        for chunk in iter(lambda: stderr.read(8192), b""):
             if kept < _STDERR_CAP:
                 self._stderr_chunks.append(chunk)
                 kept += len(chunk)
@@ -72,8 +74,9 @@ class StreamingProcess:
 
     def chunks(self, size: int = 1 << 20) -> Iterator[bytes]:
         """Stdout as it arrives, in pieces of at most `size` bytes, so the reader can work while the child runs."""
-        assert self._proc.stdout is not None
-        read = self._proc.stdout.read1
+        stdout = self._proc.stdout
+        assert isinstance(stdout, io.BufferedReader)  # Popen with bufsize != 0 gives a buffered pipe
+        read = stdout.read1
         while chunk := read(size):
             yield chunk
         self._eof = True

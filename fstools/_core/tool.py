@@ -1,4 +1,4 @@
-"""The tool layer (seeds' Phase 2.1): BaseTool for any tool, FileTool as the thin adapter over a ToolSpec."""
+"""The tool layer: BaseTool for any tool, FileTool as the thin adapter over a ToolSpec."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from .spec import ToolSpec, call_validated, invoke
 
 
 class ToolCategory(str, Enum):
+    """The kind of a tool; every fstools tool is a FILE tool."""
+
     FILE = "file"
 
     def __str__(self) -> str:
@@ -26,35 +28,43 @@ class BaseTool(ABC):
 
     @property
     @abstractmethod
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The name a model calls the tool by, e.g. "Read"."""
 
     @property
     @abstractmethod
-    def description(self) -> str: ...
+    def description(self) -> str:
+        """What the model is told the tool does and how to call it."""
 
     @property
     @abstractmethod
-    def category(self) -> ToolCategory: ...
+    def category(self) -> ToolCategory:
+        """The kind of tool."""
 
     @property
     @abstractmethod
-    def parameters(self) -> list[ToolParameter]: ...
+    def parameters(self) -> list[ToolParameter]:
+        """The tool's parameters, in order: its schema and the validation of each call come from them."""
 
     @property
     def read_only(self) -> bool:
+        """Whether the tool never changes the filesystem (a read-only context allows only these)."""
         return False
 
     @property
     def destructive(self) -> bool:
+        """Whether the tool may overwrite or remove data (a hint for clients, such as MCP's)."""
         return False
 
     @abstractmethod
     async def _execute(self, context: ExecutionContext, /, **kwargs: Any) -> ToolResult: ...
 
     def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the tool's arguments (an object with one property per parameter)."""
         return object_schema(self.parameters)
 
     def schema(self, provider: str = "openai") -> dict[str, Any]:
+        """The tool definition in the `provider`'s format: "openai" (function calling) or "anthropic"."""
         if provider == "openai":
             return {
                 "type": "function",

@@ -13,8 +13,9 @@ from .._core.excludes import DEFAULT_EXCLUDES
 from .._core.globmatch import MAGIC_CHARS, byte_glob_superset, glob_to_regex
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path, root_of, within_roots
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, drop_denied, invoke
+from .._core.spec import ToolSpec, authorize, drop_denied
 from .._core.tool import FileTool
 from .walk import ContainmentFilter, WalkSpec, list_files, newest_first
 
@@ -204,6 +205,7 @@ GLOB_SPEC = ToolSpec(
 )
 
 
+@tool_function(GLOB_SPEC)
 def glob(
     pattern: str,
     path: str | None = None,
@@ -214,20 +216,11 @@ def glob(
     follow_symlinks: bool = False,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
-    """Find files matching a glob (see GLOB_SPEC for the parameters)."""
-    return invoke(
-        GLOB_SPEC,
-        ctx,
-        {
-            "pattern": pattern,
-            "path": path,
-            "limit": limit,
-            "hidden": hidden,
-            "respect_gitignore": respect_gitignore,
-            "follow_symlinks": follow_symlinks,
-        },
-    )
+    """Find files whose paths match a glob pattern, newest first."""
+    return invoke_public(GLOB_SPEC, ctx, locals())
 
 
 class GlobTool(FileTool):
+    """Glob as an agent tool: schema, validation and async execution from GLOB_SPEC."""
+
     spec = GLOB_SPEC

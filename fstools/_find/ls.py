@@ -13,8 +13,9 @@ from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._core.globmatch import GlobSet
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, drop_denied, invoke
+from .._core.spec import ToolSpec, authorize, drop_denied
 from .._core.tool import FileTool
 
 DEFAULT_LIMIT = 1000
@@ -136,6 +137,7 @@ LS_SPEC = ToolSpec(
 )
 
 
+@tool_function(LS_SPEC)
 def ls(
     path: str | None = None,
     *,
@@ -144,9 +146,11 @@ def ls(
     limit: int = DEFAULT_LIMIT,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
-    """List one directory (see LS_SPEC for the parameters)."""
-    return invoke(LS_SPEC, ctx, {"path": path, "ignore": ignore, "hidden": hidden, "limit": limit})
+    """List one directory."""
+    return invoke_public(LS_SPEC, ctx, locals())
 
 
 class LSTool(FileTool):
+    """LS as an agent tool: schema, validation and async execution from LS_SPEC."""
+
     spec = LS_SPEC

@@ -30,7 +30,7 @@ from .._core.excludes import DEFAULT_EXCLUDES
 from .._core.runner import StreamingProcess
 
 # Below these counts in the base's first two levels a tree is small: sorting in Python is
-# then as cheap as rg's sort, and fd runs one thread (README, "Decisions: Glob and LS").
+# then as cheap as rg's sort, and fd runs one thread (docs/decisions/find.md).
 SMALL_TREE_DIRS = 200
 SMALL_TREE_ENTRIES = 1000
 
@@ -150,7 +150,7 @@ def is_small_tree(base: str, max_dirs: int = SMALL_TREE_DIRS, max_entries: int =
 
 
 def choose_strategy(spec: WalkSpec) -> Strategy:
-    """Pick the walker from measurements (README, "Decisions: Glob and LS").
+    """Pick the walker from measurements (docs/decisions/find.md).
 
     A small tree goes to one rg thread: rg starts in about half fd's time and a pool only
     adds start-up. A big tree goes to `rg --sortr modified`, which stats in Rust, so Python

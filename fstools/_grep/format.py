@@ -1,4 +1,4 @@
-"""Grep's output text, exactly as SPEC §4 spells it.
+"""Grep's output text, in the documented format (docs/contract.md).
 
 files_with_matches: one absolute path per line. count: `path: N`. content: `path:N> text`
 for a matching line, `path:N  text` for a context line (`path> text` / `path  text`
@@ -20,7 +20,7 @@ def format_files(files: Iterable[FileHit]) -> str:
 
 
 def format_counts(files: Iterable[FileHit]) -> str:
-    return "\n".join(f"{f.path}: {f.count}" for f in files) or NO_MATCHES
+    return "\n".join(f"{f.path}: {f.lines}" for f in files) or NO_MATCHES
 
 
 def format_content(lines: Iterable[LineHit], *, line_numbers: bool, separators: bool) -> str:

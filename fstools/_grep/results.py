@@ -22,13 +22,13 @@ Span = tuple[int, int]
 
 
 class FileHit(NamedTuple):
-    """A file with matches: `count` is its matching lines (rg's `matched_lines`).
+    """A file with matches: `lines` is its number of matching lines (rg's `matched_lines`).
 
     A named tuple, not a dataclass: a big result makes one per matching file.
     """
 
     path: str
-    count: int
+    lines: int  # not `count`: that would shadow tuple.count
     mtime_ns: int
 
 
@@ -81,13 +81,13 @@ def line_ranges(files: list[FileHit], offset: int, limit: int) -> dict[str, tupl
     ranges: dict[str, tuple[int, int]] = {}
     pos = 0
     for f in files:
-        lo, hi = pos, pos + f.count
+        lo, hi = pos, pos + f.lines
         pos = hi
         if hi <= offset:
             continue
         if stop is not None and lo >= stop:
             break
-        ranges[f.path] = (max(offset - lo, 0), f.count if stop is None else min(stop - lo, f.count))
+        ranges[f.path] = (max(offset - lo, 0), f.lines if stop is None else min(stop - lo, f.lines))
     return ranges
 
 

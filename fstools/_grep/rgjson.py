@@ -25,7 +25,9 @@ _MATCH = b'{"type":"match"'
 _CONTEXT = b'{"type":"context"'
 _END = b'{"type":"end"'
 _NL_END = b"\n" + _END
-_EVERYTHING = (0, float("inf"))
+# A file's `[start, stop)` matching-line indexes on the page; stop is inf for "to the end".
+LineRange = tuple[int, float]
+_EVERYTHING: LineRange = (0, float("inf"))
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ class PageCollector:
     """
 
     def __init__(
-        self, ranges: Mapping[str, tuple[int, int]] | None, *, before: int = 0, after: int = 0, multiline: bool = False
+        self, ranges: Mapping[str, LineRange] | None, *, before: int = 0, after: int = 0, multiline: bool = False
     ) -> None:
         self._ranges = ranges
         self._before = before
@@ -153,7 +155,7 @@ class PageCollector:
         self.lines: dict[str, list[LineHit]] = {}
         self._reset(None, None)
 
-    def _reset(self, path: str | None, rng: tuple[int, int] | None) -> None:
+    def _reset(self, path: str | None, rng: LineRange | None) -> None:
         self._path = path
         self._range = rng
         self._idx = 0

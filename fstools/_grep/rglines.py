@@ -107,7 +107,7 @@ def blocks_text(blocks: Iterable[Block], *, separators: bool) -> str:
 
 def block_lines(block: Block, limit: int) -> list[LineHit]:
     """Up to `limit` lines of a block as structured lines; rg's printer gives no match offsets."""
-    hits = []
+    hits: list[LineHit] = []
     for line in _clean(block.body).decode("utf-8", "replace").split("\n"):
         field = _FIELD.match(line)
         if field is None:  # the `--` between groups

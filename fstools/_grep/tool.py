@@ -1,4 +1,4 @@
-"""Grep: search file contents with rg, paged in a stable order (SPEC §4)."""
+"""Grep: search file contents with rg, paged in a stable order."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path, root_of
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, denied_test, invoke
+from .._core.spec import ToolSpec, authorize, denied_test
 from .._core.tool import FileTool
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ def _grep(
         )
     if not confinement.confined:
         _drop_unverified(ctx, out)
-    total_matches = sum(f.count for f in out.files)
+    total_matches = sum(f.lines for f in out.files)
     total_files = len(out.files)
     meta: dict[str, Any] = {}
     if content:
@@ -196,7 +197,7 @@ def _grep(
         returned = len(page)
         total_items = total_files
         text = (format_counts if output_mode == "count" else format_files)(page)
-        meta["files"] = [{"path": f.path, "count": f.count} for f in page]
+        meta["files"] = [{"path": f.path, "count": f.lines} for f in page]
     if total_items and not returned:
         text = f"No more matches: offset {offset} is past the last of {total_items} results"
     truncated = offset + returned < total_items
@@ -301,6 +302,7 @@ GREP_SPEC = ToolSpec(
 )
 
 
+@tool_function(GREP_SPEC)
 def grep(
     pattern: str,
     path: str | None = None,
@@ -321,30 +323,11 @@ def grep(
     respect_gitignore: bool = True,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
-    """Search file contents (see GREP_SPEC for the parameters)."""
-    return invoke(
-        GREP_SPEC,
-        ctx,
-        {
-            "pattern": pattern,
-            "path": path,
-            "glob": glob,
-            "type": type,
-            "output_mode": output_mode,
-            "-i": case_insensitive,
-            "-n": line_numbers,
-            "-A": after_context,
-            "-B": before_context,
-            "-C": context,
-            "multiline": multiline,
-            "head_limit": head_limit,
-            "offset": offset,
-            "fixed_strings": fixed_strings,
-            "hidden": hidden,
-            "respect_gitignore": respect_gitignore,
-        },
-    )
+    """Search file contents for a regular expression, with ripgrep."""
+    return invoke_public(GREP_SPEC, ctx, locals())
 
 
 class GrepTool(FileTool):
+    """Grep as an agent tool: schema, validation and async execution from GREP_SPEC."""
+
     spec = GREP_SPEC

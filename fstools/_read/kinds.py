@@ -1,7 +1,7 @@
 """What a file is, from its first bytes: the image formats Read sends, and PDFs.
 
-Kept apart from the readers so that recognising a file never imports them: `_image`,
-`_pdf` and `_notebook` are loaded on the first file of their kind.
+Kept apart from the readers so that recognising a file never imports them: `image`,
+`pdf` and `notebook` are loaded on the first file of their kind.
 """
 
 from __future__ import annotations

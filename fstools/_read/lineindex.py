@@ -106,7 +106,7 @@ class LineIndex:
     units: CodeUnits
     size: int
     start: int
-    cum: array = field(default_factory=lambda: array("q", [0]))
+    cum: array[int] = field(default_factory=lambda: array("q", [0]))
     last_newline_end: int = 0
     crlf: int = 0
     cr: int = 0

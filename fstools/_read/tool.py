@@ -19,8 +19,9 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_path
+from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, invoke
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .kinds import image_mime, is_pdf
 from .window import MAX_LINE_CHARS, file_chunks, read_window
@@ -262,6 +263,7 @@ READ_SPEC = ToolSpec(
 )
 
 
+@tool_function(READ_SPEC)
 def read(
     file_path: str,
     *,
@@ -270,9 +272,11 @@ def read(
     pages: str | None = None,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
-    """Read a file (see READ_SPEC for the parameters)."""
-    return invoke(READ_SPEC, ctx, {"file_path": file_path, "offset": offset, "limit": limit, "pages": pages})
+    """Read a file: text as numbered lines, or an image, a PDF's text or a notebook's cells."""
+    return invoke_public(READ_SPEC, ctx, locals())
 
 
 class ReadTool(FileTool):
+    """Read as an agent tool: schema, validation and async execution from READ_SPEC."""
+
     spec = READ_SPEC

@@ -84,7 +84,9 @@ class _Slices:
         return self._data[start:end]
 
 
-_cache: OrderedDict[tuple[str, int, int, int, int], LineIndex] = OrderedDict()
+# (path, st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns): any change to the file changes the key.
+_CacheKey = tuple[str, int, int, int, int, int]
+_cache: OrderedDict[_CacheKey, LineIndex] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
@@ -103,7 +105,7 @@ def read_window(path: str, fd: int, st: os.stat_result, head: bytes, offset: int
 
 
 def _cached_index(path: str, fd: int, st: os.stat_result, head: bytes) -> LineIndex:
-    key = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    key: _CacheKey = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     with _cache_lock:
         index = _cache.get(key)
         if index is not None:

@@ -1,7 +1,7 @@
 """End-to-end round trips over every file tool: CLI subprocesses, the MCP stdio server, permissions, audit.
 
 Read, Write, Edit, MultiEdit, Delete, Glob and Grep are built in parallel with this
-layer; each test here is written against the documented API (SPEC §2/§4) and skips,
+layer; each test here is written against the documented API (docs/contract.md) and skips,
 naming what it waits for, until the tools it needs are registered.
 """
 

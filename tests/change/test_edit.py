@@ -1,4 +1,4 @@
-"""Edit and MultiEdit: the seed's Gherkin scenarios, matching strategies, errors, all-or-nothing."""
+"""Edit and MultiEdit: the acceptance scenarios, matching strategies, errors, all-or-nothing."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def code(project, ctx):
     return make
 
 
-# --- Feature: Edit Tool (seed 004) -------------------------------------------------------------
+# --- Feature: Edit Tool (acceptance scenarios) ------------------------------------------------
 
 
 def test_replace_single_occurrence(code, ctx):
@@ -459,7 +459,7 @@ def test_multi_edit_schema_declares_edit_objects():
     assert items["required"] == ["old_string", "new_string"]
 
 
-# --- Integration workflows (seed 004) ---------------------------------------------------------
+# --- Integration workflows (acceptance scenarios) ---------------------------------------------
 
 
 def test_read_edit_verify_workflow(project, ctx):

@@ -1,4 +1,4 @@
-"""Write: the seed's Gherkin scenarios, read-before-write, backups, limits, conventions kept."""
+"""Write: the acceptance scenarios, read-before-write, backups, limits, conventions kept."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def temp_files(directory) -> list[str]:
     return [n for n in os.listdir(directory) if n.endswith(".fstools.tmp")]
 
 
-# --- Feature: Write Tool (seed 004) ------------------------------------------------------------
+# --- Feature: Write Tool (acceptance scenarios) -----------------------------------------------
 
 
 def test_write_new_file(project, ctx):

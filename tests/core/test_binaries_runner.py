@@ -12,6 +12,7 @@ import pytest
 from fstools._core.binaries import find_binary, require_binary
 from fstools._core.errors import ErrorCode, ToolError
 from fstools._core.runner import StreamingProcess
+from tests.helpers.binaries import requires_fd
 
 
 @pytest.fixture(autouse=True)
@@ -29,6 +30,7 @@ def test_rg_found_in_interpreter_scripts_dir_first():
         assert os.path.dirname(rg) in scripts
 
 
+@requires_fd
 def test_fd_found_as_fd_or_fdfind():
     fd = find_binary("fd")
     assert fd is not None and os.path.basename(fd) in ("fd", "fdfind")

@@ -18,7 +18,7 @@ IDS = [t.name for t in TOOLS]
 MUTATING = [t for t in TOOLS if not t.read_only]
 CONTENT = "alpha\nbeta\n"
 
-# Values for the required parameters, by name (SPEC §2 fixes the names). "f*" is both a
+# Values for the required parameters, by name (the names are part of the public API). "f*" is both a
 # glob (Glob) and a regex (Grep) that finds the sample file.
 SAMPLES = {
     "old_string": "alpha",

@@ -9,6 +9,7 @@ import pytest
 
 from fstools._core.binaries import find_binary
 from fstools._core.globmatch import GlobSet, byte_glob_superset, compile_glob, glob_match, glob_to_regex
+from tests.helpers.binaries import requires_fd
 
 
 @pytest.mark.parametrize(
@@ -71,6 +72,7 @@ def test_class_and_brace_edges(pattern, name, expected):
     assert (compile_glob(pattern).match(name) is not None) is expected
 
 
+@requires_fd
 def test_regexes_are_valid_for_fd(tmp_path):
     """Every regex fstools builds is handed to fd (Rust regex) as is: fd must accept it and agree."""
     fd = find_binary("fd")

@@ -1,4 +1,4 @@
-"""The path sandbox against the attack list of issue 2, on real files, links, FIFOs and devices."""
+"""The path sandbox against a list of known attacks, on real files, links, FIFOs and devices."""
 
 from __future__ import annotations
 

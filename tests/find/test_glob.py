@@ -1,4 +1,4 @@
-"""Glob on real trees with the real fd and rg: the seed's scenarios, pathlib parity, ordering, filters, links."""
+"""Glob on real trees with the real fd and rg: the acceptance scenarios, pathlib parity, ordering, filters, links."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ import pytest
 import fstools
 from fstools._core.binaries import find_binary
 from fstools._core.excludes import DEFAULT_EXCLUDES
+from tests.helpers.binaries import requires_fd
 
-BACKENDS = ("fd", "rg")
+# fd is optional: its runs skip (with the reason) where it is not installed.
+BACKENDS = (pytest.param("fd", marks=requires_fd), "rg")
 T0 = 1_700_000_000  # a fixed epoch for explicit mtimes
 
 
@@ -123,7 +125,7 @@ def test_glob_directory_not_found(tmp_path, backend):
 # --- Gherkin: Integration Glob-Grep -------------------------------------------------------------
 
 
-@pytest.mark.skipif(not hasattr(fstools, "grep"), reason="Grep is not on this branch yet (issue 6)")
+@pytest.mark.skipif(not hasattr(fstools, "grep"), reason="Grep is not on this branch yet")
 def test_glob_grep_workflow(project, ctx):
     make(project, "a.py", "pkg/b.py", "pkg/c.py", "notes.txt")
     (project / "a.py").write_text("class A:\n    pass\n")
@@ -390,6 +392,7 @@ def test_gitignore_without_a_repository(project, ctx):
     assert rels(r, project) == ["a.py"] and r.metadata["backend"] == "rg"
 
 
+@requires_fd
 def test_gitignore_without_a_repository_on_old_fd_warns(project, ctx, monkeypatch):
     from fstools._find import walk as _walk
 
@@ -473,11 +476,12 @@ def test_follow_symlinks_stays_inside(linked, backend):
     assert "innocent.txt" not in everything.output
 
 
+@requires_fd
 def test_follow_symlinks_backends_agree(linked, monkeypatch):
     root, _ = linked
     ctx = fstools.ExecutionContext(working_dir=str(root))
     results = {}
-    for name in BACKENDS:
+    for name in ("fd", "rg"):
         monkeypatch.setenv("FSTOOLS_RG" if name == "fd" else "FSTOOLS_FD", "")
         monkeypatch.delenv("FSTOOLS_FD" if name == "fd" else "FSTOOLS_RG", raising=False)
         find_binary.cache_clear()

@@ -23,6 +23,7 @@ from fstools._find.walk import (
     list_files,
     newest_first,
 )
+from tests.helpers.binaries import requires_fd
 
 T0 = 1_700_000_000
 
@@ -56,7 +57,13 @@ def fake_binary(tmp_path: Path, name: str, script: str) -> str:
 
 @pytest.mark.parametrize(
     "strategy",
-    [Strategy("rg", 1), Strategy("rg", 2), Strategy("rg", 1, walker_sorts=True), Strategy("fd", 1), Strategy("fd", 2)],
+    [
+        Strategy("rg", 1),
+        Strategy("rg", 2),
+        Strategy("rg", 1, walker_sorts=True),
+        pytest.param(Strategy("fd", 1), marks=requires_fd),
+        pytest.param(Strategy("fd", 2), marks=requires_fd),
+    ],
 )
 def test_every_strategy_lists_the_same_files(tmp_path, strategy):
     expected = sorted(tree(tmp_path, 30, lambda i: T0 + i % 4))
@@ -68,18 +75,20 @@ def test_every_strategy_lists_the_same_files(tmp_path, strategy):
     assert top == sorted(((p, os.stat(p).st_mtime_ns) for p in expected), key=lambda t: (-t[1], t[0]))[:10]
 
 
-def test_strategy_by_tree_size_and_binaries(tmp_path, monkeypatch):
-    spec = WalkSpec(base=str(tmp_path))
-    cores = max(os.cpu_count() or 1, 1)
-    assert choose_strategy(spec) == Strategy("rg", 1)
+def big_tree(root: Path) -> None:
+    """240 directories: over the small-tree probe's bound."""
     for i in range(12):
         for j in range(20):
-            (tmp_path / f"d{i}" / f"e{j}").mkdir(parents=True)
-    assert not is_small_tree(str(tmp_path))
+            (root / f"d{i}" / f"e{j}").mkdir(parents=True)
+    assert not is_small_tree(str(root))
+
+
+def test_strategy_by_tree_size_and_binaries(tmp_path, monkeypatch):
+    spec = WalkSpec(base=str(tmp_path))
+    assert choose_strategy(spec) == Strategy("rg", 1)
+    big_tree(tmp_path)
     assert choose_strategy(spec) == Strategy("rg", 1, walker_sorts=True)
     monkeypatch.setenv("FSTOOLS_RG", "")
-    find_binary.cache_clear()
-    assert choose_strategy(spec) == Strategy("fd", cores)
     monkeypatch.setenv("FSTOOLS_FD", "")
     find_binary.cache_clear()
     with pytest.raises(ToolError) as info:
@@ -88,6 +97,14 @@ def test_strategy_by_tree_size_and_binaries(tmp_path, monkeypatch):
     monkeypatch.delenv("FSTOOLS_RG")
     find_binary.cache_clear()
     assert choose_strategy(WalkSpec(base=str(tmp_path / "d0"))) == Strategy("rg", 1)
+
+
+@requires_fd
+def test_fd_walks_a_big_tree_with_every_core_when_rg_is_missing(tmp_path, monkeypatch):
+    big_tree(tmp_path)
+    monkeypatch.setenv("FSTOOLS_RG", "")
+    find_binary.cache_clear()
+    assert choose_strategy(WalkSpec(base=str(tmp_path))) == Strategy("fd", max(os.cpu_count() or 1, 1))
 
 
 def test_small_tree_probe_counts_entries_too(tmp_path):
@@ -118,9 +135,12 @@ def test_in_git_worktree(tmp_path):
     assert in_git_worktree(str(tmp_path / "a" / "b"))
 
 
+@requires_fd
+def test_installed_fd_reports_its_version():
+    assert _walk.fd_version(find_binary("fd")) >= (8, 0, 0)
+
+
 def test_fd_version_parsing_and_new_fd_flags(tmp_path):
-    real = find_binary("fd")
-    assert _walk.fd_version(real) >= (8, 0, 0)
     assert _walk.fd_version(fake_binary(tmp_path, "weird", "echo no version here")) == (0,)
     assert _walk.fd_version(str(tmp_path / "absent")) == (0,)
     new = fake_binary(tmp_path, "fd", "echo fd 10.2.0")
@@ -139,7 +159,7 @@ def test_timeout_returns_what_was_found(tmp_path, monkeypatch):
     assert listing.timed_out and listing.paths == [f"{tmp_path}/a.txt"]
 
 
-@pytest.mark.parametrize("backend", ["fd", "rg"])
+@pytest.mark.parametrize("backend", [pytest.param("fd", marks=requires_fd), "rg"])
 def test_names_that_are_not_utf8_are_left_out(tmp_path, backend):
     good = tmp_path / "good.txt"
     good.write_text("x")

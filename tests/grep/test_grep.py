@@ -1,4 +1,4 @@
-"""Grep behaviour beyond the seed scenarios: order, pages, formats, filters, secrets, errors, skipped files."""
+"""Grep behaviour beyond the acceptance scenarios: order, pages, formats, filters, secrets, errors, skipped files."""
 
 from __future__ import annotations
 

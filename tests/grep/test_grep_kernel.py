@@ -1,4 +1,4 @@
-"""ripgrep's benchsuite queries on the Linux kernel tree (SPEC §6): Grep's totals equal raw rg's.
+"""ripgrep's benchsuite queries on the Linux kernel tree: Grep's totals equal raw rg's.
 
 Needs the prepared tree (Debian's two .gitignore lines removed, `git init`); set
 FSTOOLS_KERNEL_TREE to its path. Skipped otherwise: it searches 1.3 GB several times.

@@ -1,4 +1,4 @@
-"""Every Grep scenario of the seeds' Gherkin file (004), on real files with the real rg."""
+"""Every Grep acceptance scenario (Gherkin), on real files with the real rg."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ def write(path: Path, text: str | bytes, *, age: int | None = None) -> Path:
 
 
 def run_tool(ctx: fstools.ExecutionContext, **args) -> fstools.ToolResult:
-    """Call Grep the way an agent does: through the registry, with the seeds' parameter names."""
+    """Call Grep the way an agent does: through the registry, with the tool-layer parameter names (-i, -n, -A, ...)."""
     return fstools.create_registry().run("Grep", ctx, **args)
 
 

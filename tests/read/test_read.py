@@ -1,4 +1,4 @@
-"""Read: every Gherkin scenario of seed 004's "Feature: Read Tool", then errors, security and the tool layer."""
+"""Read: every acceptance scenario of "Feature: Read Tool", then errors, security and the tool layer."""
 
 from __future__ import annotations
 
