@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from . import sandbox
 
@@ -174,9 +173,6 @@ class Confinement:
         os.fchdir(self.cwd_fd)
         if self.restrict is not None:
             self.restrict()
-
-    def popen_args(self) -> dict[str, Any]:
-        return {"preexec_fn": self.preexec}
 
 
 @contextmanager

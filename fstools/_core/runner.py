@@ -43,7 +43,7 @@ class StreamingProcess:
             stderr=subprocess.PIPE,
             cwd=cwd,
             bufsize=1 << 16,
-            **(confinement.popen_args() if confinement is not None else {}),
+            preexec_fn=confinement.preexec if confinement is not None else None,
         )
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
