@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import threading
 from collections.abc import Iterator, Sequence
@@ -36,15 +37,18 @@ class StreamingProcess:
         self.timed_out = False
         self._eof = False
         self._stderr_chunks: list[bytes] = []
-        self._proc = subprocess.Popen(
-            self.argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            bufsize=1 << 16,
-            preexec_fn=confinement.preexec if confinement is not None else None,
-        )
+        # Opened here, not by Popen: a confined starter may not open /dev/null itself.
+        devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+
+        def start() -> subprocess.Popen[bytes]:
+            return subprocess.Popen(
+                self.argv, stdin=devnull, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, bufsize=1 << 16
+            )
+
+        try:
+            self._proc = confinement.spawn(start) if confinement is not None else start()
+        finally:
+            os.close(devnull)
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
         self._timer: threading.Timer | None = None
