@@ -40,7 +40,7 @@ class SafePath:
     path: str
     display: str
     stat: os.stat_result | None
-    root: str = "/"
+    root: str
 
     def open(self, flags: int, mode: int = 0o666) -> int:
         """A descriptor of the file, reached beneath the root through no symlink (OSError if it changed)."""

@@ -33,7 +33,7 @@ def _read_then(tool: Callable[..., fstools.ToolResult], path: Path, ctx, **args)
 
 # Each attack makes one call and returns everything it produced, to be searched for the canary.
 DIR_ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] = {
-    "Read": lambda s, ctx, i: _text(fstools.read(str(s.d / "secret.txt"), ctx=ctx)),
+    "Read": lambda s, ctx, i: _text(fstools.read(str(s.d / ("peek.txt" if i % 2 else "secret.txt")), ctx=ctx)),
     "Grep": lambda s, ctx, i: _text(
         fstools.grep(PATTERN, str(s.d if i % 2 else s.root), output_mode="content", hidden=True, ctx=ctx)
     ),

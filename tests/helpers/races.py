@@ -120,6 +120,8 @@ def build_scene(tmp: Path) -> Scene:
         (base / "tree" / "sub").mkdir(parents=True)
         (base / "tree" / "sub" / "leaf.txt").write_text(text)
     (outside / f"{CANARY}.txt").write_text(f"{CANARY}\n")
+    (root / "d" / "peek.txt").write_text(INSIDE)  # readable inside, the canary outside
+    (outside / "peek.txt").write_text(f"{CANARY}\n")
     (outside / "secret.txt").write_text(f"{CANARY} secret\n")
     (outside / "tree" / f"{CANARY}-leaf.txt").write_text(f"{CANARY}\n")
     (root / "f.txt").write_text(INSIDE)

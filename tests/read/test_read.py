@@ -343,7 +343,7 @@ def _path_check_saw_a_file(monkeypatch, project: Path) -> None:
     regular.write_text("x")
 
     def saw_a_file(ctx, raw):
-        return SafePath(raw, raw, os.stat(regular))
+        return SafePath(raw, raw, os.stat(regular), ctx.roots[0])
 
     monkeypatch.setattr(fstools._read.tool, "resolve_path", saw_a_file)
 
