@@ -9,11 +9,20 @@ the conversation and emits OpenAI chat-completions tool calls. To use a real mod
     python examples/agent_loop.py [PROJECT_DIR]    # default: a demo project in a temp dir
 
 The scripted task: find the file with a TODO, mark it DONE with Edit, and show the result.
+
+Each result goes back as `result.to_content("openai")`: its text with the "there is more"
+notice and the warnings a model must see (and "<error> (error_code: <code>)" for a
+failure). For the Responses API use `to_content("openai-responses")` as a
+function_call_output's output, which also carries images; for Claude,
+`to_content("anthropic")` as a tool_result's content and `get_all_schemas("anthropic")`.
+`get_all_schemas("openai", strict=True)` gives strict-mode schemas, where the model sends
+null for every parameter it leaves at its default.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tempfile
 from collections.abc import Callable
@@ -23,12 +32,19 @@ from typing import Any
 import fstools
 
 Message = dict[str, Any]
+# How a failed call reads to the model: "<error> (error_code: <code>)".
+_FAILED = re.compile(r"\(error_code: \w+\)$")
 
 
 def tool_message(call_id: str, result: fstools.ToolResult) -> Message:
-    """A ToolResult as the `tool` message a chat model reads (errors carry their code)."""
-    content = result.output if result.success else f"Error ({result.error_code}): {result.error}"
-    return {"role": "tool", "tool_call_id": call_id, "content": content}
+    """A ToolResult as the `tool` message a chat model reads: text parts, notices and errors included."""
+    return {"role": "tool", "tool_call_id": call_id, "content": result.to_content("openai")}
+
+
+def message_text(message: Message) -> str:
+    """The text of a message whose content is a string or a list of text parts."""
+    content = message["content"]
+    return content if isinstance(content, str) else "\n".join(part["text"] for part in content)
 
 
 def run_agent(
@@ -49,8 +65,7 @@ def run_agent(
             name, arguments = call["function"]["name"], json.loads(call["function"]["arguments"])
             result = registry.run(name, ctx, **arguments)
             print(f"-> {name} {json.dumps(arguments)}")
-            shown = (result.output if result.success else f"ERROR [{result.error_code}] {result.error}").splitlines()
-            for line in shown[:8]:
+            for line in result.to_text().splitlines()[:8]:
                 print(f"   {line}")
             messages.append(tool_message(call["id"], result))
     raise RuntimeError(f"no answer after {max_turns} turns")
@@ -76,9 +91,10 @@ class ScriptedModel:
     def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> Message:
         self.offered = {t["function"]["name"] for t in tools}
         last = messages[-1]
-        if last["role"] == "tool" and last["content"].startswith("Error"):
-            return self.say(f"I could not finish: {last['content']}")
-        return self.steps.pop(0)(last["content"])
+        text = message_text(last)
+        if last["role"] == "tool" and _FAILED.search(text):
+            return self.say(f"I could not finish: {text}")
+        return self.steps.pop(0)(text)
 
     def say(self, text: str) -> Message:
         return {"role": "assistant", "content": text}

@@ -1,8 +1,10 @@
 """The `fstools` command: one subcommand per registered tool, generated from its parameters, plus `mcp`.
 
-Nothing here is written per tool: option names, types, defaults, choices and help come
-from each tool's ToolParameters, and the arguments go through the same validation as a
-model's tool call. Imported only by `python -m fstools` / the `fstools` script.
+Nothing here is written per tool: option names, types, bounds, defaults, choices and help
+come from each tool's ToolParameters and its `cli_help`, and the arguments go through the
+same validation as a model's tool call. Results are written for people: the output on
+stdout, notices and warnings on stderr, parameters named as flags (`--offset 10`).
+Imported only by `python -m fstools` / the `fstools` script.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from ..__version__ import __version__
 from .._content.fingerprints import remember
 from .._core.context import ExecutionContext
 from .._core.errors import ToolError
+from .._core.hints import flag
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
 from .._core.permissions import PermissionRequest
 from .._core.registry import ToolRegistry
-from .._core.result import ToolResult, agent_text, jsonable, printable
+from .._core.result import ToolResult, jsonable, printable
 from .._core.tool import BaseTool
 from .registry import create_registry
 from .settings import Confirm, SessionSettings, parse_rule
@@ -36,6 +39,11 @@ from .settings import Confirm, SessionSettings, parse_rule
 PATH_PARAMETERS = ("file_path", "path")
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+# A search that reports a match count exits as grep and rg do: 0 a match, 1 none, 2 an error.
+EXIT_NO_MATCH = 1
+EXIT_SEARCH_ERROR = 2
+# Words of the model-facing parameter help that do not hold on the command line.
+_ABSOLUTE = re.compile(r"^(?:The )?[Aa]bsolute path (?:of|to) ")
 
 
 class UsageError(Exception):
@@ -47,17 +55,37 @@ def command_name(tool_name: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", "-", tool_name).lower()
 
 
-def _option(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
 def _first_sentence(text: str) -> str:
-    return re.split(r"(?<=\.)\s", text.strip(), maxsplit=1)[0]
+    # A sentence ends at a full stop before a capital: "e.g. '*.py'" does not end one.
+    return re.split(r"(?<=\.)\s+(?=[A-Z])", text.strip(), maxsplit=1)[0]
 
 
 def _help(p: ToolParameter) -> str:
-    text = p.description + ("" if p.default is None else f" (default: {p.default})")
+    text = p.description
+    if p.name in PATH_PARAMETERS:
+        text = _ABSOLUTE.sub("", text).replace("the working directory", "the current directory")
+        text = text[:1].upper() + text[1:] + "; relative to the current directory, or absolute"
+    text += "" if p.default is None else f" (default: {p.default})"
     return text.replace("%", "%%")
+
+
+def _number(p: ToolParameter) -> Any:
+    """An argparse type for an integer/number parameter: a bad value or one out of bounds is a usage error."""
+    convert = int if p.type == "integer" else float
+
+    def parse(text: str) -> int | float:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {'an integer' if convert is int else 'a number'}") from None
+        if p.minimum is not None and value < p.minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {p.minimum}, got {text}")
+        if p.maximum is not None and value > p.maximum:
+            raise argparse.ArgumentTypeError(f"must be <= {p.maximum}, got {text}")
+        return value
+
+    parse.__name__ = p.type  # argparse names the type in its "invalid ... value" message
+    return parse
 
 
 @dataclass(frozen=True)
@@ -87,10 +115,7 @@ def _bind(parser: argparse.ArgumentParser, p: ToolParameter, index: int) -> Bind
         parser.add_argument(dest, metavar=p.name.upper(), nargs=nargs, help=_help(p))
     else:
         # Short names such as Grep's -i/-A stay as they are, with the Python keyword as the long form.
-        if p.name.startswith("-"):
-            names = [p.name] + ([_option(p.py_name)] if p.py_name else [])
-        else:
-            names = [_option(p.name)]
+        names = [flag(p.name)] + ([flag(p.py_name)] if p.name.startswith("-") and p.py_name else [])
         kwargs: dict[str, Any] = {"dest": dest, "default": None, "help": _help(p)}
         if p.type == "boolean":
             long_form = any(n.startswith("--") for n in names)
@@ -101,12 +126,14 @@ def _bind(parser: argparse.ArgumentParser, p: ToolParameter, index: int) -> Bind
             kwargs.update(action="append", metavar=p.item_type.upper() if p.item_type else "VALUE")
         elif p.enum is not None:
             kwargs["choices"] = list(p.enum)
+        elif p.type in ("integer", "number"):
+            kwargs.update(metavar="N", type=_number(p))
         else:
-            kwargs["metavar"] = "N" if p.type in ("integer", "number") else p.name.upper().lstrip("-")
+            kwargs["metavar"] = p.name.upper().lstrip("-")
         parser.add_argument(*names, **kwargs)
     if file_dest is not None:
         parser.add_argument(
-            _option(p.name) + "-file",
+            flag(p.name) + "-file",
             dest=file_dest,
             metavar="PATH",
             help=f"Read {p.name.upper()} from this file, exactly as it is ('-' reads stdin)",
@@ -146,7 +173,8 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _session_options() -> argparse.ArgumentParser:
+def _session_options(changes: bool) -> argparse.ArgumentParser:
+    """The sandbox and policy options; those about changing files only where something can change."""
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("session")
     group.add_argument(
@@ -156,11 +184,14 @@ def _session_options() -> argparse.ArgumentParser:
         metavar="DIR",
         help="Allowed directory (repeatable; default: the current directory)",
     )
-    group.add_argument("--read-only", action="store_true", help="Refuse every tool that changes files")
-    group.add_argument(
-        "--dry-run", action="store_true", help="Report what mutating tools would do, with a diff; change nothing"
-    )
-    for action, what in (("allow", "Allow"), ("ask", "Ask before"), ("deny", "Refuse")):
+    if changes:
+        group.add_argument("--read-only", action="store_true", help="Refuse every change to files")
+        group.add_argument(
+            "--dry-run", action="store_true", help="Report what would change, with a diff; change nothing"
+        )
+    # An ask rule asks only before a change: a read-only command has nothing to ask about.
+    actions = [("allow", "Allow"), ("ask", "Ask before"), ("deny", "Refuse")]
+    for action, what in actions if changes else [a for a in actions if a[0] != "ask"]:
         group.add_argument(
             f"--{action}",
             dest="rules",
@@ -170,7 +201,11 @@ def _session_options() -> argparse.ArgumentParser:
             help=f"{what} TOOL (comma list or '*') on paths matching GLOB; rules apply in order, any deny wins",
         )
     group.add_argument("--audit-log", metavar="FILE", help="Append one JSON line per operation to FILE")
-    group.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="Time limit of searches (default: 30)")
+    group.add_argument(
+        "--timeout", type=_seconds, metavar="SECONDS", help="Time limit of searches and file locks (default: 30)"
+    )
+    if changes:
+        group.add_argument("--yes", action="store_true", help="Confirm every change an --ask rule asks about")
     return parent
 
 
@@ -196,28 +231,32 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
         prog="fstools",
         description="Fast, safe file tools for AI coding agents. "
         "Each tool is a subcommand; `fstools mcp` serves them over MCP.",
-        epilog="Paths may be relative to the current directory. Exit status: 0 success, 1 tool failure, 2 usage error.",
+        epilog="Paths may be relative to the current directory. Exit status: 0 success, 1 failure, 2 usage error; "
+        "grep: 0 a line matched, 1 none did, 2 an error.",
     )
     parser.add_argument("--version", action="version", version=f"fstools {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    session = _session_options()
+    sessions = {changes: _session_options(changes) for changes in (False, True)}
     output = argparse.ArgumentParser(add_help=False)
     group = output.add_argument_group("output")
-    group.add_argument("--json", action="store_true", help="Print the full ToolResult as JSON")
-    group.add_argument("--yes", action="store_true", help="Confirm every change an --ask rule asks about")
+    group.add_argument(
+        "--json",
+        action="store_true",
+        help="Print the whole result as one JSON object, with every detail the tool reports",
+    )
     for tool in registry.list():
         sub = commands.add_parser(
             command_name(tool.name),
-            help=_first_sentence(tool.description),
-            description=tool.description,
-            parents=[session, output],
+            help=_first_sentence(tool.cli_help),
+            description=tool.cli_help,
+            parents=[sessions[not tool.read_only], output],
         )
         ordered = sorted(tool.parameters, key=lambda p: not p.required)
         sub.set_defaults(tool=tool, bindings=[_bind(sub, p, i) for i, p in enumerate(ordered)])
     mcp = commands.add_parser(
         "mcp",
         help="Serve every tool over MCP (stdio)",
-        parents=[session],
+        parents=[sessions[True]],
         description="Serve every tool to an MCP client over stdio. Without --root, the client's roots "
         "(if it sends any) or the current directory are the allowed directories.",
     )
@@ -258,7 +297,7 @@ def collect_arguments(bindings: Sequence[Binding], ns: argparse.Namespace, stdin
             values[b.param.name] = b.read_value(ns)
     for b in positional:
         if b.param.required and b.param.name not in values:
-            alternative = f" or with {_option(b.param.name)}-file PATH ('-' reads stdin)" if b.file_dest else ""
+            alternative = f" or with {flag(b.param.name)}-file PATH ('-' reads stdin)" if b.file_dest else ""
             raise UsageError(f"missing {b.param.name.upper()}: give it as an argument{alternative}")
     for name in PATH_PARAMETERS:
         if isinstance(values.get(name), str):
@@ -294,8 +333,8 @@ def _check_rule_tools(settings: SessionSettings, registry: ToolRegistry) -> None
 def _settings(args: argparse.Namespace) -> SessionSettings:
     return SessionSettings(
         roots=tuple(args.root or ()),
-        read_only=args.read_only,
-        dry_run=args.dry_run,
+        read_only=getattr(args, "read_only", False),
+        dry_run=getattr(args, "dry_run", False),
         rules=tuple(args.rules or ()),
         audit_log=args.audit_log,
         rate_limit=getattr(args, "rate_limit", None),
@@ -303,17 +342,42 @@ def _settings(args: argparse.Namespace) -> SessionSettings:
     )
 
 
+def _counts_matches(tool: BaseTool) -> bool:
+    """A search whose every result reports how many lines matched (Grep): it exits as rg does."""
+    return "total_matches" in tool.output_schema().get("required", ())
+
+
+def exit_status(tool: BaseTool, result: ToolResult) -> int:
+    if _counts_matches(tool):
+        if not result.success:
+            return EXIT_SEARCH_ERROR
+        return 0 if result.metadata.get("total_matches") else EXIT_NO_MATCH
+    return 0 if result.success else EXIT_FAILED
+
+
 def print_result(result: ToolResult, as_json: bool, command: str, stdout: TextIO, stderr: TextIO) -> None:
-    """--json: the whole ToolResult on one line; otherwise the output, or the error on stderr."""
+    """--json: the whole ToolResult on one line. Otherwise the output on stdout (a search that found
+    nothing says so on stderr), the notice and the warnings on stderr, or the error on stderr."""
+
+    def say(text: str) -> None:
+        stderr.write(printable(f"fstools {command}: {text}") + "\n")
+
     if as_json:
         payload = jsonable(result.to_dict())
         stdout.write(orjson.dumps(payload, default=str, option=orjson.OPT_NON_STR_KEYS).decode() + "\n")
-    elif result.success:
-        text = agent_text(result)
-        if text:
-            stdout.write(text if text.endswith("\n") else text + "\n")
-    else:
-        stderr.write(printable(f"fstools {command}: {result.error} [{result.error_code}]") + "\n")
+        return
+    if not result.success:
+        say(f"{result.error} [{result.error_code}]")
+        return
+    if result.metadata.get("total_matches") == 0:
+        say(result.output)
+    elif result.output:
+        text = printable(result.output)
+        stdout.write(text if text.endswith("\n") else text + "\n")
+    if result.metadata.get("notice"):
+        say(result.metadata["notice"])
+    for warning in result.metadata.get("warnings") or ():
+        say(f"warning: {warning}")
 
 
 def presume_read(tool: BaseTool, ctx: ExecutionContext, arguments: dict[str, Any]) -> None:
@@ -340,11 +404,11 @@ def run_tool(
     tool: BaseTool, args: argparse.Namespace, settings: SessionSettings, stdin: TextIO, stdout: TextIO, stderr: TextIO
 ) -> int:
     arguments = collect_arguments(args.bindings, args, stdin)
-    ctx = settings.context(confirm=terminal_confirm(args.yes, stdin, stderr))
+    ctx = settings.context(confirm=terminal_confirm(getattr(args, "yes", False), stdin, stderr), arg_style="flags")
     presume_read(tool, ctx, arguments)
     result = tool.run(ctx, **arguments)
     print_result(result, args.json, args.command, stdout, stderr)
-    return 0 if result.success else EXIT_FAILED
+    return exit_status(tool, result)
 
 
 def run(

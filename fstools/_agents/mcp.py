@@ -28,7 +28,7 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.permissions import PermissionRequest
 from .._core.registry import ToolRegistry
-from .._core.result import ToolResult, agent_text, printable
+from .._core.result import ToolResult, jsonable
 from .._core.tool import BaseTool
 from .registry import create_registry
 from .settings import SessionSettings
@@ -89,12 +89,13 @@ _caller: contextvars.ContextVar[_Caller | None] = contextvars.ContextVar("fstool
 
 
 def tool_definition(tool: BaseTool) -> types.Tool:
-    """The MCP listing of a tool: its exact JSON Schema and its read-only/destructive hints."""
+    """The MCP listing of a tool: its exact JSON Schemas (arguments, result metadata) and its hints."""
     return types.Tool(
         name=tool.name,
         title=tool.name,
         description=tool.description,
         input_schema=tool.input_schema(),
+        output_schema=tool.output_schema(),
         annotations=types.ToolAnnotations(
             title=tool.name,
             read_only_hint=tool.read_only,
@@ -104,16 +105,29 @@ def tool_definition(tool: BaseTool) -> types.Tool:
     )
 
 
-def call_result(result: ToolResult) -> types.CallToolResult:
-    """A ToolResult as MCP content: text (plus the image a Read returns), or a tool error."""
+_CONTENT: dict[str, type[types.TextContent] | type[types.ImageContent]] = {
+    "text": types.TextContent,
+    "image": types.ImageContent,
+}
+# Sent as image content already: structuredContent does not repeat it.
+_NOT_STRUCTURED = ("base64_data",)
+
+
+def structured_content(result: ToolResult) -> dict[str, Any]:
+    """The result's metadata as JSON (what outputSchema describes); a failure adds its error and code."""
+    data = {k: v for k, v in result.metadata.items() if k not in _NOT_STRUCTURED}
     if not result.success:
-        text = printable(f"{result.error} (error_code: {result.error_code})")
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
-    content: list[Any] = [types.TextContent(type="text", text=agent_text(result))]
-    data, mime = result.metadata.get("base64_data"), result.metadata.get("mime_type")
-    if isinstance(data, str) and isinstance(mime, str) and mime.startswith("image/"):
-        content.append(types.ImageContent(type="image", data=data, mime_type=mime))
-    return types.CallToolResult(content=content, is_error=False)
+        data = {**data, "error": result.error, "error_code": result.error_code}
+    structured: dict[str, Any] = jsonable(data)
+    return structured
+
+
+def call_result(result: ToolResult) -> types.CallToolResult:
+    """A ToolResult as MCP content (its text, plus the image a Read returns) and structuredContent."""
+    content = [_CONTENT[block["type"]].model_validate(block) for block in result.to_content("mcp")]
+    return types.CallToolResult(
+        content=list(content), structured_content=structured_content(result), is_error=not result.success
+    )
 
 
 def _root_paths(result: types.ListRootsResult) -> list[str]:

@@ -44,12 +44,18 @@ class SessionSettings:
     timeout: float | None = None
 
     def context(
-        self, *, roots: Sequence[str] = (), confirm: Confirm | None = None, cwd: str | None = None
+        self,
+        *,
+        roots: Sequence[str] = (),
+        confirm: Confirm | None = None,
+        cwd: str | None = None,
+        arg_style: str = "call",
     ) -> ExecutionContext:
         """The session's one context: allowed dirs are `roots`, else `self.roots`, else `cwd`.
 
         The working directory (the default path of LS, Glob and Grep) is `cwd` when it lies
-        inside an allowed dir, otherwise the first allowed dir.
+        inside an allowed dir, otherwise the first allowed dir. `arg_style` is how its results
+        name parameters: "call" for models, "flags" on the command line.
         """
         cwd = cwd or os.getcwd()
         dirs = [os.path.abspath(d) for d in (roots or self.roots or (cwd,))]
@@ -63,6 +69,7 @@ class SessionSettings:
             permissions=PermissionManager(rules=self.rules, confirm=confirm) if self.rules else None,
             audit_log=self.audit_log,
             rate_limit_per_minute=self.rate_limit,
+            arg_style=arg_style,
         )
         if self.timeout is not None:  # otherwise the context's own default stands
             ctx.timeout = self.timeout

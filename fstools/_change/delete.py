@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
+from .._core.hints import setting
+from .._core.outputs import DIFF, DRY_RUN, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, resolve_path
 from .._core.public import invoke_public, tool_function
@@ -86,7 +88,8 @@ def _inventory(ctx: ExecutionContext, target: SafePath, recursive: bool) -> Remo
     if not recursive:
         raise ToolError(
             ErrorCode.IS_DIRECTORY,
-            f"Is a directory: {target.display}. Set recursive=true to delete it and everything in it",
+            f"Is a directory: {target.display}. "
+            f"Set {setting(ctx, 'recursive', True)} to delete it and everything in it",
         )
     try:
         with target.open_dir(os.O_RDONLY) as dir_fd:
@@ -249,9 +252,24 @@ DELETE_SPEC = ToolSpec(
         ToolParameter("path", "string", "Absolute path of the file, symlink or directory to delete", required=True),
         ToolParameter("recursive", "boolean", "Required to delete a directory and all its contents", default=False),
     ),
+    cli_help=(
+        "Delete a file or a symlink (the link, never its target); a directory only with --recursive, with "
+        "everything in it. An allowed root and a tree holding secrets are never deleted. --dry-run lists what "
+        "would go."
+    ),
     run=_delete,
     read_only=False,
     destructive=True,
+    results=(
+        ResultField("path", "string", "The path deleted", always=True),
+        ResultField("type", "string", "file, symlink or directory", always=True),
+        ResultField("removed", "array", "The first paths removed", always=True),
+        ResultField("removed_count", "integer", "Paths removed, the directory itself included", always=True),
+        ResultField("files", "integer", "Files removed", always=True),
+        ResultField("directories", "integer", "Directories removed", always=True),
+        DIFF,
+        DRY_RUN,
+    ),
 )
 
 

@@ -16,6 +16,7 @@ from typing import Any, AnyStr
 from .._content.spliced import Spliced, pieces_of
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
+from .._core.outputs import CHANGE_FIELDS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
 from .._core.public import invoke_public, tool_function
@@ -251,6 +252,8 @@ _EDIT_PARAMETERS = (
     ToolParameter("replace_all", "boolean", "Replace every occurrence instead of requiring exactly one", default=False),
 )
 
+EDIT_FIELDS = (*CHANGE_FIELDS, ResultField("replacements", "integer", "Occurrences replaced", always=True))
+
 EDIT_SPEC = ToolSpec(
     name="Edit",
     description=(
@@ -264,9 +267,19 @@ EDIT_SPEC = ToolSpec(
         ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
         *_EDIT_PARAMETERS,
     ),
+    cli_help=(
+        "Replace OLD_STRING with NEW_STRING in FILE_PATH and print the diff. OLD_STRING must occur exactly once, "
+        "unless --replace-all; differences in indentation, trailing spaces or line endings are tolerated only "
+        "where they leave one match. For text with newlines use --old-string-file / --new-string-file ('-' "
+        "reads stdin). --dry-run changes nothing."
+    ),
     run=_edit,
     read_only=False,
     destructive=True,
+    results=(
+        *EDIT_FIELDS,
+        ResultField("match_strategy", "string", "How old_string matched: exact, or the tolerance that made it match"),
+    ),
 )
 
 MULTI_EDIT_SPEC = ToolSpec(
@@ -280,9 +293,19 @@ MULTI_EDIT_SPEC = ToolSpec(
         ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
         ToolParameter("edits", "array", "The replacements, applied in order", required=True, items=_EDIT_PARAMETERS),
     ),
+    cli_help=(
+        "Make several replacements in FILE_PATH, in order, all or nothing. EDITS is a JSON array of "
+        '{"old_string": ..., "new_string": ..., "replace_all": false} objects (or --edits-file PATH; \'-\' reads '
+        "stdin). Prints the diff; --dry-run changes nothing."
+    ),
     run=_multi_edit,
     read_only=False,
     destructive=True,
+    results=(
+        *EDIT_FIELDS,
+        ResultField("edits", "array", "Per edit: its replacements and match strategy", always=True),
+        ResultField("edits_applied", "integer", "Edits applied", always=True),
+    ),
 )
 
 

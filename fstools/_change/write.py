@@ -9,6 +9,7 @@ from __future__ import annotations
 from .._content.encodings import UTF8
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
+from .._core.outputs import CHANGE_FIELDS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_file_path
 from .._core.public import invoke_public, tool_function
@@ -118,9 +119,18 @@ WRITE_SPEC = ToolSpec(
             "backup", "boolean", "Keep the previous version as <file>.bak (.bak.1, ... if taken)", default=False
         ),
     ),
+    cli_help=(
+        "Create FILE_PATH, or replace its whole content, with CONTENT (or --content-file PATH; '-' reads stdin). "
+        "The write is atomic and keeps the file's permissions, encoding, BOM and line endings. --backup keeps "
+        "the previous version as FILE_PATH.bak; --dry-run shows the diff and writes nothing."
+    ),
     run=_write,
     read_only=False,
     destructive=True,
+    results=(
+        *CHANGE_FIELDS,
+        ResultField("backup_path", ("string", "null"), "Where the previous version was kept (backup=true)"),
+    ),
 )
 
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .permissions import PermissionManager
 
 MiB = 1024 * 1024
+ARG_STYLES = ("call", "flags")
 
 
 @dataclass(frozen=True)
@@ -98,10 +99,15 @@ class ExecutionContext:
     audit_hook: Callable[[AuditRecord], Any] | None = None
     audit_log: str | None = None
     rate_limit_per_minute: int | None = None
+    # How notices and errors name parameters: "call" (offset=10, for models and Python
+    # callers) or "flags" (--offset 10, for a person at the command line).
+    arg_style: str = "call"
 
     def __post_init__(self) -> None:
         if not os.path.isabs(self.working_dir):
             raise ValueError(f"working_dir must be an absolute path: {self.working_dir}")
+        if self.arg_style not in ARG_STYLES:
+            raise ValueError(f"arg_style must be one of {ARG_STYLES}, not {self.arg_style!r}")
         dirs = list(self.allowed_dirs) if self.allowed_dirs else [self.working_dir]
         self.allowed_dirs = [os.path.abspath(d) for d in dirs]
         # Canonical roots: containment is checked on resolved paths, so roots must be resolved too.

@@ -41,9 +41,13 @@ class ToolRegistry:
     def __len__(self) -> int:
         return len(self._tools)
 
-    def get_all_schemas(self, provider: str = "openai") -> builtins.list[dict[str, Any]]:
-        """Every tool's definition in the `provider`'s format ("openai" or "anthropic"), to hand to the model."""
-        return [tool.schema(provider) for tool in self._tools.values()]
+    def get_all_schemas(self, provider: str = "openai", strict: bool = False) -> builtins.list[dict[str, Any]]:
+        """Every tool's definition in `provider`'s format, to hand to the model: "openai" (Chat
+        Completions), "openai-responses" or "anthropic".
+
+        strict=True gives OpenAI strict-mode schemas (a model's null means "use the default").
+        """
+        return [tool.schema(provider, strict) for tool in self._tools.values()]
 
     def _unknown(self, name: str) -> ToolResult:
         return ToolResult.fail(

@@ -47,6 +47,21 @@ class ToolResult:
             "metadata": self.metadata,
         }
 
+    def to_text(self) -> str:
+        """What a reader of text alone must see: output, then the notice, then the warnings.
+
+        A failure reads "<error> (error_code: <code>)".
+        """
+        from .render import result_text
+
+        return result_text(self)
+
+    def to_content(self, provider: str) -> list[dict[str, Any]]:
+        """The result as tool-result content blocks of "openai", "openai-responses", "anthropic" or "mcp"."""
+        from .render import result_content
+
+        return result_content(self, provider)
+
 
 _LONE_SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -69,16 +84,3 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     return value
-
-
-def agent_text(result: ToolResult) -> str:
-    """The output as a text-only reader (MCP client, CLI user) should see it.
-
-    Glob and Grep keep `output` machine-parseable and put "there is more" in
-    metadata["notice"] and "could not see" in metadata["warnings"]; a reader of text alone
-    gets both appended, so "no match" and "could not look" never read the same.
-    """
-    notes = [result.metadata.get("notice") or ""]
-    notes += [f"(warning: {w})" for w in result.metadata.get("warnings") or ()]
-    text = "\n".join(part for part in [result.output, *notes] if part)
-    return printable(text)

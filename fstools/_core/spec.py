@@ -10,6 +10,7 @@ from typing import Any
 from .audit import audit
 from .context import ExecutionContext, default_context
 from .errors import ErrorCode, ToolError, error_from_oserror
+from .outputs import ResultField
 from .params import ToolParameter, validate_arguments
 from .permissions import PermissionRequest
 from .result import ToolResult
@@ -19,7 +20,9 @@ from .result import ToolResult
 class ToolSpec:
     """A tool's single source of truth: name, description, parameters and implementation.
 
-    `run(ctx, **kwargs)` receives validated arguments keyed by each parameter's keyword.
+    `run(ctx, **kwargs)` receives validated arguments keyed by each parameter's keyword;
+    `results` declares the metadata its results carry; `cli_help` is its help for people at
+    the command line (paths relative or absolute, `--flag` names), where `description` is for models.
     """
 
     name: str
@@ -28,6 +31,8 @@ class ToolSpec:
     run: Callable[..., ToolResult]
     read_only: bool
     destructive: bool = False
+    results: Sequence[ResultField] = ()
+    cli_help: str = ""
 
 
 def _path_arg(args: Mapping[str, Any]) -> str | None:

@@ -9,8 +9,10 @@ from typing import Any
 
 from .context import ExecutionContext, default_context
 from .errors import ToolError
+from .outputs import output_schema
 from .params import ToolParameter, object_schema, validate_arguments
 from .result import ToolResult
+from .schemas import tool_definition
 from .spec import ToolSpec, call_validated, invoke
 
 
@@ -63,16 +65,21 @@ class BaseTool(ABC):
         """The JSON Schema of the tool's arguments (an object with one property per parameter)."""
         return object_schema(self.parameters)
 
-    def schema(self, provider: str = "openai") -> dict[str, Any]:
-        """The tool definition in the `provider`'s format: "openai" (function calling) or "anthropic"."""
-        if provider == "openai":
-            return {
-                "type": "function",
-                "function": {"name": self.name, "description": self.description, "parameters": self.input_schema()},
-            }
-        if provider == "anthropic":
-            return {"name": self.name, "description": self.description, "input_schema": self.input_schema()}
-        raise ValueError(f"unknown schema provider {provider!r}; use 'openai' or 'anthropic'")
+    @property
+    def cli_help(self) -> str:
+        """The command line's help for this tool; by default its description."""
+        return self.description
+
+    def output_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the metadata of this tool's results (the MCP outputSchema)."""
+        return output_schema(())
+
+    def schema(self, provider: str = "openai", strict: bool = False) -> dict[str, Any]:
+        """The tool as `provider`'s API declares one ("openai", "openai-responses", "anthropic").
+
+        strict=True: OpenAI strict mode (every parameter required, optional ones nullable; null = default).
+        """
+        return tool_definition(self.name, self.description, self.input_schema(), provider, strict=strict)
 
     async def execute(self, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
         """Validate the arguments against `parameters`, then run `_execute`."""
@@ -117,6 +124,13 @@ class FileTool(BaseTool):
     @property
     def destructive(self) -> bool:
         return self.spec.destructive
+
+    @property
+    def cli_help(self) -> str:
+        return self.spec.cli_help or self.spec.description
+
+    def output_schema(self) -> dict[str, Any]:
+        return output_schema(self.spec.results)
 
     async def _execute(self, context: ExecutionContext, /, **kwargs: Any) -> ToolResult:
         # Positional-only context: a tool argument may itself be called `context` (Grep's -C).

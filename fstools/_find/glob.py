@@ -11,6 +11,8 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES
 from .._core.globmatch import MAGIC_CHARS, byte_glob_superset, glob_to_regex
+from .._core.hints import param
+from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path, root_of, within_roots
 from .._core.public import invoke_public, tool_function
@@ -166,7 +168,8 @@ def _glob(
         extra["timed_out"] = True
     if count > len(top):
         extra["notice"] = (
-            f"(Showing the {len(top)} newest of {count} matching files: narrow the pattern or raise limit.)"
+            f"(Showing the {len(top)} newest of {count} matching files: "
+            f"narrow the pattern or raise {param(ctx, 'limit')}.)"
         )
     return ToolResult.ok(
         "\n".join(p for p, _ in top),
@@ -184,7 +187,8 @@ GLOB_SPEC = ToolSpec(
     description=(
         'Fast file pattern matching. Supports glob patterns like "**/*.py", "src/**/*.{ts,tsx}", '
         '"*.md" (top level only), `?`, `[abc]`, `[!abc]`. Relative patterns are rooted at `path` '
-        "(default: the working directory); returns absolute file paths, newest first. Hidden files, "
+        "(default: the working directory); returns absolute file paths, newest first (at most limit; a final "
+        "line says when more matched). Hidden files, "
         ".gitignore'd files and folders such as .git, node_modules, __pycache__ and .venv are left out. "
         "Use it to find files by name; use Grep to search their contents."
     ),
@@ -200,8 +204,25 @@ GLOB_SPEC = ToolSpec(
             "follow_symlinks", "boolean", "Follow symbolic links (never outside the allowed directories)", default=False
         ),
     ),
+    cli_help=(
+        "Print the files matching PATTERN (e.g. '**/*.py', 'src/**/*.{ts,tsx}') under PATH (default: the "
+        "current directory), newest first. Quote the pattern so that the shell leaves it alone. Hidden and "
+        "git-ignored files are left out unless --hidden / --no-respect-gitignore."
+    ),
     run=_glob,
     read_only=True,
+    results=(
+        ResultField("pattern", "string", "The glob pattern", always=True),
+        ResultField("path", ("string", "null"), "The directory searched (null: the pattern's base is missing)"),
+        ResultField("limit", "integer", "The limit of the call", always=True),
+        ResultField("count", "integer", "All matching files", always=True),
+        ResultField("returned", "integer", "Paths returned (the newest)", always=True),
+        TRUNCATED,
+        ResultField("backend", ("string", "null"), "What listed the files"),
+        ResultField("timed_out", "boolean", "The listing stopped at the time limit"),
+        NOTICE,
+        WARNINGS,
+    ),
 )
 
 

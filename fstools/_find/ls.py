@@ -11,6 +11,8 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._core.globmatch import GlobSet
+from .._core.hints import param
+from .._core.outputs import TRUNCATED, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
 from .._core.public import invoke_public, tool_function
@@ -105,7 +107,8 @@ def _listing(
     lines = [f"{directory.rstrip('/')}/"] + [_format(e) for e in shown]
     truncated = entries_total > len(shown)
     if truncated:
-        lines.append(f"... {entries_total - len(shown)} more entries not shown (raise limit to see them)")
+        more = entries_total - len(shown)
+        lines.append(f"... {more} more entries not shown (raise {param(ctx, 'limit')} to see them)")
     return ToolResult.ok(
         "\n".join(lines),
         path=directory,
@@ -132,8 +135,21 @@ LS_SPEC = ToolSpec(
             "limit", "integer", "Maximum entries to return", default=DEFAULT_LIMIT, minimum=1, maximum=100000
         ),
     ),
+    cli_help=(
+        "List a directory (default: the current one): type, size, modification time and name, directories "
+        "first. Hidden entries and folders such as .git and node_modules are left out; --hidden shows hidden "
+        "ones, --ignore GLOB leaves out more."
+    ),
     run=_ls,
     read_only=True,
+    results=(
+        ResultField("path", "string", "The directory listed", always=True),
+        ResultField("count", "integer", "Entries shown or not (after the filters)", always=True),
+        ResultField("returned", "integer", "Entries shown", always=True),
+        TRUNCATED,
+        ResultField("hidden_skipped", "integer", "Hidden entries left out", always=True),
+        ResultField("entries", "array", "The entries shown: name, path, type, size, mtime, target", always=True),
+    ),
 )
 
 

@@ -36,6 +36,7 @@ from .command import (
     probe_argv,
     type_list_argv,
 )
+from .regexerror import explain_regex_error
 from .results import FileHit, LineHit, file_hit, line_ranges, page_order
 from .rgjson import FileEnd, PageCollector, parse_counts, scan_ends
 from .rglines import Block, block_lines, blocks_text, split_blocks
@@ -113,7 +114,9 @@ def _path_messages(rg: str, q: GrepQuery, code: int, stderr: str) -> list[str]:
     """
     lines = stderr.splitlines()
     if code == 2 and any(line.startswith(_REGEX_ERRORS) for line in lines):
-        raise ToolError(ErrorCode.INVALID_REGEX, f"Invalid regex pattern: {q.pattern}\n{_explain(stderr)}")
+        raise ToolError(
+            ErrorCode.INVALID_REGEX, f"Invalid regex pattern: {q.pattern}\n{explain_regex_error(stderr, q.pattern)}"
+        )
     if code == 2 and any(line.startswith("rg: unrecognized file type") for line in lines):
         names = ", ".join(rg_type_names(rg))
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Unknown file type: {', '.join(q.types)}. Valid types: {names}")

@@ -13,6 +13,8 @@ from .._core import sandbox
 from .._core.binaries import require_binary
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
+from .._core.hints import setting
+from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path, root_of
 from .._core.public import invoke_public, tool_function
@@ -75,11 +77,11 @@ def _listing(paths: list[str]) -> str:
     return ", ".join(paths[:_EXAMPLES]) + more
 
 
-def _report_skipped(out: SearchOutcome, q: GrepQuery, timeout: float) -> tuple[dict[str, Any], list[str]]:
+def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, q: GrepQuery) -> tuple[dict[str, Any], list[str]]:
     """Metadata counts (None: not checked) and warnings for what the search could not show."""
     warnings: list[str] = []
     if out.timed_out:
-        warnings.append(f"Search timed out after {timeout:g}s: results and totals cover only what was found")
+        warnings.append(f"Search timed out after {ctx.timeout:g}s: results and totals cover only what was found")
     if out.unreadable:
         warnings.append(f"Could not read {len(out.unreadable)} path(s): " + "; ".join(out.unreadable[:_EXAMPLES]))
     warnings += out.notices[:_EXAMPLES]
@@ -89,7 +91,9 @@ def _report_skipped(out: SearchOutcome, q: GrepQuery, timeout: float) -> tuple[d
         )
     if out.ignored:
         switches = [
-            s for s, on in (("respect_gitignore=false", q.respect_gitignore), ("hidden=true", not q.hidden)) if on
+            setting(ctx, name, value)
+            for name, value, on in (("respect_gitignore", False, q.respect_gitignore), ("hidden", True, not q.hidden))
+            if on
         ]
         warnings.append(
             f"{len(out.ignored)} file(s) skipped by ignore rules or as hidden contain the pattern "
@@ -205,9 +209,9 @@ def _grep(
         unit = "matching lines" if content else "files"
         meta["notice"] = (
             f"(Showing {unit} {offset + 1}-{offset + returned} of {total_items}: "
-            f"call again with offset={offset + returned} for more.)"
+            f"call again with {setting(ctx, 'offset', offset + returned)} for more.)"
         )
-    skipped, warnings = _report_skipped(out, query, ctx.timeout)
+    skipped, warnings = _report_skipped(ctx, out, query)
     return ToolResult.ok(
         text,
         pattern=pattern,
@@ -244,8 +248,9 @@ GREP_SPEC = ToolSpec(
         "java, c, cpp, md, json, yaml, ...). Honors .gitignore and skips hidden files, binary files, files over "
         "10 MB and dependency/VCS folders (node_modules, .git, __pycache__, .venv).\n"
         "Results are ordered newest file first, then path, then line; head_limit (default 100, 0 = all) and "
-        "offset page over files, or over matching lines in content mode. metadata has total_matches "
-        "(matching lines), total_files and truncated."
+        "offset page over files, or over matching lines in content mode; when there are more, a final line "
+        "says how many and which offset to ask for next. Files that could not be searched (binary, too large, "
+        "ignored) are reported after the results."
     ),
     parameters=(
         ToolParameter("pattern", "string", "Regular expression to search for", required=True),
@@ -297,8 +302,35 @@ GREP_SPEC = ToolSpec(
         ),
         ToolParameter("respect_gitignore", "boolean", "Skip files ignored by .gitignore/.ignore files", default=True),
     ),
+    cli_help=(
+        "Search the files under PATH (default: the current directory) for PATTERN, a regular expression "
+        "(--fixed-strings for a literal), with ripgrep. Prints the matching files (default), the matching "
+        "lines per file (--output-mode count) or the lines themselves (--output-mode content, with -A/-B/-C "
+        "for context). Newest files first; --head-limit and --offset page through the results. Exit status: "
+        "0 if a line matched, 1 if none did, 2 on error."
+    ),
     run=_grep,
     read_only=True,
+    results=(
+        ResultField("pattern", "string", "The pattern searched for", always=True),
+        ResultField("path", "string", "The file or directory searched", always=True),
+        ResultField("output_mode", "string", "files_with_matches, count or content", always=True),
+        ResultField("total_matches", "integer", "Matching lines in all files", always=True),
+        ResultField("total_files", "integer", "Files with a match", always=True),
+        ResultField("returned_matches", "integer", "Files or matching lines returned", always=True),
+        ResultField("offset", "integer", "The offset of the call", always=True),
+        ResultField("head_limit", "integer", "The head_limit of the call", always=True),
+        TRUNCATED,
+        ResultField("next_offset", ("integer", "null"), "Offset of the next page (null: none)", always=True),
+        ResultField("timed_out", "boolean", "The search stopped at the time limit", always=True),
+        ResultField("skipped", "object", "Counts of files not searched, per reason (null: not checked)", always=True),
+        ResultField("skipped_paths", "object", "Some paths not searched, per reason", always=True),
+        ResultField("files", "array", "Files returned with their matching-line counts (files and count modes)"),
+        ResultField("matches", "array", "Lines returned, structured (content mode)"),
+        ResultField("matches_complete", "boolean", "matches holds every returned line (content mode)"),
+        NOTICE,
+        WARNINGS,
+    ),
 )
 
 

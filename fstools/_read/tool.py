@@ -17,6 +17,8 @@ from .._content.encodings import SNIFF_BYTES, looks_binary
 from .._content.fingerprints import DIGEST_LIMIT, content_hasher, remember, remember_digest
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
+from .._core.hints import param, setting
+from .._core.outputs import FILE_PATH, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_path
 from .._core.public import invoke_public, tool_function
@@ -65,7 +67,9 @@ def _dispatch(
     pages = pages if pages and pages.strip() else None  # models send "" for "no value"
     if pages is not None and not is_pdf(head):
         raise ToolError(
-            ErrorCode.INVALID_ARGUMENT, f"pages applies to PDF files only; use offset and limit for {target.display}"
+            ErrorCode.INVALID_ARGUMENT,
+            f"{param(ctx, 'pages')} applies to PDF files only; "
+            f"use {param(ctx, 'offset')} and {param(ctx, 'limit')} for {target.display}",
         )
     mime = image_mime(head)
     if mime is not None:
@@ -114,7 +118,7 @@ def _read_text(
     }
     if window.truncated:
         metadata["next_offset"] = window.last_line + 1
-    return ToolResult.ok(window.render(), **metadata)
+    return ToolResult.ok(window.render(ctx), **metadata)
 
 
 def _hash_fd(fd: int, size: int) -> bytes:
@@ -209,8 +213,8 @@ def _read_pdf(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_resu
     if pdf.remaining:
         output += (
             f"\n\n[Showing {len(pdf.shown)} of {len(pdf.shown) + len(pdf.remaining)} selected pages "
-            f'(at most {ctx.pdf_max_pages} a call). Use pages="{format_pages(pdf.remaining[: ctx.pdf_max_pages])}" '
-            f"to read the next ones.]"
+            f"(at most {ctx.pdf_max_pages} a call). "
+            f"Use {setting(ctx, 'pages', format_pages(pdf.remaining[: ctx.pdf_max_pages]))} to read the next ones.]"
         )
     return ToolResult.ok(
         output,
@@ -246,7 +250,7 @@ READ_SPEC = ToolSpec(
         "numbered like `cat -n` (line number, tab, line), up to 2000 lines from offset 1; use offset and "
         "limit to page through long files (a final [Showing lines ...] notice says where to continue). "
         f"Lines longer than {MAX_LINE_CHARS} characters are cut and end with '...'. Images (png, jpeg, gif, "
-        "webp, bmp) come back as base64 image data, downscaled when large; PDFs as text with '--- Page N ---' "
+        "webp, bmp) come back as image content, downscaled when large; PDFs as text with '--- Page N ---' "
         'markers (pages="1-5,8" selects pages, at most 20 a call); Jupyter notebooks as cells with their '
         "outputs. Binary files are refused."
     ),
@@ -258,8 +262,37 @@ READ_SPEC = ToolSpec(
         ),
         ToolParameter("pages", "string", 'PDF only: pages to read, e.g. "1-5,8" or "10-" (default: all, capped)'),
     ),
+    cli_help=(
+        "Print a text file with line numbers (like `cat -n`), a page at a time: --offset is the first line, "
+        "--limit the number of lines. A PDF prints as text per page (--pages 1-5,8), a notebook as its cells, "
+        "an image as its type and size (--json includes the image data)."
+    ),
     run=_read,
     read_only=True,
+    results=(
+        FILE_PATH,
+        ResultField("total_lines", "integer", "Lines in the file (text)"),
+        ResultField("lines_read", "integer", "Lines returned (text)"),
+        ResultField("offset", "integer", "First line returned (text)"),
+        ResultField("limit", "integer", "Line limit of the call (text)"),
+        ResultField("next_offset", "integer", "Offset of the next page, when more lines remain (text)"),
+        ResultField("truncated", "boolean", "More lines or selected pages remain"),
+        ResultField("lines_cut", "integer", "Lines cut at the maximum line length (text)"),
+        ResultField("encoding", "string", "Text encoding (text)"),
+        ResultField("line_ending", "string", "Line ending: LF, CRLF, CR or mixed (text)"),
+        ResultField("size", "integer", "Bytes of the file (text) or of the image sent (image)"),
+        ResultField("is_image", "boolean", "The file is an image, returned as image content"),
+        ResultField("mime_type", "string", "MIME type of the image sent"),
+        ResultField("base64_data", "string", "The image sent, base64-encoded"),
+        ResultField("width", "integer", "Width of the image sent, in pixels"),
+        ResultField("height", "integer", "Height of the image sent, in pixels"),
+        ResultField("resized", "boolean", "The image was downscaled or re-encoded to fit the bounds"),
+        ResultField("is_pdf", "boolean", "The file is a PDF, returned as page text"),
+        ResultField("page_count", "integer", "Pages in the PDF"),
+        ResultField("pages", "string", 'Pages returned, e.g. "1-5,8"'),
+        ResultField("is_notebook", "boolean", "The file is a Jupyter notebook, returned as cells"),
+        ResultField("cell_count", "integer", "Cells in the notebook"),
+    ),
 )
 
 

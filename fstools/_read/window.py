@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING
 
 from .._content.encodings import SNIFF_BYTES, TextEncoding, sniff_encoding
 from .._core.errors import ErrorCode, ToolError
+from .._core.hints import setting
 from .lineindex import BLOCK, LineIndex
 
 if TYPE_CHECKING:
+    from .._core.context import ExecutionContext
     from .lineindex import ByteSource
 
 MAX_LINE_CHARS = 2000
@@ -62,14 +64,14 @@ class TextWindow:
     def truncated(self) -> bool:
         return self.last_line < self.total_lines
 
-    def render(self) -> str:
+    def render(self, ctx: ExecutionContext) -> str:
         """Numbered lines, then a notice (never shaped like a numbered line) when more remain."""
         # str.rjust is f"{n:>6}\t{line}" (the `cat -n` format) at half the cost, which shows on 10,000 lines.
         out = [str(n).rjust(6) + "\t" + line for n, line in enumerate(self.lines, self.first_line)]
         if self.truncated:
             out.append(
                 f"[Showing lines {self.first_line}-{self.last_line} of {self.total_lines}. "
-                f"Use offset={self.last_line + 1} to read more.]"
+                f"Use {setting(ctx, 'offset', self.last_line + 1)} to read more.]"
             )
         return "\n".join(out)
 

@@ -60,7 +60,8 @@ def test_tool_errors_go_back_to_the_model(todo_project):
     ctx = fstools.ExecutionContext(working_dir=str(todo_project), permissions=denied)
     model = example.ScriptedModel(str(todo_project))
     answer = example.run_agent(model, fstools.create_registry(), ctx, "task")
-    assert answer.startswith("I could not finish: Error (permission_denied): Permission denied by rule: LS")
+    assert answer.startswith("I could not finish: Permission denied by rule: LS")
+    assert answer.endswith("(error_code: permission_denied)")
 
 
 def test_the_loop_gives_up_after_max_turns(todo_project):

@@ -207,10 +207,19 @@ def test_no_command_prints_help(capsys):
     assert "COMMAND" in capsys.readouterr().err
 
 
+def test_numbers_out_of_bounds_or_not_numbers_are_usage_errors(in_project, capsys):
+    for value, message in (("-1", "must be >= 0, got -1"), ("abc", "expected an integer")):
+        with pytest.raises(SystemExit) as info:
+            Streams().run("probe", "f", "a", "b", "-A", value, registry=probe_registry())
+        assert info.value.code == 2
+        assert f"argument -A/--after: {message}" in capsys.readouterr().err
+
+
 def test_tool_validation_failure_is_exit_1_with_code(in_project):
     s = Streams()
-    assert s.run("probe", "f", "a", "b", "-A", "-1", registry=probe_registry()) == 1
-    assert "must be >= 0" in s.stderr.getvalue() and "[invalid_argument]" in s.stderr.getvalue()
+    assert s.run("multi-edit", "f.txt", '[{"old_string": "a"}]') == 1
+    assert "Missing required parameter: edits[0].new_string" in s.stderr.getvalue()
+    assert "[invalid_argument]" in s.stderr.getvalue()
 
 
 def test_json_output_is_the_full_tool_result(in_project):
@@ -337,7 +346,7 @@ def test_subprocess_help_and_ls(project):
     escape = fstools_cmd("ls", "..", cwd=project)
     assert escape.returncode == 1 and "[path_outside_workspace]" in escape.stderr and escape.stdout == ""
     bad = fstools_cmd("ls", "--limit", "x", cwd=project)
-    assert bad.returncode == 1 and "[invalid_argument]" in bad.stderr
+    assert bad.returncode == 2 and "argument --limit: expected an integer" in bad.stderr
     usage = fstools_cmd("nosuchtool", cwd=project)
     assert usage.returncode == 2
 

@@ -125,7 +125,9 @@ def test_cli_grep(tree):
     assert f"{(tree / 'src' / 'util.py').resolve()}:5> class Tool:" in content.stdout
 
     bad = fstools_cmd("grep", "[invalid(regex", cwd=tree)
-    assert bad.returncode == 1 and "[invalid_regex]" in bad.stderr
+    assert bad.returncode == 2 and "[invalid_regex]" in bad.stderr  # rg's exit status for an error
+    none = fstools_cmd("grep", "no such text anywhere", cwd=tree)
+    assert none.returncode == 1 and none.stdout == ""
 
 
 # MCP over stdio ---------------------------------------------------------------------------

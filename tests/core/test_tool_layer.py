@@ -193,29 +193,24 @@ def test_result_helpers():
 
 
 def test_truncated_glob_and_grep_tell_a_text_only_reader(project, ctx):
-    """MCP and CLI readers see only text: the "there is more" notice travels with it."""
-    from fstools._core.result import agent_text
-
+    """A model reads to_text(): the "there is more" notice travels with the output."""
     for i in range(5):
         (project / f"m{i}.py").write_text("needle\n")
     g = fstools.glob("*.py", path=str(project), limit=2, ctx=ctx)
     assert g.output.count("\n") == 1  # the output itself stays one path per line
     assert (
-        agent_text(g).splitlines()[-1]
-        == "(Showing the 2 newest of 5 matching files: narrow the pattern or raise limit.)"
+        g.to_text().splitlines()[-1] == "(Showing the 2 newest of 5 matching files: narrow the pattern or raise limit.)"
     )
     r = fstools.grep("needle", path=str(project), head_limit=2, offset=2, ctx=ctx)
-    assert agent_text(r).splitlines()[-1] == "(Showing files 3-4 of 5: call again with offset=4 for more.)"
+    assert r.to_text().splitlines()[-1] == "(Showing files 3-4 of 5: call again with offset=4 for more.)"
     whole = fstools.grep("needle", path=str(project), head_limit=0, ctx=ctx)
-    assert "notice" not in whole.metadata and agent_text(whole) == whole.output
+    assert "notice" not in whole.metadata and whole.to_text() == whole.output
 
 
 def test_text_readers_see_what_could_not_be_searched(project, ctx):
     (project / "blob.bin").write_bytes(b"\x00NEEDLE\x00" * 10)
     r = fstools.grep("NEEDLE", path=str(project), ctx=ctx)
-    from fstools._core.result import agent_text
-
-    text = agent_text(r)
+    text = r.to_text()
     assert r.output == "No matches found"
     assert text.startswith("No matches found\n(warning: 1 binary file(s) contain the pattern")
 
@@ -225,14 +220,14 @@ def test_undecodable_bytes_reach_text_readers_as_replacement_characters(project,
     import subprocess
     import sys
 
-    from fstools._core.result import agent_text, jsonable, printable
+    from fstools._core.result import jsonable, printable
 
     target = project / "m.txt"
     target.write_bytes("héllo wörld ünïcode\n".encode() + b"caf\xe9 bar\nend\n")
     assert fstools.read(str(target), ctx=ctx).success
     r = fstools.edit(str(target), "end", "END", ctx=ctx)
     assert r.success and "\udce9" in r.metadata["diff"]  # Python callers keep the byte, losslessly
-    assert "\ufffd" in printable(r.metadata["diff"]) and "\udce9" not in agent_text(r)
+    assert "\ufffd" in printable(r.metadata["diff"]) and "\udce9" not in r.to_text()
     json.dumps(jsonable(r.to_dict()), ensure_ascii=False).encode("utf-8")
     assert target.read_bytes().endswith(b"caf\xe9 bar\nEND\n")
     cli = subprocess.run(

@@ -1,0 +1,36 @@
+"""Parameters named the way the reader of a result writes them.
+
+A notice or an error that tells the caller what to send next ("call again with offset=10")
+names tool parameters. A model writes a tool call, `offset=10`; a person at the command
+line writes `--offset 10`. The context's `arg_style` says which reader it is, and every
+such message is built here, so a tool states the hint once and each reader gets its form.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+from .context import ExecutionContext
+
+
+def flag(name: str) -> str:
+    """The command-line option of a tool parameter: `offset` -> `--offset`; short names such as `-i` stay."""
+    return name if name.startswith("-") else "--" + name.replace("_", "-")
+
+
+def param(ctx: ExecutionContext, name: str) -> str:
+    """A parameter's name as the reader writes it: `limit` or `--limit`."""
+    return flag(name) if ctx.arg_style == "flags" else name
+
+
+def setting(ctx: ExecutionContext, name: str, value: object) -> str:
+    """One argument as the reader writes it: `offset=10` / `--offset 10`, `hidden=true` / `--hidden`."""
+    if ctx.arg_style == "flags":
+        if isinstance(value, bool):
+            option = flag(name)
+            return option if value else "--no-" + option[2:]
+        return f"{flag(name)} {shlex.quote(str(value))}"
+    if isinstance(value, bool):
+        return f"{name}={'true' if value else 'false'}"
+    return f"{name}={json.dumps(value) if isinstance(value, str) else value}"

@@ -1,0 +1,64 @@
+"""What a tool's metadata holds, declared once: the MCP outputSchema comes from it.
+
+MCP clients check a result's structuredContent (the metadata) against the tool's
+outputSchema, so the schema declares the types of the fields a tool reports and requires
+only those every successful call carries; the rest are optional (a Read of an image has
+other fields than a Read of text), and fields not declared are allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .params import JSON_TYPES
+
+
+@dataclass(frozen=True)
+class ResultField:
+    """One metadata field: its JSON type(s), what it means, and whether every successful result has it."""
+
+    name: str
+    type: str | tuple[str, ...]
+    description: str
+    always: bool = False
+
+    def __post_init__(self) -> None:
+        types = (self.type,) if isinstance(self.type, str) else self.type
+        unknown = [t for t in types if t not in (*JSON_TYPES, "null")]
+        if unknown:
+            raise ValueError(f"unknown result field type(s) {unknown} for {self.name!r}")
+
+    def json_schema(self) -> dict[str, Any]:
+        kind = self.type if isinstance(self.type, str) else list(self.type)
+        return {"type": kind, "description": self.description}
+
+
+def output_schema(fields: Sequence[ResultField]) -> dict[str, Any]:
+    """The JSON Schema of a tool's metadata (MCP structuredContent)."""
+    return {
+        "type": "object",
+        "properties": {f.name: f.json_schema() for f in fields},
+        "required": [f.name for f in fields if f.always],
+        "additionalProperties": True,
+    }
+
+
+# Fields several tools report, spelled once.
+FILE_PATH = ResultField("file_path", "string", "The file, as an absolute path", always=True)
+DIFF = ResultField("diff", "string", "Unified diff of the change")
+DRY_RUN = ResultField("dry_run", "boolean", "True when nothing was changed because the context is a dry run")
+TRUNCATED = ResultField("truncated", "boolean", "More results exist than were returned", always=True)
+WARNINGS = ResultField("warnings", "array", "What the call could not look at (also shown in the text)")
+NOTICE = ResultField("notice", "string", "How to get the results not returned (also shown in the text)")
+CHANGE_FIELDS = (
+    FILE_PATH,
+    ResultField("created", "boolean", "The file did not exist before", always=True),
+    ResultField("bytes_written", "integer", "Encoded bytes of the new file content", always=True),
+    ResultField("encoding", "string", "The file's text encoding"),
+    ResultField("line_ending", "string", "The file's line ending (LF, CRLF, CR or mixed)"),
+    ResultField("in_place", "boolean", "Written in place (a hard-linked file) rather than swapped"),
+    DIFF,
+    DRY_RUN,
+)

@@ -1,0 +1,64 @@
+"""A ToolResult as a model reads it: one text, and that text plus images as each API's content blocks.
+
+`output` is what the tool produced; what a reader of text alone must also see travels in
+metadata: the "there is more" notice (Glob, Grep) and the warnings (what a search could
+not look at). `result_text` puts them in one text in that order; `result_content` wraps
+it, and the image a Read returns, in the content blocks of one provider's API.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .result import ToolResult, printable
+
+CONTENT_PROVIDERS = ("openai", "openai-responses", "anthropic", "mcp")
+# Some APIs refuse an empty text block (Anthropic does): an empty result still says what it is.
+EMPTY = "(no output)"
+
+
+def result_text(result: ToolResult) -> str:
+    """Output, then the notice, then one line per warning; for a failure, the error and its code."""
+    if not result.success:
+        return printable(f"{result.error} (error_code: {result.error_code})")
+    notes = [result.metadata.get("notice") or ""]
+    notes += [f"(warning: {w})" for w in result.metadata.get("warnings") or ()]
+    return printable("\n".join(part for part in [result.output, *notes] if part))
+
+
+def result_image(result: ToolResult) -> tuple[str, str] | None:
+    """(mime type, base64 data) of the image a successful Read returned, else None."""
+    data, mime = result.metadata.get("base64_data"), result.metadata.get("mime_type")
+    if result.success and isinstance(data, str) and isinstance(mime, str) and mime.startswith("image/"):
+        return mime, data
+    return None
+
+
+def _text_block(provider: str, text: str) -> dict[str, Any]:
+    kind = "input_text" if provider == "openai-responses" else "text"
+    return {"type": kind, "text": text}
+
+
+def _image_block(provider: str, mime: str, data: str) -> dict[str, Any]:
+    if provider == "openai-responses":
+        return {"type": "input_image", "image_url": f"data:{mime};base64,{data}", "detail": "auto"}
+    if provider == "anthropic":
+        return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+    return {"type": "image", "data": data, "mimeType": mime}  # mcp
+
+
+def result_content(result: ToolResult, provider: str) -> list[dict[str, Any]]:
+    """The result as `provider`'s tool-result content blocks (plain dicts, JSON-ready).
+
+    "openai": the content parts of a Chat Completions `tool` message, which take text only;
+    "openai-responses": the `output` items of a `function_call_output` (input_text, input_image);
+    "anthropic": the `content` of a `tool_result` block (text, base64 image);
+    "mcp": CallToolResult content in the protocol's wire form (text, image with mimeType).
+    """
+    if provider not in CONTENT_PROVIDERS:
+        raise ValueError(f"unknown content provider {provider!r}; use one of {', '.join(CONTENT_PROVIDERS)}")
+    blocks = [_text_block(provider, result_text(result) or EMPTY)]
+    image = result_image(result)
+    if image is not None and provider != "openai":
+        blocks.append(_image_block(provider, *image))
+    return blocks
