@@ -46,6 +46,7 @@ class _Openat2:
         self.available: bool | None = None if sys.platform == "linux" else False
         self._call: Any = None
         self._how: Any = None
+        self._hows: dict[tuple[int, int, int], Any] = {}
 
     def _load(self) -> bool:
         import ctypes  # lazily: ctypes costs more import time than all of fstools' core
@@ -68,8 +69,11 @@ class _Openat2:
 
     def open(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int, *, probing: bool = False) -> int | None:
         """The new descriptor; None when the kernel lacks openat2 or a filter forbids it (probing only)."""
-        how = self._how(flags, mode if flags & os.O_CREAT else 0, resolve)
-        fd = int(self._call(_SYS_OPENAT2, dir_fd, os.fsencode(path), self._byref(how), self._size))
+        key = (flags, mode if flags & os.O_CREAT else 0, resolve)
+        how = self._hows.get(key)
+        if how is None:  # one argument block per kind of open, built once
+            how = self._hows.setdefault(key, self._byref(self._how(*key)))
+        fd = int(self._call(_SYS_OPENAT2, dir_fd, os.fsencode(path), how, self._size))
         if fd >= 0:
             return fd
         err = self._errno()
@@ -158,10 +162,23 @@ def relative_to(path: str, root: str) -> str:
 
 
 def open_beneath(root: str, path: str, flags: int, mode: int = 0o666) -> int:
-    """Open the canonical `path` beneath the allowed `root` it lies in, following no symlink."""
+    """Open the canonical `path` beneath the allowed `root` it lies in, following no symlink.
+
+    With openat2 this is one call over the whole path with RESOLVE_NO_SYMLINKS: a canonical
+    path has no symlink and no `..`, so when its text lies in `root` (checked here) so does
+    what it reaches. The walk starts from the root's descriptor instead.
+    """
+    rel = relative_to(path, root)
+    if openat2.usable():
+        if path != root and not path.startswith(root.rstrip("/") + "/"):
+            raise OSError(errno.EXDEV, "path is not beneath its root", path)
+        _split(rel)
+        fd = openat2.open(AT_FDCWD, path, flags | os.O_CLOEXEC, mode, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+        assert fd is not None
+        return fd
     root_fd = open_root(root)
     try:
-        return open_at(root_fd, relative_to(path, root), flags, mode)
+        return open_at(root_fd, rel, flags, mode)
     finally:
         os.close(root_fd)
 

@@ -124,3 +124,22 @@ def test_grep_without_landlock_drops_files_that_are_not_beneath_the_roots(tree, 
     r = fstools.grep("needle", str(root / "d"), output_mode=mode, head_limit=0 if mode == "content" else 100, ctx=ctx)
     assert r.success and "in.txt" not in r.output and "other.txt" in r.output
     assert r.metadata["total_files"] == 1
+
+
+@pytest.mark.parametrize("tool", ["grep", "glob"])
+def test_ignore_files_above_the_root_still_apply(tmp_path, tool):
+    """rg reads .gitignore files in the directories above the search: they are granted, one by one."""
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    (repo / ".git" / "info").mkdir(parents=True)  # Grep reads .gitignore inside a git repository only
+    (repo / ".git" / "info" / "exclude").write_text("excluded.txt\n")
+    (repo / "sub" / "excluded.txt").write_text("needle\n")
+    (repo / ".gitignore").write_text("ignored.txt\n")
+    (repo / "sub" / "ignored.txt").write_text("needle\n")
+    (repo / "sub" / "kept.txt").write_text("needle\n")
+    ctx = fstools.ExecutionContext(working_dir=str(repo / "sub"))
+    if tool == "grep":
+        r = fstools.grep("needle", str(repo / "sub"), ctx=ctx)
+    else:
+        r = fstools.glob("*.txt", str(repo / "sub"), ctx=ctx)
+    assert r.success and "kept.txt" in r.output and "ignored.txt" not in r.output and "excluded" not in r.output
