@@ -1,9 +1,9 @@
-"""The sandbox: every file operation happens beneath an open directory of an allowed root.
+"""The sandbox: every file operation happens beneath an allowed root, through no symlink.
 
 A path is checked on its canonical form (symlinks resolved, see `paths`), and the file is
-then reached from a file descriptor of the allowed root along that canonical path with
-no symbolic link followed anywhere: `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` where
-the kernel has it, else a walk of `O_NOFOLLOW | O_DIRECTORY` directory descriptors. A
+then reached along that canonical path with no symbolic link followed anywhere: openat2
+with `RESOLVE_NO_SYMLINKS` (and `RESOLVE_BENEATH` relative to a held directory) where the
+kernel has it, else a walk of `O_NOFOLLOW | O_DIRECTORY` descriptors from the root's. A
 process that swaps a component for a symlink between the check and the use therefore
 makes the operation fail (ELOOP), never reach outside the root: the object opened is the
 one the check saw, at the place it saw it. Symlinks inside the root still work because
