@@ -53,6 +53,7 @@ class _Landlock:
 
     def __init__(self) -> None:
         self.abi: int | None = None if sys.platform == "linux" else 0
+        self.pinnable: bool | None = None if sys.platform == "linux" else False
 
     def _load(self) -> int:
         import ctypes  # lazily, like everything only a search needs
@@ -108,14 +109,29 @@ class _Landlock:
         if self._syscall(_SYS_RESTRICT_SELF, ruleset_fd, 0) != 0:
             raise self._error()
 
-    def own_working_directory(self) -> bool:
-        """Give the calling thread a working directory of its own; False where that is impossible."""
-        return self.usable_unshare() and self._unshare(_CLONE_FS) == 0
+    def own_working_directory(self) -> None:
+        """Give the calling thread a working directory of its own (its fchdir then moves it alone)."""
+        if self._unshare(_CLONE_FS) != 0:
+            raise self._error()
 
-    def usable_unshare(self) -> bool:
-        if self.abi is None:
-            self.usable()
-        return hasattr(self, "_unshare")
+    def can_pin(self) -> bool:
+        """Whether a thread can have its own working directory here (Linux's unshare(CLONE_FS))."""
+        if self.pinnable is None:
+            try:
+                if not hasattr(self, "_unshare"):
+                    self._load()
+                self.pinnable = self._probe_unshare()
+            except (OSError, AttributeError):
+                self.pinnable = False
+        return self.pinnable
+
+    def _probe_unshare(self) -> bool:
+        """unshare(CLONE_FS) on a throwaway thread: a seccomp filter may forbid it."""
+        result: list[bool] = []
+        thread = threading.Thread(target=lambda: result.append(self._unshare(_CLONE_FS) == 0))
+        thread.start()
+        thread.join()
+        return bool(result and result[0])
 
 
 landlock = _Landlock()
@@ -164,7 +180,7 @@ def _open_regular_files(paths: Sequence[str]) -> list[int]:
     fds = []
     for path in dict.fromkeys(paths):
         try:
-            fd = os.open(path, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW)
+            fd = os.open(path, sandbox.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError:
             continue
         if stat.S_ISREG(os.fstat(fd).st_mode):
@@ -180,25 +196,29 @@ class Confinement:
 
     cwd_fd: int
     ruleset_fd: int | None
+    cwd_path: str
 
     @property
     def confined(self) -> bool:
         return self.ruleset_fd is not None
 
-    def spawn(self, start: Callable[[], T]) -> T:
-        """Run `start` (which starts the child) on a fresh thread that first moves to the verified
-        directory and takes the Landlock ruleset; the calling thread is left as it was."""
+    def spawn(self, start: Callable[[str | None], T]) -> T:
+        """Run `start(cwd)`, which starts the child, on a fresh thread that first moves to the
+        verified directory (`cwd` None) and takes the Landlock ruleset; the calling thread is
+        left as it was. Where a thread cannot have a working directory of its own (not Linux),
+        the child gets the directory's path instead and no ruleset."""
+        if not landlock.can_pin():
+            return start(self.cwd_path)
         outcome: list[T] = []
         failure: list[BaseException] = []
 
         def confined_start() -> None:
             try:
-                if not landlock.own_working_directory():
-                    raise OSError("cannot give a thread its own working directory (unshare CLONE_FS)")
+                landlock.own_working_directory()
                 os.fchdir(self.cwd_fd)
                 if self.ruleset_fd is not None:
                     landlock.restrict_thread(self.ruleset_fd)
-                outcome.append(start())
+                outcome.append(start(None))
             except BaseException as exc:
                 failure.append(exc)
 
@@ -214,11 +234,12 @@ class Confinement:
 def confined(roots: Sequence[str], root: str, start: str, binary: str) -> Iterator[Confinement]:
     """A Confinement for running `binary` in the canonical directory `start` beneath `root`,
     able to read only beneath `roots` (all canonical). The descriptors close on exit."""
-    cwd_fd = sandbox.open_beneath(root, start, os.O_PATH | os.O_DIRECTORY)
+    cwd_fd = sandbox.open_beneath(root, start, sandbox.DIR_FLAGS)
     held = [cwd_fd]
     try:
         ruleset = None
-        runtime = _runtime_files(binary) if landlock.usable() else None
+        # The ruleset is taken by the starting thread: without pinning there is no such thread.
+        runtime = _runtime_files(binary) if landlock.usable() and landlock.can_pin() else None
         if runtime is not None:
             dirs = [sandbox.open_root(r) for r in roots]
             held += dirs
@@ -226,7 +247,7 @@ def confined(roots: Sequence[str], root: str, start: str, binary: str) -> Iterat
             held += files
             ruleset = landlock.ruleset(dirs, files)
             held.append(ruleset)
-        yield Confinement(cwd_fd, ruleset)
+        yield Confinement(cwd_fd, ruleset, start)
     finally:
         for fd in held:
             os.close(fd)

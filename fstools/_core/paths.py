@@ -47,7 +47,7 @@ class SafePath:
         return sandbox.open_beneath(self.root, self.path, flags, mode)
 
     @contextmanager
-    def open_dir(self, flags: int = os.O_PATH) -> Iterator[int]:
+    def open_dir(self, flags: int = sandbox.O_PATH) -> Iterator[int]:
         """A descriptor of the directory itself, reached beneath the root, closed on exit."""
         fd = self.open(flags | os.O_DIRECTORY)
         try:

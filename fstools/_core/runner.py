@@ -40,13 +40,13 @@ class StreamingProcess:
         # Opened here, not by Popen: a confined starter may not open /dev/null itself.
         devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
 
-        def start() -> subprocess.Popen[bytes]:
+        def start(where: str | None) -> subprocess.Popen[bytes]:
             return subprocess.Popen(
-                self.argv, stdin=devnull, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, bufsize=1 << 16
+                self.argv, stdin=devnull, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=where, bufsize=1 << 16
             )
 
         try:
-            self._proc = confinement.spawn(start) if confinement is not None else start()
+            self._proc = confinement.spawn(start) if confinement is not None else start(cwd)
         finally:
             os.close(devnull)
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)

@@ -35,7 +35,9 @@ _BENEATH = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
 # after it was checked (or holds a symlink loop), and nothing was followed.
 RACE_ERRNOS = frozenset({errno.ELOOP, errno.EXDEV, errno.ENOTDIR})
 
-DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
+# A descriptor that only names a place (Linux); elsewhere a read-only one does the job.
+O_PATH: int = getattr(os, "O_PATH", 0)
+DIR_FLAGS = O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
 _STEP_FLAGS = DIR_FLAGS | os.O_NOFOLLOW
 
 
@@ -122,7 +124,7 @@ def _walk(dir_fd: int, parts: list[str], flags: int, mode: int) -> int:
     finally:
         if fd != dir_fd:
             os.close(fd)
-    if flags & os.O_PATH and stat.S_ISLNK(os.fstat(opened).st_mode):  # O_PATH|O_NOFOLLOW opens the link itself
+    if flags & O_PATH and stat.S_ISLNK(os.fstat(opened).st_mode):  # O_PATH|O_NOFOLLOW opens the link itself
         os.close(opened)
         raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), parts[-1])
     return opened
@@ -185,7 +187,7 @@ def open_beneath(root: str, path: str, flags: int, mode: int = 0o666) -> int:
 
 def stat_beneath(root: str, path: str) -> os.stat_result:
     """lstat of the canonical `path`, reached beneath `root` without following any symlink."""
-    fd = open_beneath(root, path, os.O_PATH)
+    fd = open_beneath(root, path, O_PATH)
     try:
         return os.fstat(fd)
     finally:

@@ -143,3 +143,24 @@ def test_ignore_files_above_the_root_still_apply(tmp_path, tool):
     else:
         r = fstools.glob("*.txt", str(repo / "sub"), ctx=ctx)
     assert r.success and "kept.txt" in r.output and "ignored.txt" not in r.output and "excluded" not in r.output
+
+
+def test_where_a_thread_cannot_own_its_directory_the_walker_gets_the_path(tree, monkeypatch):
+    """Not Linux (or unshare forbidden): no pinning and no ruleset, the directory by path, results still checked."""
+    root, _ = tree
+    monkeypatch.setattr(landlock, "pinnable", False)
+    out, _, was_confined = _run(["/bin/sh", "-c", "pwd"], root, root / "d")
+    assert out.strip() == str(root / "d") and not was_confined
+    ctx = fstools.ExecutionContext(working_dir=str(root))
+    r = fstools.grep("needle", str(root), output_mode="content", ctx=ctx)
+    assert r.success and "needle inside" in r.output
+
+
+def test_pinning_is_probed_once(monkeypatch):
+    probe = confinement._Landlock()
+    assert probe.can_pin() is (os.uname().sysname == "Linux")
+    monkeypatch.setattr(probe, "_probe_unshare", lambda: (_ for _ in ()).throw(AssertionError("probed again")))
+    probe.can_pin()
+    broken = confinement._Landlock()
+    monkeypatch.setattr(broken, "_load", lambda: (_ for _ in ()).throw(OSError("no libc")))
+    assert broken.can_pin() is False
