@@ -262,6 +262,23 @@ def _read_stream(
     return paths, (neg_mtimes if stat_in is not None else None)
 
 
+_DENIED = "Permission denied (os error 13)"
+
+
+def _walker_warnings(stderr: str, confined: bool) -> list[str]:
+    """The walker's complaints, at most 20. A confined walker is refused whatever leaves the
+    roots (a followed link out): rg says so without naming the path, so the warning explains."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    if confined and any(_DENIED in line for line in lines):
+        lines = [line for line in lines if _DENIED not in line]
+        lines.insert(
+            0,
+            "some paths could not be read (permission denied), such as links leading outside "
+            "the allowed directories, which are never followed",
+        )
+    return lines[:20]
+
+
 def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: float | None = None) -> Listing:
     """Run one walker over `spec.base`: the matching files' absolute paths and mtimes."""
     strategy = strategy or choose_strategy(spec)
@@ -280,7 +297,7 @@ def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: flo
     ):
         stat_in = None if strategy.walker_sorts else confinement.cwd_fd
         paths, neg_mtimes = _read_stream(proc.chunks(), spec.base, _path_filter(spec, strategy.backend), stat_in)
-    warnings += [line for line in proc.stderr.splitlines() if line.strip()][:20]
+    warnings += _walker_warnings(proc.stderr, confinement.confined)
     return Listing(paths, strategy.backend, neg_mtimes, proc.timed_out, warnings, confinement.confined)
 
 

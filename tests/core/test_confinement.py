@@ -164,3 +164,13 @@ def test_pinning_is_probed_once(monkeypatch):
     broken = confinement._Landlock()
     monkeypatch.setattr(broken, "_load", lambda: (_ for _ in ()).throw(OSError("no libc")))
     assert broken.can_pin() is False
+
+
+@needs_landlock
+def test_glob_following_links_is_refused_what_leaves_the_roots(tree):
+    root, _ = tree
+    ctx = fstools.ExecutionContext(working_dir=str(root))
+    r = fstools.glob("**/*.txt", str(root), follow_symlinks=True, ctx=ctx)
+    assert r.success and r.output == str(root / "d" / "in.txt")
+    assert any("never followed" in w for w in r.metadata["warnings"])
+    assert not any("outside" in w and str(root.parent / "outside") in w for w in r.metadata["warnings"])
