@@ -1,6 +1,6 @@
 """fstools: fast, safe file tools for AI coding agents.
 
-Read, Write, Edit, MultiEdit, Delete, LS, Glob and Grep as plain functions returning a
+Read, Write, Edit, MultiEdit, ApplyPatch, Delete, Move, LS, Glob and Grep as plain functions returning a
 ToolResult, as agent tools with OpenAI/Anthropic schemas, as an MCP server and a CLI.
 
 The public names live in private subpackages and load on first use, so `import fstools`
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .__version__ import __version__
 
 __all__ = [
+    "ApplyPatchTool",
     "AuditRecord",
     "BaseTool",
     "DeleteTool",
@@ -24,6 +25,7 @@ __all__ = [
     "GlobTool",
     "GrepTool",
     "LSTool",
+    "MoveTool",
     "MultiEditTool",
     "PermissionManager",
     "PermissionRequest",
@@ -36,6 +38,8 @@ __all__ = [
     "ToolResult",
     "WriteTool",
     "__version__",
+    "anthropic_text_editor",
+    "apply_patch",
     "create_registry",
     "default_context",
     "delete",
@@ -44,7 +48,9 @@ __all__ = [
     "glob",
     "grep",
     "ls",
+    "move",
     "multi_edit",
+    "openai_apply_patch",
     "read",
     "register_file_tools",
     "write",
@@ -52,6 +58,7 @@ __all__ = [
 
 # Public name -> the private module that defines it, imported on first use.
 _EXPORTS: dict[str, str] = {
+    "ApplyPatchTool": "_change.patch",
     "AuditRecord": "_core.audit",
     "BaseTool": "_core.tool",
     "DeleteTool": "_change.delete",
@@ -62,6 +69,7 @@ _EXPORTS: dict[str, str] = {
     "GlobTool": "_find.glob",
     "GrepTool": "_grep.tool",
     "LSTool": "_find.ls",
+    "MoveTool": "_change.move",
     "MultiEditTool": "_change.edit",
     "PermissionManager": "_core.permissions",
     "PermissionRequest": "_core.permissions",
@@ -73,6 +81,8 @@ _EXPORTS: dict[str, str] = {
     "ToolRegistry": "_core.registry",
     "ToolResult": "_core.result",
     "WriteTool": "_change.write",
+    "anthropic_text_editor": "_agents.text_editor",
+    "apply_patch": "_change.patch",
     "create_registry": "_agents.registry",
     "default_context": "_core.context",
     "delete": "_change.delete",
@@ -81,7 +91,9 @@ _EXPORTS: dict[str, str] = {
     "glob": "_find.glob",
     "grep": "_grep.tool",
     "ls": "_find.ls",
+    "move": "_change.move",
     "multi_edit": "_change.edit",
+    "openai_apply_patch": "_agents.openai_patch",
     "read": "_read.tool",
     "register_file_tools": "_agents.registry",
     "write": "_change.write",
@@ -104,9 +116,13 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from ._agents.openai_patch import openai_apply_patch
     from ._agents.registry import create_registry, file_tools, register_file_tools
+    from ._agents.text_editor import anthropic_text_editor
     from ._change.delete import DeleteTool, delete
     from ._change.edit import EditTool, MultiEditTool, edit, multi_edit
+    from ._change.move import MoveTool, move
+    from ._change.patch import ApplyPatchTool, apply_patch
     from ._change.write import WriteTool, write
     from ._core.audit import AuditRecord
     from ._core.context import ExecutionContext, ReadRecord, default_context

@@ -13,8 +13,8 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -32,11 +32,11 @@ from .._core.registry import ToolRegistry
 from .._core.result import ToolResult, jsonable, printable
 from .._core.tool import BaseTool
 from .registry import create_registry
-from .settings import Confirm, SessionSettings, parse_rule
+from .settings import Confirm, SessionSettings, parse_rule, usable_roots
 
 # Parameters that name a file or directory: always positional, and relative values are
 # taken relative to the current directory (the functions themselves want absolute paths).
-PATH_PARAMETERS = ("file_path", "path")
+PATH_PARAMETERS = ("file_path", "path", "source", "destination")
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 # A search that reports a match count exits as grep and rg do: 0 a match, 1 none, 2 an error.
@@ -173,14 +173,14 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _session_options(changes: bool) -> argparse.ArgumentParser:
+def _session_options(changes: bool, root_type: Callable[[str], str] = _directory) -> argparse.ArgumentParser:
     """The sandbox and policy options; those about changing files only where something can change."""
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("session")
     group.add_argument(
         "--root",
         action="append",
-        type=_directory,
+        type=root_type,
         metavar="DIR",
         help="Allowed directory (repeatable; default: the current directory)",
     )
@@ -256,9 +256,11 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
     mcp = commands.add_parser(
         "mcp",
         help="Serve every tool over MCP (stdio)",
-        parents=[sessions[True]],
+        # A server's --root that is missing is skipped with a warning, not fatal (see usable_roots).
+        parents=[_session_options(True, root_type=str)],
         description="Serve every tool to an MCP client over stdio. Without --root, the client's roots "
-        "(if it sends any) or the current directory are the allowed directories.",
+        "(if it sends any) or the current directory are the allowed directories. A --root that is not a "
+        "directory is skipped with a warning; the server starts unless none is usable.",
     )
     mcp.add_argument("--rate-limit", type=int, metavar="N", help="At most N operations per minute")
     return CommandLine(parser, dict(commands.choices))
@@ -340,6 +342,19 @@ def _settings(args: argparse.Namespace) -> SessionSettings:
         rate_limit=getattr(args, "rate_limit", None),
         timeout=args.timeout,
     )
+
+
+def _serving_roots(settings: SessionSettings, stderr: TextIO) -> SessionSettings:
+    """The server's settings with only the usable --root directories (warnings on stderr)."""
+
+    def warn(message: str) -> None:
+        stderr.write(f"fstools mcp: warning: {message}\n")
+        stderr.flush()
+
+    try:
+        return replace(settings, roots=usable_roots(settings.roots, warn))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _counts_matches(tool: BaseTool) -> bool:
@@ -431,6 +446,7 @@ def run(
         settings = _settings(args)
         _check_rule_tools(settings, registry)
         if args.command == "mcp":
+            settings = _serving_roots(settings, stderr)
             try:
                 from .mcp import serve
             except ImportError as exc:

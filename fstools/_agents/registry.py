@@ -10,13 +10,26 @@ def file_tools() -> list[BaseTool]:
     """One instance of every working file tool, in the order agents usually meet them."""
     from .._change.delete import DeleteTool
     from .._change.edit import EditTool, MultiEditTool
+    from .._change.move import MoveTool
+    from .._change.patch import ApplyPatchTool
     from .._change.write import WriteTool
     from .._find.glob import GlobTool
     from .._find.ls import LSTool
     from .._grep.tool import GrepTool
     from .._read.tool import ReadTool
 
-    return [ReadTool(), WriteTool(), EditTool(), MultiEditTool(), DeleteTool(), LSTool(), GlobTool(), GrepTool()]
+    return [
+        ReadTool(),
+        WriteTool(),
+        EditTool(),
+        MultiEditTool(),
+        ApplyPatchTool(),
+        DeleteTool(),
+        MoveTool(),
+        LSTool(),
+        GlobTool(),
+        GrepTool(),
+    ]
 
 
 def register_file_tools(registry: ToolRegistry) -> ToolRegistry:

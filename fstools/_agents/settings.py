@@ -27,6 +27,24 @@ def parse_rule(action: str, text: str) -> list[PermissionRule]:
     return [PermissionRule(tool=name, path=path or "**", action=action) for name in names]
 
 
+def usable_roots(roots: Sequence[str], warn: Callable[[str], object]) -> tuple[str, ...]:
+    """The directories among `roots`; each other one is reported through `warn` and left out.
+
+    A long-running server started with one stale `--root` among good ones should serve the
+    good ones rather than not start; ValueError only when no root is usable.
+    """
+    usable = []
+    for root in roots:
+        if os.path.isdir(root):
+            usable.append(os.path.abspath(root))
+        else:
+            why = "does not exist" if not os.path.lexists(root) else "is not a directory"
+            warn(f"--root {root} {why}: skipped")
+    if roots and not usable:
+        raise ValueError(f"no usable --root: none of {', '.join(roots)} is a directory")
+    return tuple(usable)
+
+
 @dataclass(frozen=True)
 class SessionSettings:
     """What the operator decided for every call of one session.

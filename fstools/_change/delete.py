@@ -93,7 +93,7 @@ def _inventory(ctx: ExecutionContext, target: SafePath, recursive: bool) -> Remo
         )
     try:
         with target.open_dir(os.O_RDONLY) as dir_fd:
-            entries = _walk_tree(dir_fd)
+            entries = walk_tree(dir_fd)
     except OSError as exc:
         raise changed_or_failed(exc, target.display) from None
     paths = [victim] + [os.path.join(victim, rel) for rel, _ in entries]
@@ -109,7 +109,7 @@ def _inventory(ctx: ExecutionContext, target: SafePath, recursive: bool) -> Remo
 _SUBDIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _walk_tree(top_fd: int) -> list[tuple[str, bool]]:
+def walk_tree(top_fd: int) -> list[tuple[str, bool]]:
     """Everything below the open directory `top_fd` as (relative path, is a directory), top-down:
     each directory's files (and symlinks) by name, then its subdirectories, then their contents.
 
@@ -200,7 +200,7 @@ def _remove(target: SafePath, removal: Removal) -> None:
                     ErrorCode.CONCURRENT_MODIFICATION, f"{target.display} changed while it was being deleted"
                 )
             if removal.kind == "directory":
-                done = _remove_tree(parent.fd, parent.name, removal.entries)
+                done = remove_tree(parent.fd, parent.name, removal.entries)
                 os.rmdir(parent.name, dir_fd=parent.fd)
             else:
                 os.unlink(parent.name, dir_fd=parent.fd)
@@ -209,7 +209,7 @@ def _remove(target: SafePath, removal: Removal) -> None:
         raise ToolError(err.code, f"{err.message} ({done} of {len(removal.paths)} entries deleted)") from None
 
 
-def _remove_tree(parent_fd: int, name: str, entries: list[tuple[str, bool]]) -> int:
+def remove_tree(parent_fd: int, name: str, entries: list[tuple[str, bool]]) -> int:
     """Remove `entries` (relative to the directory `name` in `parent_fd`), deepest first; the number removed.
 
     Each directory is opened (O_NOFOLLOW) from its own parent's descriptor when its first entry is

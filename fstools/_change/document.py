@@ -15,10 +15,19 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import AnyStr
 
-from .._content.encodings import UTF8, TextEncoding, breaks, decode, encode, line_ending, looks_binary, sniff_encoding
+from .._content.encodings import (
+    SNIFF_BYTES,
+    UTF8,
+    TextEncoding,
+    breaks,
+    decode,
+    encode,
+    line_ending,
+    looks_binary,
+    sniff_encoding,
+)
 from .._core.errors import ErrorCode, ToolError
 
-BINARY_SNIFF = 8192
 STYLE_SAMPLE = 64 * 1024
 MAX_CHAR_BYTES = 4  # no supported encoding spends more bytes on one character
 _EOLS = {"CRLF": "\r\n", "CR": "\r", "LF": "\n"}
@@ -64,7 +73,7 @@ def text_style(text: str) -> str:
 
 def decode_document(data: bytes, display: str) -> Document:
     """The file about to be edited, or ToolError if it is binary or cannot round-trip."""
-    if looks_binary(data[:BINARY_SNIFF]):
+    if looks_binary(data[:SNIFF_BYTES]):  # the block Read judges: both tools agree on what is binary
         raise ToolError(ErrorCode.BINARY_FILE, f"Cannot edit binary file: {display}")
     doc = Document(sniff_encoding(data), data)
     # Bytewise encodings always round-trip: UTF-8 keeps stray bytes as surrogates, and the code

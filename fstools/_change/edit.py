@@ -28,6 +28,7 @@ from .diff import Change, ChangeTracker, unified_diff
 from .document import NEW_DOCUMENT, Document, decode_document, encode_document
 from .guard import load, require_fresh_read, save
 from .match import EXACT, Plan, Replacement, plan_exact, plan_replacement
+from .placeholders import refuse_new_placeholders
 
 CREATED = "created"
 SPLICE_MIN = 1 << 20  # below this a joined result is cheaper than slicing pieces in Python (the diff does)
@@ -174,8 +175,27 @@ def _diff(doc: Document, edited: _Edited, old_label: str, new_label: str) -> str
     return unified_diff(before, after, changes, old_label=old_label, new_label=new_label, decode=doc.decode_part)
 
 
+def _refuse_placeholders(doc: Document, edits: Sequence[EditRequest], numbered: bool) -> None:
+    """No edit may bring in an omission placeholder that neither its old_string nor the file holds."""
+    for n, edit in enumerate(edits, 1):
+
+        def present(line: str, old: str = edit.old_string) -> bool:
+            return line in old or line in doc.text
+
+        try:
+            refuse_new_placeholders(edit.new_string, "new_string", present)
+        except ToolError as exc:
+            raise _numbered(exc, n, len(edits)) if numbered else exc from None
+
+
 def _apply(
-    ctx: ExecutionContext, tool: str, file_path: str, edits: Sequence[EditRequest], numbered: bool
+    ctx: ExecutionContext,
+    tool: str,
+    file_path: str,
+    edits: Sequence[EditRequest],
+    numbered: bool,
+    *,
+    allow_placeholders: bool = True,
 ) -> ToolResult:
     for n, edit in enumerate(edits, 1):
         try:
@@ -184,6 +204,8 @@ def _apply(
             raise _numbered(exc, n, len(edits)) if numbered else exc from None
     target = resolve_file_path(ctx, file_path)
     seen, doc = _current(ctx, target, edits[0])
+    if not allow_placeholders:
+        _refuse_placeholders(doc, edits, numbered)
     edited = _edit_document(doc, edits, numbered)
     data, results = _encoded(doc, edited, target.display), edited.results
     if seen is not None and edited.unchanged():
@@ -232,13 +254,32 @@ def _summary(
     return "edit", f"{display}: {count}{how}"
 
 
-def _edit(ctx: ExecutionContext, file_path: str, old_string: str, new_string: str, replace_all: bool) -> ToolResult:
-    return _apply(ctx, "Edit", file_path, [EditRequest(old_string, new_string, replace_all)], numbered=False)
+def _edit(
+    ctx: ExecutionContext,
+    file_path: str,
+    old_string: str,
+    new_string: str,
+    replace_all: bool,
+    allow_placeholders: bool = False,
+) -> ToolResult:
+    request = EditRequest(old_string, new_string, replace_all)
+    return _apply(ctx, "Edit", file_path, [request], numbered=False, allow_placeholders=allow_placeholders)
 
 
-def _multi_edit(ctx: ExecutionContext, file_path: str, edits: list[dict[str, Any]]) -> ToolResult:
+def _multi_edit(
+    ctx: ExecutionContext, file_path: str, edits: list[dict[str, Any]], allow_placeholders: bool = False
+) -> ToolResult:
     requests = [EditRequest(e["old_string"], e["new_string"], e["replace_all"]) for e in edits]
-    return _apply(ctx, "MultiEdit", file_path, requests, numbered=True)
+    return _apply(ctx, "MultiEdit", file_path, requests, numbered=True, allow_placeholders=allow_placeholders)
+
+
+ALLOW_PLACEHOLDERS = ToolParameter(
+    "allow_placeholders",
+    "boolean",
+    "Accept new lines such as '// rest of the code ...' literally (they are refused by default: "
+    "they would replace the code they stand for)",
+    default=False,
+)
 
 
 _EDIT_PARAMETERS = (
@@ -266,6 +307,7 @@ EDIT_SPEC = ToolSpec(
     parameters=(
         ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
         *_EDIT_PARAMETERS,
+        ALLOW_PLACEHOLDERS,
     ),
     cli_help=(
         "Replace OLD_STRING with NEW_STRING in FILE_PATH and print the diff. OLD_STRING must occur exactly once, "
@@ -292,6 +334,7 @@ MULTI_EDIT_SPEC = ToolSpec(
     parameters=(
         ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
         ToolParameter("edits", "array", "The replacements, applied in order", required=True, items=_EDIT_PARAMETERS),
+        ALLOW_PLACEHOLDERS,
     ),
     cli_help=(
         "Make several replacements in FILE_PATH, in order, all or nothing. EDITS is a JSON array of "
@@ -316,6 +359,7 @@ def edit(
     new_string: str,
     replace_all: bool = False,
     *,
+    allow_placeholders: bool = False,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """Replace `old_string` by `new_string` in one file."""
@@ -323,7 +367,13 @@ def edit(
 
 
 @tool_function(MULTI_EDIT_SPEC)
-def multi_edit(file_path: str, edits: list[dict[str, Any]], *, ctx: ExecutionContext | None = None) -> ToolResult:
+def multi_edit(
+    file_path: str,
+    edits: list[dict[str, Any]],
+    *,
+    allow_placeholders: bool = False,
+    ctx: ExecutionContext | None = None,
+) -> ToolResult:
     """Make several replacements in one file, in order, all or nothing."""
     return invoke_public(MULTI_EDIT_SPEC, ctx, locals())
 

@@ -31,6 +31,7 @@ EXACT = "exact"
 LINE_ENDINGS = "line_endings"
 TRAILING_WHITESPACE = "trailing_whitespace"
 INDENTATION = "indentation"
+LINE_INDENTATION = "line_indentation"
 UNDECODABLE = "undecodable_bytes"
 
 MAX_LISTED_LINES = 20
@@ -44,12 +45,14 @@ MAX_WORD_HITS = 200  # occurrences of one word that vote
 MAX_FUZZY_WINDOWS = 40  # most voted windows scored with difflib
 FUZZY_COMPARE_LINES = SNIPPET_LINES  # lines of each window compared
 TAB_WIDTH = 4
+MAX_REALIGNED_PAIRS = 1_000_000  # old lines x new lines aligned by difflib for a line-by-line re-indent
 _ANY_BREAK = r"(?:\r\n|\r|\n)"
 _WORD = re.compile(r"\w+")
 _LOOSE = {
     LINE_ENDINGS: "line endings",
     TRAILING_WHITESPACE: "whitespace",
     INDENTATION: "whitespace",
+    LINE_INDENTATION: "whitespace",
     UNDECODABLE: "undecodable bytes",
 }
 # Read shows a byte its encoding cannot decode as U+FFFD; the text Edit works on keeps the
@@ -188,6 +191,8 @@ def _whitespace(text: str, old: str, new: str) -> list[_Candidate[str]]:
         return []
     anchor = next(j for j, key in enumerate(keys) if key)
     mid_line = not _indent(olines[0])  # copied from the first non-blank character of its line
+    # "\nfoo": old_string starts with a line break, i.e. at the end of whatever line precedes foo.
+    lead_break = len(olines) > 1 and olines[0] == ""
     flines = text.split("\n")
     content = [line.removesuffix("\r") for line in flines]
     starts = [0]
@@ -198,23 +203,39 @@ def _whitespace(text: str, old: str, new: str) -> list[_Candidate[str]]:
     found: list[_Candidate[str]] = []
     new_lines = new.replace("\r\n", "\n").split("\n")
     for i in range(0, last - k + 1):
-        if content[i + anchor].strip() != keys[anchor] or any(content[i + j].strip() != keys[j] for j in range(k)):
+        if content[i + anchor].strip() != keys[anchor] or any(
+            content[i + j].strip() != keys[j] for j in range(lead_break, k)
+        ):
             continue
         pairs = [(_indent(olines[j]), _indent(content[i + j])) for j in range(k) if keys[j] and (j or not mid_line)]
         replacement = _reindent(pairs, new_lines, mid_line, content)
+        strategy = TRAILING_WHITESPACE if all(o == f for o, f in pairs) else INDENTATION
+        if replacement is None:
+            replacement = _reindent_lines(olines, content[i : i + k], new_lines, mid_line)
+            strategy = LINE_INDENTATION
         if replacement is None:
             continue
-        start = starts[i] + (len(_indent(content[i])) if mid_line else 0)
+        start = starts[i] + (len(content[i]) if lead_break else len(_indent(content[i])) if mid_line else 0)
         end = starts[i + k] if keeps_break else starts[i + k - 1] + len(content[i + k - 1])
-        strategy = TRAILING_WHITESPACE if all(o == f for o, f in pairs) else INDENTATION
         found.append(_Candidate(start, end, strategy, None if strategy == TRAILING_WHITESPACE else replacement))
     return found
+
+
+def reindent(pairs: list[tuple[str, str]], new_lines: list[str], content: list[str]) -> str | None:
+    """Whole new lines moved into the file's indentation, given (given indent, file indent) pairs of
+    the lines matched ignoring indentation; None if those differ by more than one constant shift."""
+    return _reindent(pairs, new_lines, False, content)
 
 
 def _reindent(pairs: list[tuple[str, str]], new_lines: list[str], mid_line: bool, content: list[str]) -> str | None:
     """new_string moved into the file's indentation, or None if the matched lines' indentation
     does not differ from old_string's by one constant number of levels."""
     file_style = _IndentStyle.of(f for _, f in pairs) or _IndentStyle.of(map(_indent, content))
+    if file_style is not None and not file_style.tabs and len(pairs) < 3:
+        # Two lines or one say little about the unit (one line at 8 spaces: 8, or 2 levels of 4?).
+        step = _space_step(content)
+        if step and file_style.unit % step == 0:
+            file_style = _IndentStyle(False, step)
     our_style = _IndentStyle.of([o for o, _ in pairs] + [_indent(n) for n in new_lines])
     ours, theirs = our_style or file_style, file_style or our_style
     if ours is None or theirs is None:  # no indentation anywhere
@@ -223,6 +244,8 @@ def _reindent(pairs: list[tuple[str, str]], new_lines: list[str], mid_line: bool
     if len(shifts) > 1:
         return None
     shift = shifts.pop() if shifts else 0
+    if shift and _already_shifted(pairs, new_lines, mid_line, ours, theirs):
+        shift = 0
     out = []
     for n, line in enumerate(new_lines):
         if n == 0 and mid_line:  # goes after the indentation the file's line keeps
@@ -234,6 +257,73 @@ def _reindent(pairs: list[tuple[str, str]], new_lines: list[str], mid_line: bool
         ind = _indent(line)
         level, rest = ours.level(ind)
         out.append(theirs.render(max(level + shift, 0), rest) + line[len(ind) :])
+    return "\n".join(out)
+
+
+def _space_step(content: list[str]) -> int | None:
+    """The file's usual indentation step in spaces: the commonest increase from one indented line to
+    the next, among 2, 3, 4 and 8 (odd alignments, such as the " *" of block comments, do not count)."""
+    steps: Counter[int] = Counter()
+    prev = 0
+    for line in content:
+        if not line.strip():
+            continue
+        width = len(line) - len(line.lstrip(" "))
+        if width - prev in (2, 3, 4, 8) and not line.startswith("\t"):
+            steps[width - prev] += 1
+        prev = width
+    return steps.most_common(1)[0][0] if steps else None
+
+
+def _already_shifted(
+    pairs: list[tuple[str, str]], new_lines: list[str], mid_line: bool, ours: _IndentStyle, theirs: _IndentStyle
+) -> bool:
+    """Whether new_string is written at the file's indentation although old_string was not: its
+    least indented line sits at the level of the file's matched lines, not at old_string's."""
+    levels = [ours.level(_indent(line))[0] for n, line in enumerate(new_lines) if line.strip() and (n or not mid_line)]
+    if not levels:
+        return False
+    file_level = min(theirs.level(f)[0] for _, f in pairs)
+    return min(levels) == file_level != min(ours.level(o)[0] for o, _ in pairs)
+
+
+def _reindent_lines(olines: list[str], flines: list[str], new_lines: list[str], mid_line: bool) -> str | None:
+    """new_string indented line by line like the file lines it replaces, when old_string's lines
+    all share one indentation (typically none: pasted flush-left against nested code) and so say
+    nothing about structure. A line of new_string equal to a line of old_string takes the
+    indentation of that file line; a changed line that of the line it replaces; an added line
+    that of the line before it, plus whatever it has more than the new line before it."""
+    body = range(1 if mid_line else 0, len(olines))
+    if len({_indent(olines[j]) for j in body if olines[j].strip()}) > 1:
+        return None
+    if len(olines) * len(new_lines) > MAX_REALIGNED_PAIRS:  # difflib's alignment grows with the product
+        return None
+    import difflib  # only when the constant-shift match failed
+
+    okeys = [line.strip() for line in olines]
+    nkeys = [line.strip() for line in new_lines]
+    source: list[int | None] = [None] * len(new_lines)  # the old line each new line stands in for
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, okeys, nkeys, autojunk=False).get_opcodes():
+        if tag in ("equal", "replace"):
+            for n in range(j1, j2):
+                source[n] = min(i1 + n - j1, i2 - 1)
+    out: list[str] = []
+    indent = ""
+    for n, line in enumerate(new_lines):
+        if n == 0 and mid_line:  # goes after the indentation the file's line keeps
+            out.append(line.lstrip(" \t"))
+            indent = _indent(flines[0])
+            continue
+        if not line.strip():
+            out.append("")
+            continue
+        j = source[n]
+        if j is not None and flines[j].strip():
+            indent = _indent(flines[j])
+        elif n:
+            extra = len(_indent(line)) - len(_indent(new_lines[n - 1]))
+            indent += _indent(line)[-extra:] if extra > 0 else ""
+        out.append(indent + line.lstrip(" \t"))
     return "\n".join(out)
 
 
@@ -256,19 +346,22 @@ def _listed(numbers: list[int]) -> str:
 def _decide(text: AnyStr, candidates: list[_Candidate[AnyStr]], new: AnyStr, replace_all: bool) -> Plan[AnyStr]:
     strategy = candidates[0].strategy
     if len(candidates) > 1 and not (replace_all and strategy in (EXACT, LINE_ENDINGS)):
-        lines = _listed(line_numbers(text, (c.start for c in candidates)))
+        numbers = line_numbers(text, (c.start for c in candidates))
+        lines = _listed(numbers)
         if strategy == EXACT:
             raise ToolError(
                 ErrorCode.NOT_UNIQUE,
                 f"old_string found {len(candidates)} times in the file (lines: {lines}). Without replace_all "
                 "it must match exactly once: add more context (surrounding lines) to old_string to make it unique, "
                 "or set replace_all=true to replace every occurrence.",
+                lines=numbers,
             )
         raise ToolError(
             ErrorCode.NOT_UNIQUE,
             f"old_string is not in the file exactly; ignoring {_LOOSE[strategy]} it was found "
             f"{len(candidates)} times (lines: {lines}). Copy old_string exactly from the file, "
             "with more surrounding lines, so that it matches once.",
+            lines=numbers,
         )
     replacements: list[Replacement[AnyStr]] = []
     prev_end = 0
@@ -384,9 +477,10 @@ def _numbered(lines: list[str], first: int) -> list[str]:
     return [f"{first + n:>6}\t{visible(line)[:SNIPPET_WIDTH]}" for n, line in enumerate(lines)]
 
 
-def describe_not_found(text: str, old: str) -> str:
-    """The not_found message: the closest region of the file and old_string, whitespace visible."""
-    message = "old_string not found in the file."
+def describe_not_found(text: str, old: str, *, what: str = "old_string") -> str:
+    """The not_found message: the closest region of the file and `what` was given (old_string,
+    or a patch hunk's lines), whitespace visible."""
+    message, mid = f"{what} not found in the file.", what[:1].lower() + what[1:]
     olines = old.split("\n")
     flines = text.split("\n")
     best = _closest_line(text, flines, olines)
@@ -400,8 +494,8 @@ def describe_not_found(text: str, old: str) -> str:
             message,
             f"The closest region of the file, lines {lo + 1}-{hi} {legend}:",
             *_numbered(flines[lo:hi], lo + 1),
-            "old_string as given:",
+            f"{what} as given:",
             *("  " + visible(line)[:SNIPPET_WIDTH] for line in olines[:SNIPPET_LINES]),
-            "Copy old_string exactly from the file (Read it again if it may have changed).",
+            f"Copy {mid} exactly from the file (Read it again if it may have changed).",
         ]
     )

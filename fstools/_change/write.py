@@ -19,6 +19,7 @@ from .._core.tool import FileTool
 from .diff import unified_diff, whole_text_changes
 from .document import Document, decode_document, encode_document, eol_of, text_style, with_line_breaks
 from .guard import load, require_fresh_read, save
+from .placeholders import refuse_new_placeholders
 
 NEW_FILE_LABEL = "/dev/null"
 
@@ -45,11 +46,15 @@ def _fit(content: str, previous: Document | None) -> str:
     return content
 
 
-def _write(ctx: ExecutionContext, file_path: str, content: str, backup: bool) -> ToolResult:
+def _write(
+    ctx: ExecutionContext, file_path: str, content: str, backup: bool, allow_placeholders: bool = False
+) -> ToolResult:
     target = resolve_file_path(ctx, file_path)
     seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
     require_fresh_read(ctx, target, seen)
     previous = _previous(seen.data if seen else None, target.display)
+    if not allow_placeholders:
+        refuse_new_placeholders(content, "content", lambda line: previous is not None and line in previous.text)
     content = _fit(content, previous)
     encoding = previous.encoding if previous else UTF8
     data = encode_document(content, encoding, target.display)
@@ -118,6 +123,13 @@ WRITE_SPEC = ToolSpec(
         ToolParameter(
             "backup", "boolean", "Keep the previous version as <file>.bak (.bak.1, ... if taken)", default=False
         ),
+        ToolParameter(
+            "allow_placeholders",
+            "boolean",
+            "Accept lines such as '// rest of the code ...' literally (refused by default: the file would lose "
+            "the code they stand for)",
+            default=False,
+        ),
     ),
     cli_help=(
         "Create FILE_PATH, or replace its whole content, with CONTENT (or --content-file PATH; '-' reads stdin). "
@@ -135,7 +147,14 @@ WRITE_SPEC = ToolSpec(
 
 
 @tool_function(WRITE_SPEC)
-def write(file_path: str, content: str, *, backup: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
+def write(
+    file_path: str,
+    content: str,
+    *,
+    backup: bool = False,
+    allow_placeholders: bool = False,
+    ctx: ExecutionContext | None = None,
+) -> ToolResult:
     """Create a file or replace its whole content, atomically."""
     return invoke_public(WRITE_SPEC, ctx, locals())
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import AnyStr, Generic, NamedTuple
 
 # Longest BOM first: the UTF-32-LE BOM starts with the UTF-16-LE one.
@@ -32,6 +33,7 @@ _PREFERRED_LEGACY: tuple[str, ...] = (
     "gb18030",
     "big5",
     "euc_kr",
+    "cp949",  # Korean beyond EUC-KR (Unified Hangul Code)
     "cp1250",
     "koi8_r",
     "cp1253",
@@ -77,6 +79,18 @@ _BINARY_SIGNATURES: tuple[bytes, ...] = (
     b"%PDF-",
 )
 
+# Bytes that text does not contain: the C0 controls but tab, line feed, vertical tab, form
+# feed, carriage return, backspace (man pages' overstrike) and escape (ANSI colours); DEL.
+_CONTROL_BYTES = bytes([*range(1, 8), *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F])
+# Share of such bytes above which UTF-8/ASCII content is binary (the rule of gemini-cli and
+# opencode), and the trace allowed in legacy-encoded text, which random bytes always exceed.
+_MAX_CONTROL_SHARE = 0.3
+_MAX_LEGACY_CONTROL_SHARE = 0.01
+# Share of a legacy decoding's non-ASCII characters that may be symbols or controls.
+_MAX_ODD_SHARE = 0.25
+# Text of _MIN_VARIED_CHARS characters or more uses at least _MIN_DISTINCT_CHARS different ones.
+_MIN_VARIED_CHARS = 16
+_MIN_DISTINCT_CHARS = 4
 
 # Codecs whose bytes can be searched and spliced in place of their text: UTF-8 (self-synchronising:
 # a valid encoded string found in the bytes starts and ends on character boundaries, also next to
@@ -125,10 +139,46 @@ def bom_encoding(data: bytes) -> TextEncoding | None:
 
 
 def looks_binary(head: bytes) -> bool:
-    """NUL bytes or a known binary signature in the first block, unless a UTF-16/32 BOM explains the NULs."""
+    """Whether a file whose first block is `head` holds binary data rather than text.
+
+    A UTF-16/32 BOM means text; a NUL byte or a known signature means binary. Past those,
+    as other agents' tools judge: control bytes that text does not use (more than 30% of
+    UTF-8 or ASCII), and for bytes that are not UTF-8, whether any legacy encoding reads
+    them as text at all: then only a trace of control bytes is allowed, and the decoded
+    characters must be mostly letters, digits, punctuation and spaces. Every code page
+    decodes any bytes to *something*, so the plausibility of the result is the test.
+    """
     if bom_encoding(head) is not None:
         return False
-    return b"\x00" in head or head.startswith(_BINARY_SIGNATURES)
+    if b"\x00" in head or head.startswith(_BINARY_SIGNATURES):
+        return True
+    if not head:
+        return False
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    # ASCII and valid UTF-8 (C-speed checks) need no detection; mostly-UTF-8 and legacy bytes do.
+    utf8 = head.isascii() or _is_utf8(head, complete=False)
+    encoding = UTF8 if utf8 else sniff_encoding(head, complete=False)
+    if encoding.name == "utf-8":
+        return controls > _MAX_CONTROL_SHARE * len(head)
+    return controls > _MAX_LEGACY_CONTROL_SHARE * len(head) or not _reads_as_text(head, encoding.name)
+
+
+def _reads_as_text(head: bytes, codec: str) -> bool:
+    """Whether the non-ASCII characters of `head` decoded with `codec` are mostly letters,
+    marks, digits, punctuation and spaces, not symbols, controls or undecodable bytes."""
+    from collections import Counter
+    from unicodedata import category
+
+    counts = Counter(_whole_chars(head[:SNIFF_BYTES], codec))
+    if counts.total() >= _MIN_VARIED_CHARS and len(counts) < _MIN_DISTINCT_CHARS:
+        return False  # "€€€€..." is no one's text
+    non_ascii = odd = 0
+    for char, n in counts.items():
+        if char > "\x7f":
+            non_ascii += n
+            if category(char)[0] in "SC":
+                odd += n
+    return odd <= _MAX_ODD_SHARE * non_ascii
 
 
 def _is_utf8(sample: bytes, complete: bool) -> bool:
@@ -170,14 +220,35 @@ def sniff_encoding(sample: bytes, *, complete: bool = True) -> TextEncoding:
         return UTF8
     if _is_western(sample):
         return TextEncoding("cp1252")
-    return TextEncoding(codecs.lookup(_detect_legacy(sample[:SNIFF_BYTES])).name)
+    return TextEncoding(codecs.lookup(_detect_legacy(sample[:SNIFF_BYTES], complete)).name)
 
 
-def _detect_legacy(sample: bytes) -> str:
+def _whole_chars(head: bytes, codec: str) -> str:
+    """`head` decoded, without a character cut at its end: the cut leaves one to three lead bytes,
+    all of them non-ASCII in every legacy multi-byte encoding."""
+    for cut in range(4):
+        if cut and (len(head) <= cut or head[-cut] < 0x80):
+            break
+        try:
+            return head[: len(head) - cut].decode(codec)
+        except UnicodeDecodeError:
+            continue
+    return head.decode(codec, "replace")
+
+
+@lru_cache(maxsize=4)
+def _detect_legacy(sample: bytes, complete: bool = True) -> str:
+    """The legacy codec of `sample` (cached: Read asks first whether a file is binary, then for its
+    encoding). In the start of a file (`complete=False`) a character may be cut at the end: its
+    one to three non-ASCII lead bytes are left out when the whole sample decodes in no candidate."""
     from charset_normalizer import from_bytes  # heavy: imported only for non-UTF-8 files
 
     rank = {name: i for i, name in enumerate(_PREFERRED_LEGACY)}
     matches = list(from_bytes(sample, cp_isolation=list(_PREFERRED_LEGACY)))
+    for cut in range(1, 4) if not complete else ():
+        if matches or len(sample) <= cut or sample[-cut] < 0x80:
+            break
+        matches = list(from_bytes(sample[:-cut], cp_isolation=list(_PREFERRED_LEGACY)))
     if matches:
         least = min(m.chaos for m in matches)
         # Equally clean decodings: the more coherent language wins (KOI8-R over cp1251 for

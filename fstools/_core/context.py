@@ -132,6 +132,12 @@ class ExecutionContext:
         with self._lock:
             self._reads.pop(path, None)
 
+    def reads_under(self, path: str) -> dict[str, ReadRecord]:
+        """The read records of `path` and of everything below it (a moved directory's files)."""
+        prefix = path.rstrip(os.sep) + os.sep
+        with self._lock:
+            return {p: r for p, r in self._reads.items() if p == path or p.startswith(prefix)}
+
     # Rate limit ------------------------------------------------------------------
     def take_rate_token(self, now: float) -> bool:
         """Count one call against the per-minute limit; False when the limit is reached."""

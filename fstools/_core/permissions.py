@@ -11,8 +11,9 @@ from .errors import ErrorCode, ToolError
 from .globmatch import glob_match
 
 ACTIONS = ("allow", "ask", "deny")
-# A tool also obeys the rules written for these names: MultiEdit is a batch of Edits.
-_ALSO_MATCHES = {"MultiEdit": ("Edit",)}
+# A tool also obeys the rules written for these names: MultiEdit is a batch of Edits, and a
+# patch writes, edits and deletes files.
+_ALSO_MATCHES = {"MultiEdit": ("Edit",), "ApplyPatch": ("Write", "Edit", "Delete")}
 
 
 @dataclass(frozen=True)

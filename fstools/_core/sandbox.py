@@ -203,6 +203,7 @@ class Parent:
     fd: int
     name: str
     created: list[tuple[int, str]] = field(default_factory=list)
+    made: list[str] = field(default_factory=list)  # the created directories' paths, top-down
     _held: list[int] = field(default_factory=list)
 
     def remove_created(self) -> None:
@@ -212,6 +213,7 @@ class Parent:
             except OSError:
                 return
         self.created.clear()
+        self.made.clear()
 
     def close(self) -> None:
         for fd in reversed(self._held):
@@ -219,16 +221,17 @@ class Parent:
         self._held.clear()
 
 
-def _make_dirs(root_fd: int, parts: list[str], parent: Parent) -> int:
-    """The directory `parts` below `root_fd`, created one level at a time where missing."""
+def _make_dirs(root: str, root_fd: int, parts: list[str], parent: Parent) -> int:
+    """The directory `parts` below `root_fd` (the root `root`), created one level at a time where missing."""
     fd = root_fd
-    for name in parts:
+    for depth, name in enumerate(parts, 1):
         try:
             nxt = _step(fd, name)
         except FileNotFoundError:
             try:
                 os.mkdir(name, 0o777, dir_fd=fd)
                 parent.created.append((fd, name))
+                parent.made.append(os.path.join(root, *parts[:depth]))
             except FileExistsError:
                 pass  # made meanwhile by someone else: open it like any other (never a symlink)
             nxt = _step(fd, name)
@@ -249,7 +252,7 @@ def parent_of(root: str, path: str, *, create: bool = False) -> Iterator[Parent]
     parent = Parent(root_fd, name, _held=[root_fd])
     try:
         if create:
-            parent.fd = _make_dirs(root_fd, _split(head), parent)
+            parent.fd = _make_dirs(root, root_fd, _split(head), parent)
         elif head:
             parent.fd = open_at(root_fd, head, DIR_FLAGS)
             parent._held.append(parent.fd)

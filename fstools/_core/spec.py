@@ -36,7 +36,7 @@ class ToolSpec:
 
 
 def _path_arg(args: Mapping[str, Any]) -> str | None:
-    value = args.get("file_path", args.get("path"))
+    value = args.get("file_path", args.get("path", args.get("source")))
     return value if isinstance(value, str) else None
 
 

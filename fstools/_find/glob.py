@@ -1,16 +1,24 @@
-"""Glob: files whose path below a directory matches a glob, newest first."""
+"""Glob: files whose path below a directory matches a glob, newest first.
+
+Names with brackets (`file[1].txt`, Next.js's `app/[id]/page.tsx`) are found by the
+pattern that spells them: when a pattern with `[...]` matches nothing, it is tried once
+more with its brackets taken literally. `exclude` patterns are pruned by the walker when
+they name a file or directory (`dist`, `*.min.js`), and matched against the path relative
+to `path` when they have a directory part (`src/gen/**`).
+"""
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .._core import sandbox
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES
-from .._core.globmatch import MAGIC_CHARS, byte_glob_superset, glob_to_regex
+from .._core.globmatch import MAGIC_CHARS, byte_glob_superset, compile_glob, glob_to_regex
 from .._core.hints import param
 from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
@@ -19,7 +27,7 @@ from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize, drop_denied
 from .._core.tool import FileTool
-from .walk import ContainmentFilter, WalkSpec, list_files, newest_first
+from .walk import ContainmentFilter, Listing, WalkSpec, list_files, newest_first
 
 DEFAULT_LIMIT = 1000
 MAX_PATTERN_LENGTH = 4096
@@ -41,10 +49,11 @@ class GlobPlan:
     name_glob_exact: bool
     max_depth: int | None
     wants_hidden: bool
+    root: str | None = None  # the directory relative patterns (and excludes) are rooted at
 
 
 def _components(pattern: str) -> list[str]:
-    if not pattern:
+    if not pattern.strip():
         raise ToolError(ErrorCode.INVALID_ARGUMENT, 'pattern must not be empty (use "**" or "*" to list files)')
     if len(pattern) > MAX_PATTERN_LENGTH:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"pattern is longer than {MAX_PATTERN_LENGTH} characters")
@@ -55,8 +64,12 @@ def _components(pattern: str) -> list[str]:
     return [c for c in pattern.split("/") if c not in ("", ".")]
 
 
-def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None) -> GlobPlan:
-    """Split `pattern` into a directory to walk and a glob below it; raise ToolError when refused."""
+def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None, *, case_sensitive: bool = True) -> GlobPlan:
+    """Split `pattern` into a directory to walk and a glob below it; raise ToolError when refused.
+
+    Without case sensitivity only an absolute pattern's literal directories still name the
+    walk's base exactly; a relative pattern is matched, all of it, below `path`.
+    """
     parts = _components(pattern)
     if os.path.isabs(pattern):
         start = "/"
@@ -68,7 +81,9 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None) -> GlobPlan
             raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {target.display}")
         start = target.path
     literal = 0
-    while literal < len(parts) - 1 and not MAGIC_CHARS.intersection(parts[literal]):
+    while (
+        (case_sensitive or start == "/") and literal < len(parts) - 1 and not MAGIC_CHARS.intersection(parts[literal])
+    ):
         literal += 1
     rest = parts[literal:] or ["**"]
     if ".." in rest:
@@ -79,12 +94,14 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None) -> GlobPlan
         base_path = base.path if base.is_dir else None
     glob = "/".join(rest)
     regex = None if glob == "**" else glob_to_regex(glob)
+    if regex is not None and not case_sensitive:
+        regex = f"(?i:{regex})"  # an inline group: valid in Python's re and in fd's Rust regex
     if regex is not None:
         try:
             re.compile(regex)
         except re.error as exc:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern {pattern!r}: {exc}") from None
-    name_glob = byte_glob_superset(rest[-1])
+    name_glob = byte_glob_superset(rest[-1]) if case_sensitive else None
     return GlobPlan(
         base=base_path,
         regex=regex,
@@ -93,7 +110,57 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None) -> GlobPlan
         name_glob_exact=name_glob == rest[-1] and rest[:-1] in ([], ["**"]),
         max_depth=None if any("**" in c for c in rest) else len(rest),
         wants_hidden=any(c.startswith(".") for c in rest),
+        root=None if start == "/" else start,
     )
+
+
+def literal_brackets(pattern: str) -> str | None:
+    """`pattern` with its `[` and `]` escaped, so they match themselves; None without brackets."""
+    if "[" not in pattern:
+        return None
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        out.append("\\" + c if c in "[]" else c)
+        i += 1
+    return "".join(out)
+
+
+def _split_excludes(exclude: list[str] | None) -> tuple[tuple[str, ...], list[str]]:
+    """The walker's name excludes (no `/`) and the path excludes matched below the root."""
+    names: list[str] = []
+    paths: list[str] = []
+    for item in exclude or ():
+        stripped = item.strip("/")
+        if not stripped.strip() or "\x00" in item or len(item) > MAX_PATTERN_LENGTH:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid exclude pattern {item!r}: blank, too long or NUL")
+        (paths if "/" in stripped else names).append(stripped)
+        try:
+            compile_glob(stripped)
+        except re.error as exc:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid exclude pattern {item!r}: {exc}") from None
+    return tuple(names), paths
+
+
+def _path_excluded(root: str, patterns: list[str]) -> Callable[[str], bool]:
+    """Whether a file's path relative to `root`, or one of its directories, matches one of `patterns`."""
+    matchers = [compile_glob(p).match for p in patterns]
+    start = len(root.rstrip("/")) + 1
+
+    def excluded(path: str) -> bool:
+        rel = path[start:]
+        cut = len(rel)
+        while cut > 0:
+            if any(match(rel, 0, cut) for match in matchers):
+                return True
+            cut = rel.rfind("/", 0, cut)
+        return False
+
+    return excluded
 
 
 def _followed_and_allowed(ctx: ExecutionContext, base: str, paths: list[str]) -> list[str]:
@@ -122,20 +189,20 @@ def _beneath_roots(ctx: ExecutionContext, page: list[tuple[str, int]]) -> list[t
     return kept
 
 
-def _glob(
+# The walker's name excludes, and the path excludes matched in Python.
+Excludes = tuple[tuple[str, ...], list[str]]
+
+
+def _walk(
     ctx: ExecutionContext,
-    pattern: str,
-    path: str | None,
-    limit: int,
+    plan: GlobPlan,
     hidden: bool,
     respect_gitignore: bool,
     follow_symlinks: bool,
-) -> ToolResult:
-    plan = plan_glob(ctx, pattern, path)
-    meta = {"pattern": pattern, "path": plan.base, "limit": limit}
-    if plan.base is None:
-        return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, **meta)
-    authorize(ctx, "Glob", plan.base)
+    excludes: Excludes,
+) -> Listing:
+    """The files `plan` matches, minus links out of the roots, secrets, denied paths and `excludes`."""
+    assert plan.base is not None
     pruned, sensitive = ctx.sensitive.walker_split if ctx.sensitive else ((), ctx.sensitive)
     listing = list_files(
         WalkSpec(
@@ -147,7 +214,7 @@ def _glob(
             hidden=hidden or plan.wants_hidden,
             respect_gitignore=respect_gitignore,
             follow_symlinks=follow_symlinks,
-            excludes=(*DEFAULT_EXCLUDES, *pruned),
+            excludes=(*DEFAULT_EXCLUDES, *pruned, *excludes[0]),
             roots=ctx.roots,
             root=root_of(ctx, plan.base),
         ),
@@ -159,6 +226,41 @@ def _glob(
         listing.keep(sensitive.exclude(listing.paths))
     if ctx.permissions is not None:
         listing.keep(drop_denied(ctx, "Glob", listing.paths))
+    if excludes[1]:
+        excluded = _path_excluded(plan.root or plan.base, excludes[1])
+        listing.keep([p for p in listing.paths if not excluded(p)])
+    return listing
+
+
+def _glob(
+    ctx: ExecutionContext,
+    pattern: str,
+    path: str | None,
+    limit: int,
+    hidden: bool,
+    respect_gitignore: bool,
+    follow_symlinks: bool,
+    case_sensitive: bool,
+    exclude: list[str] | None,
+) -> ToolResult:
+    plan = plan_glob(ctx, pattern, path, case_sensitive=case_sensitive)
+    excludes = _split_excludes(exclude)
+    meta: dict[str, object] = {"pattern": pattern, "path": plan.base, "limit": limit}
+    listing = None
+    if plan.base is not None:
+        authorize(ctx, "Glob", plan.base)
+        listing = _walk(ctx, plan, hidden, respect_gitignore, follow_symlinks, excludes)
+    literal = literal_brackets(pattern)
+    if literal is not None and (listing is None or not listing.paths):
+        # `file[1].txt`, `app/[id]/page.tsx`: the class matched nothing; the name may be literal.
+        retry = plan_glob(ctx, literal, path, case_sensitive=case_sensitive)
+        if retry.base is not None:
+            authorize(ctx, "Glob", retry.base)
+            found = _walk(ctx, retry, hidden, respect_gitignore, follow_symlinks, excludes)
+            if found.paths:
+                listing, meta["path"], meta["literal_brackets"] = found, retry.base, True
+    if listing is None:
+        return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, **meta)
     top = newest_first(listing, limit)
     if not listing.confined:
         top = _beneath_roots(ctx, top)
@@ -186,7 +288,8 @@ GLOB_SPEC = ToolSpec(
     name="Glob",
     description=(
         'Fast file pattern matching. Supports glob patterns like "**/*.py", "src/**/*.{ts,tsx}", '
-        '"*.md" (top level only), `?`, `[abc]`, `[!abc]`. Relative patterns are rooted at `path` '
+        '"*.md" (top level only), `?`, `[abc]`, `[!abc]`; a name with brackets such as "app/[id]/page.tsx" '
+        "is found too. Relative patterns are rooted at `path` "
         "(default: the working directory); returns absolute file paths, newest first (at most limit; a final "
         "line says when more matched). Hidden files, "
         ".gitignore'd files and folders such as .git, node_modules, __pycache__ and .venv are left out. "
@@ -202,6 +305,15 @@ GLOB_SPEC = ToolSpec(
         ToolParameter("respect_gitignore", "boolean", "Leave out files matched by .gitignore/.ignore", default=True),
         ToolParameter(
             "follow_symlinks", "boolean", "Follow symbolic links (never outside the allowed directories)", default=False
+        ),
+        ToolParameter(
+            "case_sensitive", "boolean", "Match letter case exactly (false: *.txt also finds NOTES.TXT)", default=True
+        ),
+        ToolParameter(
+            "exclude",
+            "array",
+            "Glob patterns to leave out: a name (`dist`, `*.min.js`) anywhere, or a path below `path` (`src/gen/**`)",
+            item_type="string",
         ),
     ),
     cli_help=(
@@ -220,6 +332,11 @@ GLOB_SPEC = ToolSpec(
         TRUNCATED,
         ResultField("backend", ("string", "null"), "What listed the files"),
         ResultField("timed_out", "boolean", "The listing stopped at the time limit"),
+        ResultField(
+            "literal_brackets",
+            "boolean",
+            "The pattern's [brackets] were taken literally: as classes they matched nothing",
+        ),
         NOTICE,
         WARNINGS,
     ),
@@ -235,6 +352,8 @@ def glob(
     hidden: bool = False,
     respect_gitignore: bool = True,
     follow_symlinks: bool = False,
+    case_sensitive: bool = True,
+    exclude: list[str] | None = None,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """Find files whose paths match a glob pattern, newest first."""

@@ -1,4 +1,10 @@
-"""LS: the entries of one directory, directories first, with type, size and mtime."""
+"""LS: the entries of one directory, directories first, with type, size and mtime.
+
+With `respect_gitignore`, the entries that .gitignore/.ignore files exclude are left out,
+as fd decides (it lists directories, which `rg --files` never does). It is off by default:
+LS shows what is in a directory, and build output or ignored local files are often exactly
+what an agent lists a directory to see.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,8 @@ import stat
 import time
 from dataclasses import dataclass
 
+from .._core.binaries import require_binary
+from .._core.confinement import confined
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
@@ -14,11 +22,13 @@ from .._core.globmatch import GlobSet
 from .._core.hints import param
 from .._core.outputs import TRUNCATED, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import resolve_path
+from .._core.paths import SafePath, resolve_path
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
+from .._core.runner import StreamingProcess
 from .._core.spec import ToolSpec, authorize, drop_denied
 from .._core.tool import FileTool
+from .walk import fd_version, in_git_worktree
 
 DEFAULT_LIMIT = 1000
 
@@ -65,7 +75,34 @@ def _entry(directory: str, dir_fd: int, de: os.DirEntry[str]) -> Entry | None:
     return Entry(de.name, os.path.join(directory, de.name), kind, st.st_size, st.st_mtime, target)
 
 
-def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidden: bool, limit: int) -> ToolResult:
+def _not_ignored(ctx: ExecutionContext, target: SafePath, warnings: list[str]) -> set[str]:
+    """The names in the directory `target` that no ignore file excludes (fd, one level, hidden names
+    included; fd runs confined like every walker, and its names only ever narrow the listing)."""
+    directory = target.path
+    fd = require_binary("fd")
+    argv = [fd, "--max-depth", "1", "--hidden", "--print0", "--color", "never"]
+    if fd_version(fd) >= (8, 7, 0):
+        argv.append("--no-require-git")
+    elif not in_git_worktree(directory):
+        warnings.append("fd < 8.7 reads .gitignore only inside a git repository; it was not applied here")
+    with (
+        confined(ctx.roots, target.root, directory, fd) as confinement,
+        StreamingProcess([*argv, "--", ".", "."], timeout=ctx.timeout, cwd=directory, confinement=confinement) as proc,
+    ):
+        listing = proc.read_all()
+    if proc.timed_out:
+        raise ToolError(ErrorCode.TIMEOUT, f"Timed out after {ctx.timeout:g}s applying ignore files in {directory}")
+    return {os.path.basename(os.fsdecode(raw).rstrip("/")) for raw in listing.split(b"\0") if raw}
+
+
+def _ls(
+    ctx: ExecutionContext,
+    path: str | None,
+    ignore: list[str] | None,
+    hidden: bool,
+    limit: int,
+    respect_gitignore: bool = False,
+) -> ToolResult:
     target = resolve_path(ctx, path or ctx.working_dir, param="path")
     if not target.exists:
         raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Directory not found: {target.display}")
@@ -74,7 +111,7 @@ def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidde
     authorize(ctx, "LS", target.path)
     try:
         with target.open_dir(os.O_RDONLY) as dir_fd:
-            return _listing(ctx, target.path, dir_fd, ignore, hidden, limit)
+            return _listing(ctx, target, dir_fd, ignore, hidden, limit, respect_gitignore)
     except PermissionError:
         raise ToolError(ErrorCode.PERMISSION_DENIED, f"Permission denied: {target.display}") from None
     except OSError as exc:
@@ -82,9 +119,16 @@ def _ls(ctx: ExecutionContext, path: str | None, ignore: list[str] | None, hidde
 
 
 def _listing(
-    ctx: ExecutionContext, directory: str, dir_fd: int, ignore: list[str] | None, hidden: bool, limit: int
+    ctx: ExecutionContext,
+    target: SafePath,
+    dir_fd: int,
+    ignore: list[str] | None,
+    hidden: bool,
+    limit: int,
+    respect_gitignore: bool,
 ) -> ToolResult:
-    """The entries of the open directory `dir_fd`, `directory` being its canonical path."""
+    """The entries of the open directory `dir_fd`, the directory `target` names."""
+    directory = target.path
     ignored = GlobSet([*(ignore or ()), *DEFAULT_EXCLUDES])
     candidates: list[os.DirEntry[str]] = []
     hidden_skipped = 0
@@ -94,6 +138,10 @@ def _listing(
                 hidden_skipped += 1
             elif not ignored.matches(de.name):
                 candidates.append(de)
+    warnings: list[str] = []
+    if respect_gitignore:
+        kept = _not_ignored(ctx, target, warnings)
+        candidates = [de for de in candidates if de.name in kept]
     if ctx.sensitive or ctx.permissions is not None:
         prefix = directory.rstrip("/") + "/"
         paths = [prefix + de.name for de in candidates]
@@ -117,6 +165,7 @@ def _listing(
         truncated=truncated,
         hidden_skipped=hidden_skipped,
         entries=[e.as_dict() for e in shown],
+        **({"warnings": warnings} if warnings else {}),
     )
 
 
@@ -134,6 +183,9 @@ LS_SPEC = ToolSpec(
         ToolParameter(
             "limit", "integer", "Maximum entries to return", default=DEFAULT_LIMIT, minimum=1, maximum=100000
         ),
+        ToolParameter(
+            "respect_gitignore", "boolean", "Leave out entries that .gitignore/.ignore files exclude", default=False
+        ),
     ),
     cli_help=(
         "List a directory (default: the current one): type, size, modification time and name, directories "
@@ -149,6 +201,7 @@ LS_SPEC = ToolSpec(
         TRUNCATED,
         ResultField("hidden_skipped", "integer", "Hidden entries left out", always=True),
         ResultField("entries", "array", "The entries shown: name, path, type, size, mtime, target", always=True),
+        ResultField("warnings", "array", "Why ignore files could not be fully applied (respect_gitignore)"),
     ),
 )
 
@@ -160,6 +213,7 @@ def ls(
     ignore: list[str] | None = None,
     hidden: bool = False,
     limit: int = DEFAULT_LIMIT,
+    respect_gitignore: bool = False,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """List one directory."""

@@ -5,10 +5,15 @@ the pattern with `-e` (a pattern starting with `-` is not an option) and the pat
 `--`. Default excludes and sensitive-file patterns become `--glob !pattern` overrides so
 rg never even reads those files; they come after the caller's glob because rg lets the
 last matching glob win.
+
+rg matches a `--glob` that has a directory part (`src/**`) against the path relative to
+its own working directory, so every run starts in the searched directory (`run_dir`):
+the caller's glob is then relative to the searched `path`, whatever the process's cwd.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,6 +39,11 @@ class GrepQuery:
     after: int = 0
     max_filesize: int = 10 * 1024 * 1024
     excludes: tuple[str, ...] = ()
+
+
+def run_dir(q: GrepQuery) -> str:
+    """The working directory of q's rg runs: the searched directory (a file's own directory)."""
+    return os.path.dirname(q.root) if q.root_is_file else q.root
 
 
 def exclusion_globs(sensitive: SensitiveMatcher) -> tuple[str, ...]:

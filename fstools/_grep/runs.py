@@ -34,6 +34,7 @@ from .command import (
     json_argv,
     lines_argv,
     probe_argv,
+    run_dir,
     type_list_argv,
 )
 from .regexerror import explain_regex_error
@@ -84,10 +85,11 @@ class _Deadline:
         self.end = time.monotonic() + seconds
         self.confinement = confinement
 
-    def start(self, argv: list[str], timeout: float | None = None) -> StreamingProcess:
-        """An rg run in the call's confinement, killed at `timeout` (default: what is left of the budget)."""
+    def start(self, argv: list[str], q: GrepQuery, timeout: float | None = None) -> StreamingProcess:
+        """An rg run of q's search, started in the searched directory (globs are relative to it) and
+        in the call's confinement, killed at `timeout` (default: what is left of the budget)."""
         left = self.remaining() if timeout is None else timeout
-        return StreamingProcess(argv, timeout=left, confinement=self.confinement)
+        return StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement)
 
     def remaining(self) -> float:
         return max(0.0, self.end - time.monotonic())
@@ -177,7 +179,7 @@ def _fetch_page(
         size += len(path) + 1
         if size >= _ARGV_BUDGET or i == len(paths) - 1:
             argv = json_argv(rg, q, batch, context=True, max_count=max_count)
-            _run(rg, q, deadline.start(argv, max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
+            _run(rg, q, deadline.start(argv, q, max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
             batch, size = [], 0
     out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
 
@@ -205,7 +207,7 @@ def _search_file(
     _run(
         rg,
         q,
-        deadline.start(json_argv(rg, q, context=content)),
+        deadline.start(json_argv(rg, q, context=content), q),
         out,
         _collect(collector),
     )
@@ -222,7 +224,7 @@ def _search_all(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadli
             blocks[block.path] = block
             yield block
 
-    proc = deadline.start(lines_argv(rg, q))
+    proc = deadline.start(lines_argv(rg, q), q)
     out.files = page_order(_run(rg, q, proc, out, lambda p: _keep(remember(p), sensitive, out)))
     ordered = [blocks[f.path] for f in out.files]
     out.text = blocks_text(ordered, separators=bool(q.before or q.after))
@@ -250,9 +252,9 @@ def _count_files(
 ) -> list[FileHit]:
     """Step one: every matching file with its number of matching lines."""
     if q.multiline:
-        proc = deadline.start(json_argv(rg, q))
+        proc = deadline.start(json_argv(rg, q), q)
         return _run(rg, q, proc, out, lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
-    proc = deadline.start(count_argv(rg, q))
+    proc = deadline.start(count_argv(rg, q), q)
     return _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
 
 
@@ -264,8 +266,8 @@ def _probe(
     Both rg runs start at once: the walk for oversized files overlaps the search.
     """
     probe = SearchOutcome()
-    search_proc = deadline.start(probe_argv(rg, q), budget)
-    files_proc = deadline.start(files_argv(rg, q), budget)
+    search_proc = deadline.start(probe_argv(rg, q), q, budget)
+    files_proc = deadline.start(files_argv(rg, q), q, budget)
     try:
         ends = _run(rg, q, search_proc, probe, lambda p: list(scan_ends(p.chunks())))
     finally:

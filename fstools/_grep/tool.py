@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import stat
 from collections.abc import Callable
@@ -140,7 +139,7 @@ def _grep(
 ) -> ToolResult:
     # The search machinery loads on first use, so `import fstools` stays light.
     from .._core.confinement import confined
-    from .command import GrepQuery, exclusion_globs
+    from .command import GrepQuery, exclusion_globs, run_dir
     from .format import NO_MATCHES, format_content, format_counts, format_files
     from .runs import search
 
@@ -169,8 +168,7 @@ def _grep(
         excludes=exclusion_globs(ctx.sensitive),
     )
     content = output_mode == "content"
-    start = target.path if target.is_dir else os.path.dirname(target.path)
-    with confined(ctx.roots, target.root, start, require_binary("rg")) as confinement:
+    with confined(ctx.roots, target.root, run_dir(query), require_binary("rg")) as confinement:
         out = search(
             query,
             content=content,

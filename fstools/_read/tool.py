@@ -33,6 +33,12 @@ MAX_LIMIT = 10000
 
 
 def _read(ctx: ExecutionContext, file_path: str, offset: int, limit: int, pages: str | None) -> ToolResult:
+    if offset == 0:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            "Invalid argument 'offset': lines are numbered from 1; a negative offset counts from the end "
+            "(-50: the last 50 lines)",
+        )
     target = resolve_path(ctx, file_path)
     if not target.exists:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
@@ -107,7 +113,7 @@ def _read_text(
     metadata = {
         "file_path": target.display,
         "lines_read": len(window.lines),
-        "offset": offset,
+        "offset": window.first_line,
         "limit": limit,
         "total_lines": window.total_lines,
         "truncated": window.truncated,
@@ -248,7 +254,8 @@ READ_SPEC = ToolSpec(
     description=(
         "Reads a file from the local filesystem. file_path must be an absolute path. Text comes back "
         "numbered like `cat -n` (line number, tab, line), up to 2000 lines from offset 1; use offset and "
-        "limit to page through long files (a final [Showing lines ...] notice says where to continue). "
+        "limit to page through long files (a final [Showing lines ...] notice says where to continue); a negative "
+        "offset reads from the end (offset=-50: the last 50 lines). "
         f"Lines longer than {MAX_LINE_CHARS} characters are cut and end with '...'. Images (png, jpeg, gif, "
         "webp, bmp) come back as image content, downscaled when large; PDFs as text with '--- Page N ---' "
         'markers (pages="1-5,8" selects pages, at most 20 a call); Jupyter notebooks as cells with their '
@@ -256,7 +263,12 @@ READ_SPEC = ToolSpec(
     ),
     parameters=(
         ToolParameter("file_path", "string", "The absolute path to the file to read", required=True),
-        ToolParameter("offset", "integer", "Line number to start reading from (1-indexed)", default=1, minimum=1),
+        ToolParameter(
+            "offset",
+            "integer",
+            "Line number to start reading from (1-indexed); negative counts from the end: -50 reads the last 50 lines",
+            default=1,
+        ),
         ToolParameter(
             "limit", "integer", "Maximum number of lines to read", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
         ),

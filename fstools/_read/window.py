@@ -93,7 +93,11 @@ _cache_lock = threading.Lock()
 
 
 def read_window(path: str, fd: int, st: os.stat_result, head: bytes, offset: int, limit: int) -> TextWindow:
-    """Lines offset..offset+limit-1 of the open text file `fd` (stat `st`, first bytes `head`)."""
+    """Lines offset..offset+limit-1 of the open text file `fd` (stat `st`, first bytes `head`).
+
+    A negative `offset` counts from the end (-50: the last 50 lines), resolved from the line
+    index the window is read through anyway: the file is not scanned a second time.
+    """
     if st.st_size <= WHOLE_FILE_BYTES:
         data = head if len(head) >= st.st_size else os.pread(fd, st.st_size, 0)
         index = LineIndex.scan([(data, len(data))], sniff_encoding(data), len(data))
@@ -145,6 +149,8 @@ def file_chunks(fd: int, size: int) -> Iterator[tuple[bytearray, int]]:
 
 
 def _window(src: ByteSource, index: LineIndex, offset: int, limit: int) -> TextWindow:
+    if offset < 0:
+        offset = max(index.total_lines + offset + 1, 1)
     count = max(0, min(limit, index.total_lines - offset + 1))
     lines: list[str] = []
     cut = 0

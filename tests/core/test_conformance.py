@@ -26,6 +26,7 @@ SAMPLES = {
     "content": "gamma\n",
     "pattern": "f*",
     "edits": [{"old_string": "alpha", "new_string": "omega"}],
+    "patch": "*** Begin Patch\n*** Update File: f.txt\n@@\n-alpha\n+omega\n*** End Patch",
 }
 
 
@@ -44,6 +45,8 @@ def arguments(tool: fstools.BaseTool, sample: Path) -> dict:
             args[p.name] = str(sample)
         elif p.name == "path":
             args[p.name] = str(sample.parent)
+        elif p.name in ("source", "destination"):  # Move: the sample to a new name
+            args[p.name] = str(sample if p.name == "source" else sample.parent / "moved.txt")
         elif p.required:
             assert p.name in SAMPLES, f"add a sample value for {tool.name}.{p.name}"
             args[p.name] = SAMPLES[p.name]

@@ -47,6 +47,7 @@ DIR_ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] = 
         fstools.multi_edit, s.d / "file.txt", ctx, edits=[{"old_string": "inside", "new_string": "multi"}]
     ),
     "Delete": lambda s, ctx, i: _text(fstools.delete(str(s.d / "victim.txt"), ctx=ctx)),
+    "Move": lambda s, ctx, i: _text(fstools.move(str(s.d / "victim.txt"), str(s.d / "moved.txt"), ctx=ctx)),
     "Delete recursive": lambda s, ctx, i: _text(fstools.delete(str(s.d / "tree"), recursive=True, ctx=ctx)),
 }
 

@@ -19,8 +19,8 @@ from fstools._core.spec import ToolSpec, invoke
 def test_registry_lists_every_working_tool():
     registry = fstools.create_registry()
     names = registry.names()
-    # All file tools are registered, under their eight public names.
-    assert names == ["Read", "Write", "Edit", "MultiEdit", "Delete", "LS", "Glob", "Grep"]
+    # Every file tool is registered, in the order agents usually meet them.
+    assert names == ["Read", "Write", "Edit", "MultiEdit", "ApplyPatch", "Delete", "Move", "LS", "Glob", "Grep"]
     assert len(names) == len(set(names)) == len(registry)
     for tool in registry.list():
         assert tool.category == fstools.ToolCategory.FILE

@@ -86,7 +86,7 @@ class Scene:
         for name in ("file.txt", "victim.txt"):
             with open(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644, dir_fd=fd), "w") as f:
                 f.write(INSIDE)
-        for name in ("new.txt",):
+        for name in ("new.txt", "moved.txt"):
             try:
                 os.unlink(name, dir_fd=fd)
             except FileNotFoundError:

@@ -1,0 +1,387 @@
+"""Anthropic's text editor tool (`str_replace_based_edit_tool`) run through Read, LS, Write and Edit.
+
+Claude sends `{"command": "view" | "create" | "str_replace" | "insert", "path": ..., ...}`
+and expects plain text back, in the words of Anthropic's reference implementation: `view`
+answers with `cat -n` numbered lines (or a directory listing two levels deep), edits with a
+numbered snippet of the result, failures with a message such as "No replacement was
+performed, old_str `...` did not appear verbatim in /path.".
+
+Every command keeps fstools' guarantees (sandbox, sensitive files, permissions, atomic
+byte-exact writes), with one difference in read-before-write that the tool's contract
+implies: `str_replace` needs no prior `view`, because an old_str that occurs once in the
+file proves the model knows what it replaces. `insert` works by line number, which proves
+nothing, so it needs the file viewed (and unchanged since) like Edit; `create` over an
+existing file needs the same, otherwise it refuses as the reference implementation does.
+`undo_edit` (dropped from the tool's current version) is not supported.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .._change.diff import Change, unified_diff
+from .._change.document import decode_document, encode_document, eol_of, with_line_breaks
+from .._change.edit import edit
+from .._change.guard import load, require_fresh_read, save
+from .._change.write import write
+from .._content.fingerprints import remember
+from .._core.context import ExecutionContext, default_context
+from .._core.errors import ErrorCode, ToolError
+from .._core.params import ToolParameter
+from .._core.paths import resolve_file_path, resolve_path
+from .._core.result import ToolResult, printable
+from .._core.spec import ToolSpec, authorize, invoke
+from .._find.ls import ls
+from .._read.tool import MAX_LIMIT, read
+
+TOOL_NAME = "str_replace_based_edit_tool"
+COMMANDS = ("view", "create", "str_replace", "insert")
+SNIPPET_LINES = 4  # context lines shown around an edit, as the reference implementation does
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+_REVIEW = "Review the changes and make sure they are as expected. Edit the file again if necessary."
+_REVIEW_INSERT = (
+    "Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). "
+    "Edit the file again if necessary."
+)
+
+
+class _Refusal(Exception):
+    """A command Claude gets back as an error text."""
+
+
+def _absolute(ctx: ExecutionContext, path: object) -> str:
+    if not isinstance(path, str) or not path:
+        raise _Refusal("Parameter `path` is required and must be a non-empty string")
+    return path if os.path.isabs(path) else os.path.join(ctx.working_dir, path)
+
+
+def _is_dir(ctx: ExecutionContext, path: str) -> bool:
+    """Whether `path` is a directory the sandbox lets us see (a refused path is the command's to report)."""
+    try:
+        return resolve_path(ctx, path, param="path").is_dir
+    except ToolError:
+        return False
+
+
+def _required(tool_input: Mapping[str, Any], name: str, command: str, kind: type = str) -> Any:
+    value = tool_input.get(name)
+    if kind is int and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)  # "3": a number sent as a string
+    if value is None or not isinstance(value, kind) or isinstance(value, bool):
+        raise _Refusal(f"Parameter `{name}` is required for command: {command}")
+    return value
+
+
+def _failed(result: ToolResult, path: str) -> _Refusal:
+    if result.error_code in (ErrorCode.FILE_NOT_FOUND, ErrorCode.DIRECTORY_NOT_FOUND):
+        return _Refusal(f"The path {path} does not exist. Please provide a valid path.")
+    return _Refusal(result.error or "failed")
+
+
+def _numbered(result: ToolResult) -> str:
+    """Read's numbered lines without its trailing notice."""
+    lines = result.output.split("\n")
+    return "\n".join(lines[: result.metadata.get("lines_read", len(lines))])
+
+
+# view ------------------------------------------------------------------------------------
+def _view(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str, max_characters: int | None) -> str:
+    view_range = tool_input.get("view_range")
+    if _is_dir(ctx, path):
+        if view_range is not None:
+            raise _Refusal("The `view_range` parameter is not allowed when `path` points to a directory.")
+        return _view_directory(ctx, path)
+    offset, limit = 1, None
+    if view_range is not None:
+        offset, limit = _range(view_range)
+    result = read(path, offset=offset, limit=min(limit, MAX_LIMIT) if limit else MAX_LIMIT, ctx=ctx)
+    if not result.success:
+        total = result.metadata.get("total_lines")
+        if total is not None and view_range is not None:
+            raise _Refusal(
+                f"Invalid `view_range`: {list(view_range)}. Its first element `{offset}` should be within the range "
+                f"of lines of the file: {[1, total]}"
+            )
+        raise _failed(result, path)
+    if "lines_read" not in result.metadata:  # an image, a PDF, a notebook: Read's own rendering
+        return result.output
+    total = result.metadata["total_lines"]
+    if limit is not None and view_range is not None and view_range[1] > total:
+        raise _Refusal(
+            f"Invalid `view_range`: {list(view_range)}. Its second element `{view_range[1]}` should be smaller than "
+            f"the number of lines in the file: `{total}`"
+        )
+    content = _numbered(result)
+    if max_characters is not None and len(content) > max_characters:
+        content = content[:max_characters] + "\n[... output truncated: use view_range to see the rest]"
+    elif result.metadata.get("truncated") and limit is None:
+        last = offset + result.metadata["lines_read"] - 1
+        content += f"\n[Showing lines {offset}-{last} of {total}. Use view_range [{last + 1}, -1] to see more.]"
+    return f"Here's the result of running `cat -n` on {path}:\n{content}\n"
+
+
+def _range(view_range: object) -> tuple[int, int | None]:
+    """(first line, line count or None for "to the end") of a [start, end] view range."""
+    if (
+        not isinstance(view_range, (list, tuple))
+        or len(view_range) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in view_range)
+    ):
+        raise _Refusal("Invalid `view_range`. It should be a list of two integers.")
+    start, end = view_range
+    if start < 1:
+        raise _Refusal(
+            f"Invalid `view_range`: {list(view_range)}. Its first element `{start}` should be a line number "
+            "(lines count from 1)"
+        )
+    if end == -1:
+        return start, None
+    if end < start:
+        raise _Refusal(
+            f"Invalid `view_range`: {list(view_range)}. Its second element `{end}` should be larger or equal than "
+            f"its first `{start}`"
+        )
+    return start, end - start + 1
+
+
+def _view_directory(ctx: ExecutionContext, path: str) -> str:
+    listed = ls(path, ctx=ctx)
+    if not listed.success:
+        raise _failed(listed, path)
+    found = [path.rstrip(os.sep) + os.sep]
+    for entry in listed.metadata["entries"]:
+        is_dir = entry["type"] == "dir"
+        found.append(entry["path"] + (os.sep if is_dir else ""))
+        if is_dir:
+            inner = ls(entry["path"], ctx=ctx)
+            if inner.success:
+                found += [e["path"] + (os.sep if e["type"] == "dir" else "") for e in inner.metadata["entries"]]
+    listing = "\n".join(sorted(found))
+    return f"Here's the files and directories up to 2 levels deep in {path}, excluding hidden items:\n{listing}\n"
+
+
+def _snippet(ctx: ExecutionContext, path: str, first: int, last: int) -> str:
+    start = max(first - SNIPPET_LINES, 1)
+    shown = read(path, offset=start, limit=max(last + SNIPPET_LINES - start + 1, 1), ctx=ctx)
+    return _numbered(shown) if shown.success else ""
+
+
+# create ----------------------------------------------------------------------------------
+def _create(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str) -> str:
+    file_text = _required(tool_input, "file_text", "create")
+    if _is_dir(ctx, path):
+        raise _Refusal(f"The path {path} is a directory and only the `view` command can be used on directories")
+    result = write(path, file_text, ctx=ctx)
+    if result.error_code == ErrorCode.NOT_READ:
+        raise _Refusal(
+            f"File already exists at: {path}. Cannot overwrite files using command `create` without viewing them "
+            "first: view the file, or change it with `str_replace`."
+        )
+    if not result.success:
+        raise _failed(result, path)
+    if ctx.dry_run:
+        return result.output
+    if result.metadata.get("created"):
+        return f"File created successfully at: {path}"
+    return f"File overwritten successfully at: {path}"
+
+
+# str_replace -----------------------------------------------------------------------------
+def _str_replace(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str) -> str:
+    old_str = _required(tool_input, "old_str", "str_replace")
+    new_str = tool_input.get("new_str")
+    new_str = "" if new_str is None else new_str
+    if not isinstance(new_str, str):
+        raise _Refusal("Parameter `new_str` must be a string")
+    if _is_dir(ctx, path):
+        raise _Refusal(f"The path {path} is a directory and only the `view` command can be used on directories")
+    if not old_str:
+        raise _Refusal(f"No replacement was performed, old_str is empty. Give the exact text to replace in {path}.")
+    canonical = os.path.realpath(path)
+    before = ctx.read_record(canonical)
+    _vouch(ctx, path)
+    result = edit(path, old_str, new_str, ctx=ctx)
+    if not result.success or ctx.dry_run:  # only a real edit counts as having seen the file
+        _restore_record(ctx, canonical, before)
+    if not result.success:
+        raise _replace_failed(result, path, old_str)
+    if ctx.dry_run:
+        return result.output
+    first, last = _changed_lines(result.metadata.get("diff", ""))
+    snippet = _snippet(ctx, path, first, last)
+    return (
+        f"The file {path} has been edited. Here's the result of running `cat -n` on a snippet of {path}:\n"
+        f"{snippet}\n{_REVIEW}"
+    )
+
+
+def _vouch(ctx: ExecutionContext, path: str) -> None:
+    """Record the file as read: the exact match of old_str is what proves its state."""
+    try:
+        target = resolve_file_path(ctx, path)
+        seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
+    except ToolError:
+        return  # edit() reports it
+    if seen is not None:
+        remember(ctx, target.path, seen.stat, seen.data)
+
+
+def _restore_record(ctx: ExecutionContext, canonical: str, before: Any) -> None:
+    if before is None:
+        ctx.forget_read(canonical)
+    else:
+        ctx.record_read(canonical, before)
+
+
+def _replace_failed(result: ToolResult, path: str, old_str: str) -> _Refusal:
+    if result.error_code == ErrorCode.NOT_FOUND:
+        hint = (result.error or "").split("\n", 1)
+        closest = f"\n{hint[1]}" if len(hint) > 1 else ""
+        return _Refusal(
+            f"No replacement was performed, old_str `{old_str}` did not appear verbatim in {path}.{closest}"
+        )
+    if result.error_code == ErrorCode.NOT_UNIQUE:
+        lines = result.metadata.get("lines", [])
+        return _Refusal(
+            f"No replacement was performed. Multiple occurrences of old_str `{old_str}` in lines {lines}. "
+            "Please ensure it is unique"
+        )
+    return _failed(result, path)
+
+
+def _changed_lines(diff: str) -> tuple[int, int]:
+    """First and last line of the new file that a diff's hunks cover."""
+    spans = [(int(m[1]), int(m[2]) if m[2] is not None else 1) for m in _HUNK.finditer(diff)]
+    if not spans:
+        return 1, 1
+    return spans[0][0], spans[-1][0] + max(spans[-1][1], 1) - 1
+
+
+# insert ----------------------------------------------------------------------------------
+def _insert(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str) -> str:
+    line = _required(tool_input, "insert_line", "insert", int)
+    text = tool_input.get("insert_text", tool_input.get("new_str"))
+    if not isinstance(text, str):
+        raise _Refusal("Parameter `insert_text` (or `new_str`) is required for command: insert")
+    if _is_dir(ctx, path):
+        raise _Refusal(f"The path {path} is a directory and only the `view` command can be used on directories")
+    result = invoke(_INSERT_SPEC, ctx, {"file_path": path, "insert_line": line, "text": text})
+    if not result.success:
+        raise _failed(result, path)
+    if ctx.dry_run:
+        return result.output
+    added = result.metadata["lines_inserted"]
+    snippet = _snippet(ctx, path, line + 1, line + added)
+    return (
+        f"The file {path} has been edited. Here's the result of running `cat -n` on a snippet of the edited file:\n"
+        f"{snippet}\n{_REVIEW_INSERT}"
+    )
+
+
+def _insert_run(ctx: ExecutionContext, file_path: str, insert_line: int, text: str) -> ToolResult:
+    """Insert whole lines after line `insert_line` (0: at the top), in the file's line breaks and encoding."""
+    target = resolve_file_path(ctx, file_path)
+    seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
+    if seen is None:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
+    if seen.data is None:
+        raise ToolError(ErrorCode.FILE_TOO_LARGE, f"File is too large to edit: {target.display}")
+    doc = decode_document(seen.data, target.display)
+    require_fresh_read(ctx, target, seen)
+    old = doc.text
+    count = old.count("\n") + (1 if old and not old.endswith("\n") else 0)
+    if not 0 <= insert_line <= count:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"Invalid `insert_line` parameter: {insert_line}. It should be within the range of lines of the file: "
+            f"{[0, count]}",
+        )
+    eol = eol_of(doc.line_ending) or "\n"
+    body = with_line_breaks(text.removesuffix("\n"), eol)
+    if insert_line == count and old and not old.endswith("\n"):  # after a last line without a break
+        pos, piece = len(old), eol + body
+    else:
+        pos = 0 if insert_line == 0 else _line_end(old, insert_line)
+        piece = body + eol
+    new = old[:pos] + piece + old[pos:]
+    diff = unified_diff(
+        old, new, [Change(pos, pos, pos, pos + len(piece))], old_label=target.display, new_label=target.display
+    )
+    data = encode_document(new, doc.encoding, target.display)
+    authorize(ctx, "Edit", target.path, diff)
+    meta = {"file_path": target.path, "diff": diff, "lines_inserted": body.count("\n") + 1}
+    if ctx.dry_run:
+        return ToolResult.ok(f"[Dry Run] Would insert after line {insert_line} of {target.display}\n{diff}", **meta)
+    save(ctx, target, data, seen)
+    return ToolResult.ok(f"Inserted after line {insert_line} of {target.display}\n{diff}", **meta)
+
+
+def _line_end(text: str, line: int) -> int:
+    """The position just after the break ending line `line` (1-based)."""
+    pos = -1
+    for _ in range(line):
+        pos = text.find("\n", pos + 1)
+    return pos + 1
+
+
+# Insert is an Edit as far as permissions, the read-only switch and the audit log are concerned.
+_INSERT_SPEC = ToolSpec(
+    name="Edit",
+    description="Inserts lines after a line number (the text editor tool's insert command).",
+    parameters=(
+        ToolParameter("file_path", "string", "Path of the file", required=True),
+        ToolParameter("insert_line", "integer", "The line to insert after (0: at the top)", required=True),
+        ToolParameter("text", "string", "The lines to insert", required=True),
+    ),
+    run=_insert_run,
+    read_only=False,
+    destructive=True,
+)
+
+_COMMANDS = {"create": _create, "str_replace": _str_replace, "insert": _insert}
+
+
+def anthropic_text_editor(
+    tool_input: Mapping[str, Any],
+    *,
+    ctx: ExecutionContext | None = None,
+    tool_use_id: str | None = None,
+    max_characters: int | None = None,
+) -> dict[str, Any]:
+    """Run one text editor command as Claude sends it; return the tool result to send back.
+
+    `tool_input` is the tool_use block's `input`, or the whole `tool_use` block (whose `id` is
+    then used). The answer is `{"content": text, "is_error": bool}`, plus `"type": "tool_result"`
+    and `"tool_use_id"` when the id is known, ready to go into the next user message.
+    `max_characters` cuts a long `view` as the tool definition's max_characters asks.
+    """
+    if tool_input.get("type") == "tool_use" and isinstance(tool_input.get("input"), Mapping):
+        tool_use_id = tool_use_id or tool_input.get("id")
+        tool_input = tool_input["input"]
+    ctx = ctx or default_context()
+    command = tool_input.get("command")
+    try:
+        path = _absolute(ctx, tool_input.get("path"))
+        if command == "view":
+            text = _view(ctx, tool_input, path, max_characters)
+        elif command in _COMMANDS:
+            text = _COMMANDS[command](ctx, tool_input, path)
+        elif command == "undo_edit":
+            raise _Refusal(
+                "The `undo_edit` command is not supported by this version of the tool. To revert a change, use "
+                "`str_replace` with the new text as old_str and the previous text as new_str."
+            )
+        else:
+            raise _Refusal(
+                f"Unrecognized command {command}. The allowed commands for the {TOOL_NAME} tool are: "
+                f"{', '.join(COMMANDS)}"
+            )
+        answer: dict[str, Any] = {"content": printable(text), "is_error": False}
+    except _Refusal as exc:
+        answer = {"content": printable(f"Error: {exc}"), "is_error": True}
+    if tool_use_id is not None:
+        answer = {"type": "tool_result", "tool_use_id": tool_use_id, **answer}
+    return answer

@@ -1,0 +1,307 @@
+"""ApplyPatch: a V4A patch (codex's and opencode's apply_patch format) applied to several files, all or none.
+
+Every operation is planned in memory first, in patch order, on a view of the files that
+includes the earlier operations (so a patch may add a file and update it, or move one and
+add another in its place). Only when every path, hunk and permission checks out is anything
+written, each file atomically through the commit Write and Edit use, so encoding, BOM, line
+endings and a missing final newline survive byte for byte. If a later write fails, the
+earlier ones are undone.
+
+A hunk's context proves what the file holds, so ApplyPatch needs no prior Read; a successful
+write counts as a read of the new content, as with Edit.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._content.encodings import UTF8, TextEncoding
+from .._core.context import ExecutionContext
+from .._core.errors import ErrorCode, ToolError
+from .._core.outputs import DRY_RUN, WARNINGS, ResultField
+from .._core.params import ToolParameter
+from .._core.paths import SafePath, resolve_file_path
+from .._core.public import invoke_public, tool_function
+from .._core.result import ToolResult
+from .._core.spec import ToolSpec, authorize
+from .._core.tool import FileTool
+from .atomic import Snapshot
+from .diff import Change, unified_diff, whole_text_changes
+from .document import decode_document, encode_document
+from .guard import load
+from .hunks import apply_hunks
+from .transaction import FileChange, Transaction, mode_of
+from .v4a import AddFile, DeleteFile, FileOperation, PatchSyntaxError, UpdateFile, parse_patch
+
+NEW_FILE_LABEL = "/dev/null"
+
+
+@dataclass
+class _File:
+    """One path as the patch sees it: what is on disk, and what the operations so far made of it."""
+
+    target: SafePath
+    name: str  # as the patch first wrote it
+    seen: Snapshot | None
+    text: str | None  # the planned content; None: no file
+    encoding: TextEncoding
+    original: str | None = None  # the text on disk, once decoded
+    changes: list[Change] | None = None  # of the one update that made `text`, if exactly one did
+    mode: int | None = None  # a moved file's mode, for its new path
+    touched: int = 0
+
+
+class _Plan:
+    """The files the patch touches, by canonical path, in the order it first touches them."""
+
+    def __init__(self, ctx: ExecutionContext) -> None:
+        self.ctx = ctx
+        self.files: dict[str, _File] = {}
+        self.summary: list[tuple[str, str]] = []  # (A/M/D, name) as codex reports them
+
+    def file(self, name: str) -> _File:
+        raw = name if os.path.isabs(name) else os.path.join(self.ctx.working_dir, name)
+        target = resolve_file_path(self.ctx, raw, param="path")
+        known = self.files.get(target.path)
+        if known is not None:
+            return known
+        seen = load(self.ctx, target, max_bytes=self.ctx.max_edit_bytes)
+        entry = _File(target, name, seen, None, UTF8)
+        if seen is not None:
+            entry.text = ""  # exists; decoded when a hunk needs its text
+        self.files[target.path] = entry
+        return entry
+
+    def text_of(self, f: _File) -> str:
+        """The planned text of an existing file, decoded from disk on first use (deleting needs no text)."""
+        if f.touched == 0 and f.seen is not None:
+            if f.seen.data is None:
+                raise ToolError(
+                    ErrorCode.FILE_TOO_LARGE,
+                    f"File is {f.seen.stat.st_size} bytes; ApplyPatch updates files up to {self.ctx.max_edit_bytes} "
+                    f"bytes (ExecutionContext.max_edit_bytes): {f.target.display}",
+                )
+            doc = decode_document(f.seen.data, f.target.display)
+            f.original, f.text, f.encoding = doc.text, doc.text, doc.encoding
+        assert f.text is not None
+        return f.text
+
+    def apply(self, op: FileOperation) -> None:
+        if isinstance(op, AddFile):
+            self._add(op)
+        elif isinstance(op, DeleteFile):
+            self._delete(op)
+        else:
+            self._update(op)
+
+    def _refuse_link(self, name: str, what: str) -> None:
+        """Deleting or moving a symlink's target through the link is never what was meant."""
+        raw = name if os.path.isabs(name) else os.path.join(self.ctx.working_dir, name)
+        if os.path.islink(raw):
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"{what}: {os.path.abspath(raw)} is a symbolic link; a patch deletes and moves regular files only "
+                "(use Delete or Move on the link itself)",
+            )
+
+    def _add(self, op: AddFile) -> None:
+        f = self.file(op.path)
+        if f.text is not None:
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"Add File {op.path}{_at(op)}: the file already exists: {f.target.display}. "
+                "Use '*** Update File:' to change it.",
+            )
+        self._set(f, "\n".join(op.lines) + "\n" if op.lines else "", UTF8)
+        self.summary.append(("A", op.path))
+
+    def _delete(self, op: DeleteFile) -> None:
+        self._refuse_link(op.path, f"Delete File {op.path}{_at(op)}")
+        f = self.file(op.path)
+        if f.text is None:
+            raise ToolError(
+                ErrorCode.FILE_NOT_FOUND,
+                f"Delete File {op.path}{_at(op)}: file not found: {f.target.display}",
+            )
+        self._set(f, None, f.encoding)
+        self.summary.append(("D", op.path))
+
+    def _update(self, op: UpdateFile) -> None:
+        f = self.file(op.path)
+        if f.text is None:
+            raise ToolError(
+                ErrorCode.FILE_NOT_FOUND,
+                f"Update File {op.path}{_at(op)}: file not found: {f.target.display}",
+            )
+        text, changes = self.text_of(f), None
+        if op.hunks:
+            applied = apply_hunks(text, op.hunks, op.path)
+            text, changes = applied.text, applied.changes
+        if op.move_to is None:
+            self._set(f, text, f.encoding, changes)
+            self.summary.append(("M", op.path))
+            return
+        self._refuse_link(op.path, f"Update File {op.path}{_at(op)} with Move to")
+        dest = self.file(op.move_to)
+        if dest is f:
+            self._set(f, text, f.encoding, changes)
+        else:
+            if dest.text is not None:
+                raise ToolError(
+                    ErrorCode.INVALID_ARGUMENT,
+                    f"Move to {op.move_to}{_at(op)}: the destination already exists: {dest.target.display}",
+                )
+            mode = f.mode if f.mode is not None else mode_of(f.seen)
+            self._set(dest, text, f.encoding)
+            dest.mode = mode
+            self._set(f, None, f.encoding)
+        self.summary.append(("M", op.move_to))
+
+    def _set(self, f: _File, text: str | None, encoding: TextEncoding, changes: list[Change] | None = None) -> None:
+        f.touched += 1
+        f.text, f.encoding = text, encoding
+        f.changes = changes if f.touched == 1 else None
+
+    # The outcome -------------------------------------------------------------------
+    def outcome(self) -> list[tuple[_File, FileChange, str]]:
+        """Each file that changes: its change and its diff."""
+        out = []
+        for f in self.files.values():
+            data = None if f.text is None else encode_document(f.text, f.encoding, f.target.display)
+            if f.seen is None and data is None:
+                continue  # added and deleted again
+            if f.seen is not None and data is not None and data == f.seen.data:
+                continue
+            limit = self.ctx.max_write_bytes if f.seen is None else self.ctx.max_edit_bytes
+            if data is not None and len(data) > limit:
+                raise ToolError(
+                    ErrorCode.FILE_TOO_LARGE,
+                    f"The patched {f.target.display} would be {len(data)} bytes; at most {limit} are written "
+                    f"(ExecutionContext.{'max_write_bytes' if f.seen is None else 'max_edit_bytes'})",
+                )
+            mode = f.mode if f.seen is None else None
+            out.append((f, FileChange(f.target, f.seen, data, mode), self._diff(f)))
+        return out
+
+    def _diff(self, f: _File) -> str:
+        created, deleted = f.seen is None, f.text is None
+        old = "" if created else self._old_text(f)
+        if old is None:
+            return f"(content of {f.target.display} not shown: binary, undecodable or too large)"
+        new = f.text or ""
+        changes = f.changes if f.changes is not None and not created and not deleted else whole_text_changes(old, new)
+        return unified_diff(
+            old,
+            new,
+            changes,
+            old_label=NEW_FILE_LABEL if created else f.target.display,
+            new_label=NEW_FILE_LABEL if deleted else f.target.display,
+        )
+
+    def _old_text(self, f: _File) -> str | None:
+        if f.original is not None:
+            return f.original
+        assert f.seen is not None
+        if f.seen.data is None:
+            return None
+        try:
+            return decode_document(f.seen.data, f.target.display).text
+        except ToolError:
+            return None
+
+
+def _at(op: FileOperation) -> str:
+    return f" (patch line {op.line})" if op.line else ""
+
+
+def _parse(patch: str) -> list[FileOperation]:
+    try:
+        return parse_patch(patch)
+    except PatchSyntaxError as exc:
+        where = f" (patch line {exc.line})" if exc.line else ""
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid patch{where}: {exc.message}") from None
+
+
+def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation], tool: str = "ApplyPatch") -> ToolResult:
+    """Plan every operation, then make all the changes or none."""
+    plan = _Plan(ctx)
+    for op in operations:
+        plan.apply(op)
+    outcome = plan.outcome()
+    if not outcome:
+        raise ToolError(ErrorCode.NO_CHANGE, "The patch changes nothing; no file was written")
+    diff = "\n".join(d for _, _, d in outcome if d)
+    paths = [f.target.path for f, _, _ in outcome]
+    authorize(ctx, tool, paths[0], diff, covers=paths[1:], files=len(paths))
+    summary = "\n".join(f"{kind} {name}" for kind, name in plan.summary)
+    meta: dict[str, Any] = {
+        "path": paths[0],  # the first file changed, for the audit record
+        "files": [_described(f, change) for f, change, _ in outcome],
+        "diff": diff,
+    }
+    if ctx.dry_run:
+        return ToolResult.ok(f"[Dry Run] Would update the following files:\n{summary}\n{diff}", **meta)
+    transaction = Transaction(ctx)
+    transaction.apply([change for _, change, _ in outcome])
+    if transaction.warnings:
+        meta["warnings"] = transaction.warnings
+    return ToolResult.ok(f"Success. Updated the following files:\n{summary}", **meta)
+
+
+def _described(f: _File, change: FileChange) -> dict[str, Any]:
+    if change.data is None:
+        return {"path": f.target.path, "action": "delete"}
+    action = "add" if change.seen is None else "update"
+    return {"path": f.target.path, "action": action, "encoding": f.encoding.label}
+
+
+def _apply_patch(ctx: ExecutionContext, patch: str) -> ToolResult:
+    return run_operations(ctx, _parse(patch))
+
+
+APPLY_PATCH_SPEC = ToolSpec(
+    name="ApplyPatch",
+    description=(
+        "Applies a patch in the apply_patch (V4A) format: adds, updates, moves and deletes files, all or none. "
+        "The patch starts with '*** Begin Patch' and ends with '*** End Patch'. Each file starts with "
+        "'*** Add File: <path>' (then every line prefixed with '+'), '*** Delete File: <path>', or "
+        "'*** Update File: <path>' (optionally followed by '*** Move to: <new path>') and its hunks: an '@@' "
+        "line, optionally naming the enclosing class or function ('@@ def run():'), then the lines, ' ' for "
+        "context (about 3 lines above and below each change), '-' removed, '+' added; '*** End of File' after a "
+        "hunk that ends the file. Paths are relative to the working directory (absolute ones work too). The "
+        "context must match the file; no prior Read is needed. Encoding, BOM and line endings are kept."
+    ),
+    parameters=(
+        ToolParameter("patch", "string", "The whole patch, from *** Begin Patch to *** End Patch", required=True),
+    ),
+    cli_help=(
+        "Apply a patch in the apply_patch (V4A) format to the files it names, all or none: '*** Begin Patch', "
+        "then '*** Add File: PATH', '*** Delete File: PATH' or '*** Update File: PATH' sections, then "
+        "'*** End Patch'. Paths are relative to the current directory. Give the patch as PATCH or with "
+        "--patch-file PATH ('-' reads stdin). Prints the files changed; --dry-run prints the diff and changes "
+        "nothing."
+    ),
+    run=_apply_patch,
+    read_only=False,
+    destructive=True,
+    results=(
+        ResultField("path", "string", "The first file changed", always=True),
+        ResultField("files", "array", "Each file changed: path, action (add, update, delete), encoding", always=True),
+        ResultField("diff", "string", "Unified diff of every file changed", always=True),
+        WARNINGS,
+        DRY_RUN,
+    ),
+)
+
+
+@tool_function(APPLY_PATCH_SPEC)
+def apply_patch(patch: str, *, ctx: ExecutionContext | None = None) -> ToolResult:
+    """Apply a V4A patch to the files it names, all or none."""
+    return invoke_public(APPLY_PATCH_SPEC, ctx, locals())
+
+
+class ApplyPatchTool(FileTool):
+    spec = APPLY_PATCH_SPEC

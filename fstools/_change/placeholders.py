@@ -1,0 +1,113 @@
+"""Omission placeholders: `// rest of the code ...`, `# ... existing code ...`, `/* remaining methods unchanged */`.
+
+A model that writes such a line means "keep what was here", but Write and Edit would put
+the line itself in place of the code it stands for, silently deleting that code. A change
+that *introduces* one (a placeholder already in the file, or in old_string, is the file's
+own text) is refused unless the caller sets allow_placeholders.
+
+Only whole-line comments count, and only when the comment reads as an omission: an
+ellipsis alone, "rest of ...", "existing/remaining <code> unchanged/...", "<code> omitted",
+"... for brevity". A bare `...` in Python is code (Ellipsis), not a comment, and a comment
+such as "# Initialize the rest of the fields" does not start with the omission.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .._core.errors import ErrorCode, ToolError
+
+_COMMENT = re.compile(
+    r"^\s*(?:\{\s*/\*+|//+|#+|/\*+|\*+|<!--|--|;+|%+)\s*(?P<body>.*?)\s*(?:\*+/\s*\}?|-->)?\s*$", re.DOTALL
+)
+_LEAD = r"^[\s.…\[\(<{\-]*"
+_ELLIPSIS = re.compile(r"\.\.\.|…")
+_SUBJECT = (
+    r"(?:code|implementation|methods?|functions?|class(?:es)?|files?|logic|contents?|lines?|body|imports?|"
+    r"tests?|properties|fields|styles|members|cases|handlers|components?|definitions?|exports?|routes?|"
+    r"config(?:uration)?|markup|html|text|stuff|parts?|sections?|elements?|items?|entries|rules?|steps?)"
+)
+_SIGNAL = re.compile(
+    r"\.\.\.|…|\b(?:unchanged|omitted|elided|truncated|skipped|remains?|stays?|same|as\s+before|as\s+is|"
+    r"here|goes|continues?|not\s+shown|follows?)\b",
+    re.IGNORECASE,
+)
+_PHRASES = [
+    # "rest of the code ...", "... remainder of file unchanged"
+    re.compile(_LEAD + r"(?:the\s+)?(?:rest|remainder)\s+of\b", re.IGNORECASE),
+    # "existing code ...", "remaining methods unchanged", "other functions stay the same" (with a signal)
+    re.compile(
+        _LEAD + r"(?:existing|remaining|other|previous|original|unchanged|same|more)\s+(?:\w+\s+){0,2}?" + _SUBJECT,
+        re.IGNORECASE,
+    ),
+    # "code omitted", "implementation here", "... methods unchanged ..."
+    re.compile(
+        _LEAD + r"(?:the\s+)?(?:\w+\s+)?" + _SUBJECT + r"\s+(?:is\s+|are\s+)?(?:omitted|unchanged|elided|"
+        r"truncated|skipped|goes\s+here|here|remains?|stays?|as\s+before|not\s+shown)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\bfor\s+brevity\b", re.IGNORECASE),
+    # "... existing JSX ...", "... other imports"
+    re.compile(
+        r"^\s*(?:\.\.\.|…).*\b(?:existing|remaining|other|previous|rest|unchanged|omitted|same)\b", re.IGNORECASE
+    ),
+]
+
+
+# The start of every comment-only line (after its line break: a literal first character lets
+# the regex engine skip ahead fast), so a large text costs one quick pass.
+_COMMENT_LINE = re.compile(r"\n[ \t]*[/#*<;%{-][^\n]*")
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    line: int  # 1-based, in the text it was found in
+    text: str  # the line, stripped
+
+
+def is_placeholder(line: str) -> bool:
+    """Whether `line` is a comment-only line that stands for omitted code."""
+    match = _COMMENT.match(line)
+    if match is None:
+        return False
+    body = match.group("body")
+    if not body.strip(" \t.…()[]"):
+        return bool(_ELLIPSIS.search(body))  # "// ...", "# …"
+    if _PHRASES[0].match(body) or _PHRASES[2].match(body) or _PHRASES[3].search(body) or _PHRASES[4].match(body):
+        return True
+    kept = _PHRASES[1].match(body)  # "existing code" is a placeholder only with "unchanged", "...", "here"
+    return kept is not None and _SIGNAL.search(body, kept.end()) is not None
+
+
+def placeholders(text: str) -> list[Placeholder]:
+    """The placeholder lines of `text`, with their 1-based line numbers."""
+    found, line, counted = [], 1, 0
+    first = text[: text.find("\n")] if "\n" in text else text
+    if is_placeholder(first):
+        found.append(Placeholder(1, first.strip()))
+    for match in _COMMENT_LINE.finditer(text):
+        candidate = match.group()[1:]
+        if is_placeholder(candidate):
+            line += text.count("\n", counted, match.end())
+            counted = match.end()
+            found.append(Placeholder(line, candidate.strip()))
+    return found
+
+
+def refuse_new_placeholders(text: str, what: str, present: Callable[[str], bool]) -> None:
+    """Raise invalid_argument when `text` (new_string, content) has a placeholder line that
+    `present` (old_string, the file) does not already hold."""
+    new = [p for p in placeholders(text) if not present(p.text)]
+    if not new:
+        return
+    first = new[0]
+    more = f" (and {len(new) - 1} more)" if len(new) > 1 else ""
+    raise ToolError(
+        ErrorCode.INVALID_ARGUMENT,
+        f"{what} contains an omission placeholder at its line {first.line}: {first.text!r}{more}. Writing it would "
+        "replace the code it stands for with this comment. Give the complete text instead; if the line is meant "
+        "literally, set allow_placeholders=true.",
+        placeholder=first.text,
+    )

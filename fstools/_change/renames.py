@@ -1,0 +1,183 @@
+"""The syscalls of a move, relative to open directory fds: no-clobber rename, and the copy across filesystems.
+
+`rename_at` never replaces what is at the destination unless asked: Linux's
+renameat2(RENAME_NOREPLACE) decides atomically in the kernel, so a file created there a
+moment before is never clobbered. Where the call or the flag is missing (old kernels, some
+filesystems), a file is moved by link + unlink (link fails on an existing name, just as
+atomically) and a directory by a check then rename, the one window left open.
+
+Across filesystems (EXDEV) the entry is copied next to the destination under a temporary
+name, fsynced, renamed into place the same way, and only then is the source removed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import secrets
+import shutil
+import stat
+from collections.abc import Callable
+from functools import cache
+from typing import cast
+
+from .delete import remove_tree, walk_tree
+
+RENAME_NOREPLACE = 1
+_COPY_CHUNK = 1 << 20
+
+
+@cache
+def _renameat2() -> Callable[[int, bytes, int, bytes, int], int] | None:
+    try:
+        func = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return None
+    func.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    func.restype = ctypes.c_int
+    return cast(Callable[[int, bytes, int, bytes, int], int], func)
+
+
+def _renameat2_noreplace(src_fd: int, src: str, dst_fd: int, dst: str) -> bool:
+    """renameat2(RENAME_NOREPLACE); False when this kernel or filesystem cannot do it, OSError on failure."""
+    func = _renameat2()
+    if func is None:
+        return False
+    if func(src_fd, os.fsencode(src), dst_fd, os.fsencode(dst), RENAME_NOREPLACE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):  # EINVAL: the filesystem lacks the flag
+        return False
+    raise OSError(err, os.strerror(err), dst)
+
+
+def _exists(name: str, dir_fd: int) -> bool:
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def rename_at(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, is_dir: bool) -> None:
+    """Rename `src` (in directory fd `src_fd`) to `dst` (in `dst_fd`); FileExistsError if `dst`
+    exists and not `replace`; OSError(EXDEV) across filesystems."""
+    if replace:
+        os.rename(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
+        return
+    if _renameat2_noreplace(src_fd, src, dst_fd, dst):
+        return
+    if not is_dir:
+        try:
+            os.link(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd, follow_symlinks=False)
+        except OSError as exc:
+            if exc.errno in (errno.EEXIST, errno.EXDEV):
+                raise
+        else:
+            os.unlink(src, dir_fd=src_fd)
+            return
+    if _exists(dst, dst_fd):
+        raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), dst)
+    os.rename(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
+
+
+def _fsync_tree(path: str) -> None:
+    """fsync every regular file and directory of a copied tree (bottom-up: contents before names)."""
+    for root, _dirs, files in os.walk(path, topdown=False):
+        for name in files:
+            full = os.path.join(root, name)
+            if not os.path.islink(full):
+                fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+        fsync_dir(root)
+
+
+def fsync_dir(path_or_fd: str | int) -> None:
+    """fsync a directory (its entries: a rename is durable once its directories are). A descriptor
+    may be O_PATH (the sandbox's): the directory is reopened through it for reading."""
+    if isinstance(path_or_fd, int):
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=path_or_fd)
+    else:
+        fd = os.open(path_or_fd, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _copy_file(src_fd: int, src: str, dst_fd: int, tmp: str) -> None:
+    """A copy of the regular file or symlink `src` as `tmp`, with mode and times, fsynced."""
+    st = os.stat(src, dir_fd=src_fd, follow_symlinks=False)
+    if stat.S_ISLNK(st.st_mode):
+        os.symlink(os.readlink(src, dir_fd=src_fd), tmp, dir_fd=dst_fd)
+        return
+    fin = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=src_fd)
+    try:
+        fout = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600, dir_fd=dst_fd)
+        try:
+            while chunk := os.read(fin, _COPY_CHUNK):
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fout, view) :]
+            os.fchmod(fout, stat.S_IMODE(st.st_mode))
+            os.utime(fout, ns=(st.st_atime_ns, st.st_mtime_ns))
+            os.fsync(fout)
+        finally:
+            os.close(fout)
+    finally:
+        os.close(fin)
+
+
+def _pinned(dir_fd: int, name: str) -> str:
+    """A path to the entry `name` of the open directory `dir_fd` that no rename of the
+    directory's own path can redirect (the descriptor's /proc link)."""
+    return f"/proc/self/fd/{dir_fd}/{name}"
+
+
+def move_across(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, is_dir: bool) -> None:
+    """Move between filesystems: copy beside the destination, fsync, rename into place, remove the source.
+
+    The destination appears whole or not at all; if anything fails before the rename the copy
+    is removed and the source is untouched. A directory is copied through its parents' /proc
+    descriptor links (shutil works on paths) and removed through descriptors.
+    """
+    tmp = f".{dst}.fstools-move-{secrets.token_hex(4)}"
+    try:
+        if is_dir:
+            shutil.copytree(_pinned(src_fd, src), _pinned(dst_fd, tmp), symlinks=True)
+            _fsync_tree(_pinned(dst_fd, tmp))
+        else:
+            _copy_file(src_fd, src, dst_fd, tmp)
+        rename_at(dst_fd, tmp, dst_fd, dst, replace=replace, is_dir=is_dir)
+    except BaseException:
+        _remove(dst_fd, tmp)
+        raise
+    fsync_dir(dst_fd)
+    _remove(src_fd, src, strict=True)
+    fsync_dir(src_fd)
+
+
+def _remove(dir_fd: int, name: str, *, strict: bool = False) -> None:
+    """Remove the entry `name` of `dir_fd`, a directory tree through descriptors (never following links)."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(st.st_mode):
+        os.unlink(name, dir_fd=dir_fd)
+        return
+    try:
+        top = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+        try:
+            entries = walk_tree(top)
+        finally:
+            os.close(top)
+        remove_tree(dir_fd, name, entries)
+        os.rmdir(name, dir_fd=dir_fd)
+    except OSError:
+        if strict:
+            raise

@@ -1,0 +1,186 @@
+"""Several file changes made all or none: each atomic on its own, the earlier ones undone if a later one fails.
+
+Writes go through the same commit as Write and Edit (guard.save). A file to delete is first
+renamed aside in its own directory (the same inode, so its bytes and metadata are kept) and
+unlinked only once every change has been made. Undoing restores each file's original bytes
+through the same atomic commit (the restored file keeps the mode, owner and xattrs it had),
+removes created files and the directories made for them, and renames deleted files back.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+
+from .._core import sandbox
+from .._core.context import ExecutionContext, ReadRecord
+from .._core.errors import ErrorCode, ToolError, changed_or_failed, error_from_oserror
+from .._core.paths import SafePath
+from .atomic import Snapshot, Written, commit
+from .guard import load, save
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One path's change: `data` None deletes it, `seen` None creates it; `mode` is given to a created file."""
+
+    target: SafePath
+    seen: Snapshot | None
+    data: bytes | None
+    mode: int | None = None
+
+
+@dataclass
+class _Done:
+    change: FileChange
+    record: ReadRecord | None  # the read record before the change
+    written: Written | None = None
+    new_dirs: list[str] = field(default_factory=list)
+    stash: str | None = None  # the name the deleted file was renamed to, in its own directory
+
+
+def _missing_dirs(target: SafePath) -> list[str]:
+    """The directories a new file still needs, deepest first (each checked beneath the root)."""
+    missing, parent = [], os.path.dirname(target.path)
+    while parent != target.root and not _exists(target.root, parent):
+        missing.append(parent)
+        parent = os.path.dirname(parent)
+    return missing
+
+
+def _exists(root: str, path: str) -> bool:
+    try:
+        sandbox.stat_beneath(root, path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _stash_name(name: str) -> str:
+    return f".{name[:120]}.{os.urandom(4).hex()}.fstools.tmp"
+
+
+class Transaction:
+    def __init__(self, ctx: ExecutionContext) -> None:
+        self.ctx = ctx
+        self.done: list[_Done] = []
+        self.warnings: list[str] = []
+
+    def apply(self, changes: list[FileChange]) -> None:
+        """Make every change (writes first, then deletions), or undo those made and raise the first failure."""
+        change = None
+        try:
+            for change in sorted(changes, key=lambda c: c.data is None):
+                self._one(change)
+        except (ToolError, OSError) as exc:
+            where = change.target.display if change is not None else "?"
+            error = exc if isinstance(exc, ToolError) else error_from_oserror(exc, where)
+            failures = self.undo()
+            if failures:
+                raise ToolError(
+                    error.code,
+                    f"{error.message}\nUndoing the earlier changes also failed: {'; '.join(failures)}",
+                    **error.metadata,
+                ) from None
+            raise error from None
+        except BaseException:
+            self.undo()
+            raise
+        for done in self.done:
+            if done.stash is not None:
+                try:
+                    with done.change.target.parent() as parent:
+                        os.unlink(done.stash, dir_fd=parent.fd)
+                except OSError as exc:
+                    where = os.path.join(os.path.dirname(done.change.target.path), done.stash)
+                    self.warnings.append(f"could not remove {where}: {exc.strerror}")
+
+    def _one(self, change: FileChange) -> None:
+        target = change.target
+        done = _Done(change, self.ctx.read_record(target.path))
+        if change.data is None:
+            self._stash(done)
+        else:
+            if change.seen is None:
+                done.new_dirs = _missing_dirs(target)
+            done.written, _ = save(self.ctx, target, change.data, change.seen)
+            self.done.append(done)
+            if change.mode is not None:
+                fd = target.open(os.O_RDONLY | os.O_NONBLOCK)
+                try:
+                    os.fchmod(fd, change.mode)
+                finally:
+                    os.close(fd)
+
+    def _stash(self, done: _Done) -> None:
+        """Rename the file aside, provided it still holds what the patch was computed from."""
+        target, seen = done.change.target, done.change.seen
+        assert seen is not None, "a deleted file existed"
+        now = load(self.ctx, target, max_bytes=len(seen.data) if seen.data is not None else 0)
+        if now is None or not _same(now, seen):
+            raise ToolError(
+                ErrorCode.CONCURRENT_MODIFICATION,
+                f"File changed while the patch was being applied: {target.display}. Read it again and retry.",
+            )
+        stash = _stash_name(os.path.basename(target.path))
+        try:
+            with target.parent() as parent:
+                os.rename(parent.name, stash, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
+        except OSError as exc:
+            raise changed_or_failed(exc, target.display) from None
+        done.stash = stash
+        self.done.append(done)
+        self.ctx.forget_read(target.path)
+
+    def undo(self) -> list[str]:
+        """Undo every change made, newest first; the descriptions of those that could not be undone."""
+        failures = []
+        for done in reversed(self.done):
+            try:
+                self._undo(done)
+            except (OSError, ToolError) as exc:
+                failures.append(f"{done.change.target.display}: {exc}")
+        self.done.clear()
+        return failures
+
+    def _undo(self, done: _Done) -> None:
+        change, path = done.change, done.change.target.path
+        with change.target.parent() as parent:
+            if done.stash is not None:
+                if _exists(change.target.root, path):
+                    kept = os.path.join(os.path.dirname(path), done.stash)
+                    raise FileExistsError(f"a new file is in the way; the original is kept at {kept}")
+                os.rename(done.stash, parent.name, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
+            elif done.written is not None and change.data is not None:
+                if change.seen is None:
+                    st = os.stat(parent.name, dir_fd=parent.fd, follow_symlinks=False)
+                    if (st.st_dev, st.st_ino) == (done.written.stat.st_dev, done.written.stat.st_ino):
+                        os.unlink(parent.name, dir_fd=parent.fd)
+                else:
+                    original = change.seen.data
+                    assert original is not None, "an updated file's bytes were read"
+                    seen = Snapshot(done.written.stat, change.data)
+                    commit(parent.fd, parent.name, original, seen, timeout=self.ctx.timeout)
+        for directory in done.new_dirs:
+            with sandbox.parent_of(change.target.root, directory) as holder:
+                os.rmdir(holder.name, dir_fd=holder.fd)
+        if done.record is None:
+            self.ctx.forget_read(path)
+        else:
+            self.ctx.record_read(path, done.record)
+
+
+def _same(now: Snapshot, seen: Snapshot) -> bool:
+    """Whether the file is still the one the change was computed from: its bytes, or (too large to
+    keep) its identity, size and times."""
+    fields = ("st_dev", "st_ino", "st_size", "st_mtime_ns")
+    if any(getattr(now.stat, f) != getattr(seen.stat, f) for f in fields[:2]):
+        return False
+    if seen.data is not None:
+        return now.data == seen.data
+    return all(getattr(now.stat, f) == getattr(seen.stat, f) for f in fields[2:])
+
+
+def mode_of(seen: Snapshot | None) -> int | None:
+    return stat.S_IMODE(seen.stat.st_mode) if seen is not None else None
