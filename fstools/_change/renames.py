@@ -148,7 +148,11 @@ def move_across(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, 
     tmp = f".{dst}.fstools-move-{secrets.token_hex(4)}"
     try:
         if is_dir:
-            shutil.copytree(_pinned(src_fd, src), _pinned(dst_fd, tmp), symlinks=True)
+            top = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=src_fd)
+            try:  # the source directory itself is pinned by its descriptor, never followed as a link
+                shutil.copytree(f"/proc/self/fd/{top}", _pinned(dst_fd, tmp), symlinks=True)
+            finally:
+                os.close(top)
             _fsync_tree(_pinned(dst_fd, tmp))
         else:
             _copy_file(src_fd, src, dst_fd, tmp)
