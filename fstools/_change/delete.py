@@ -23,6 +23,7 @@ from .._core.tool import FileTool
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
 from .guard import load
+from .tree import Progress, remove_listed, walk_tree
 
 LISTED = 100
 
@@ -106,40 +107,6 @@ def _inventory(ctx: ExecutionContext, target: SafePath, recursive: bool) -> Remo
     return Removal(victim, "directory", paths, len(entries) + 1 - directories, directories, entries)
 
 
-_SUBDIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def walk_tree(top_fd: int) -> list[tuple[str, bool]]:
-    """Everything below the open directory `top_fd` as (relative path, is a directory), top-down:
-    each directory's files (and symlinks) by name, then its subdirectories, then their contents.
-
-    Directories are entered through descriptors opened with O_NOFOLLOW relative to their parent,
-    so the walk never leaves the tree, and iteratively, so depth is no limit but the descriptors.
-    """
-    entries: list[tuple[str, bool]] = []
-    # A frame: the directory's descriptor (None for the caller's), its path and its subdirectories left to enter.
-    stack: list[tuple[int | None, str, list[str]]] = [(None, "", [])]
-    fd = top_fd
-    while True:
-        with os.scandir(fd) as it:
-            listed = sorted((de.name, de.is_dir(follow_symlinks=False)) for de in it)
-        prefix = stack[-1][1]
-        entries += [(prefix + name, False) for name, is_dir in listed if not is_dir]
-        subdirs = [name for name, is_dir in listed if is_dir]
-        entries += [(prefix + name, True) for name in subdirs]
-        stack[-1][2].extend(reversed(subdirs))
-        while stack and not stack[-1][2]:
-            own, _, _ = stack.pop()
-            if own is not None:
-                os.close(own)
-        if not stack:
-            return entries
-        parent_fd = stack[-1][0] if stack[-1][0] is not None else top_fd
-        name = stack[-1][2].pop()
-        fd = os.open(name, _SUBDIR, dir_fd=parent_fd)
-        stack.append((fd, stack[-1][1] + name + "/", []))
-
-
 def _file_diff(ctx: ExecutionContext, target: SafePath, removal: Removal) -> str | None:
     """The deleted text as a diff to /dev/null, for a text file small enough to show."""
     if removal.kind != "file":
@@ -191,7 +158,7 @@ def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
 def _remove(target: SafePath, removal: Removal) -> None:
     """Remove what the inventory listed, and only that, relative to directory descriptors opened
     beneath the root: a directory swapped for a symlink meanwhile is never entered."""
-    done = 0
+    done = Progress()
     try:
         with target.parent() as parent:
             st = os.stat(parent.name, dir_fd=parent.fd, follow_symlinks=False)
@@ -200,45 +167,20 @@ def _remove(target: SafePath, removal: Removal) -> None:
                     ErrorCode.CONCURRENT_MODIFICATION, f"{target.display} changed while it was being deleted"
                 )
             if removal.kind == "directory":
-                done = remove_tree(parent.fd, parent.name, removal.entries)
+                top = os.open(parent.name, _SUBDIR, dir_fd=parent.fd)
+                try:
+                    remove_listed(top, removal.entries, done)
+                finally:
+                    os.close(top)
                 os.rmdir(parent.name, dir_fd=parent.fd)
             else:
                 os.unlink(parent.name, dir_fd=parent.fd)
     except OSError as exc:
         err = changed_or_failed(exc, os.path.join(removal.victim, exc.filename) if exc.filename else target.display)
-        raise ToolError(err.code, f"{err.message} ({done} of {len(removal.paths)} entries deleted)") from None
+        raise ToolError(err.code, f"{err.message} ({done.removed} of {len(removal.paths)} entries deleted)") from None
 
 
-def remove_tree(parent_fd: int, name: str, entries: list[tuple[str, bool]]) -> int:
-    """Remove `entries` (relative to the directory `name` in `parent_fd`), deepest first; the number removed.
-
-    Each directory is opened (O_NOFOLLOW) from its own parent's descriptor when its first entry is
-    removed, and closed once it is removed itself, so at most one descriptor per level is open.
-    """
-    fds: dict[str, int] = {"": os.open(name, _SUBDIR, dir_fd=parent_fd)}
-
-    def dir_fd(rel: str) -> int:
-        if rel not in fds:
-            head, _, leaf = rel.rpartition("/")
-            fds[rel] = os.open(leaf, _SUBDIR, dir_fd=dir_fd(head))
-        return fds[rel]
-
-    done = 0
-    try:
-        for rel, is_dir in reversed(entries):
-            head, _, leaf = rel.rpartition("/")
-            if is_dir:
-                own = fds.pop(rel, None)
-                if own is not None:
-                    os.close(own)
-                os.rmdir(leaf, dir_fd=dir_fd(head))
-            else:
-                os.unlink(leaf, dir_fd=dir_fd(head))
-            done += 1
-    finally:
-        for fd in fds.values():
-            os.close(fd)
-    return done + 1
+_SUBDIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 DELETE_SPEC = ToolSpec(

@@ -29,9 +29,9 @@ from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
-from .delete import walk_tree
 from .guard import load, require_fresh_read
 from .renames import fsync_dir, move_across, rename_at
+from .tree import walk_tree
 
 LISTED = 100
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import cast
 
-from .delete import remove_tree, walk_tree
+from .tree import remove_tree
 
 RENAME_NOREPLACE = 1
 _COPY_CHUNK = 1 << 20
@@ -175,13 +175,7 @@ def _remove(dir_fd: int, name: str, *, strict: bool = False) -> None:
         os.unlink(name, dir_fd=dir_fd)
         return
     try:
-        top = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
-        try:
-            entries = walk_tree(top)
-        finally:
-            os.close(top)
-        remove_tree(dir_fd, name, entries)
-        os.rmdir(name, dir_fd=dir_fd)
+        remove_tree(dir_fd, name)
     except OSError:
         if strict:
             raise

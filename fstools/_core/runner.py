@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from .confinement import Confinement
 
 _STDERR_CAP = 64 * 1024
+# Where a child starts when the caller names no directory. Never the inherited working
+# directory: it may have been deleted (rg then fails with "failed to get current working
+# directory" when PWD is unset, as in MCP clients' environments). Callers pass absolute paths.
+DEFAULT_CWD = "/"
 
 
 class StreamingProcess:
@@ -46,7 +50,7 @@ class StreamingProcess:
             )
 
         try:
-            self._proc = confinement.spawn(start) if confinement is not None else start(cwd)
+            self._proc = confinement.spawn(start) if confinement is not None else start(cwd or DEFAULT_CWD)
         finally:
             os.close(devnull)
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)

@@ -18,11 +18,11 @@ from .._core.confinement import confined
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
-from .._core.globmatch import GlobSet
+from .._core.globmatch import GlobError, GlobSet
 from .._core.hints import param
 from .._core.outputs import TRUNCATED, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import SafePath, resolve_path
+from .._core.paths import SafePath, resolve_path, within_roots
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.runner import StreamingProcess
@@ -40,7 +40,7 @@ class Entry:
     type: str  # "dir", "file", "symlink" or "other"
     size: int
     mtime: float
-    target: str | None = None  # where a symlink points, as written in the link
+    target: str | None = None  # where a symlink points, as written in the link; None when not shown
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -60,16 +60,28 @@ def _format(entry: Entry) -> str:
     size = "-" if entry.type == "dir" else str(entry.size)
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.mtime))
     suffix = "/" if entry.type == "dir" else f" -> {entry.target}" if entry.target is not None else ""
+    if entry.type == "symlink" and entry.target is None:
+        suffix = " -> (not shown: outside the allowed directories, or a secret)"
     return f"{entry.type:<7} {size:>12}  {when}  {entry.name}{suffix}"
 
 
-def _entry(directory: str, dir_fd: int, de: os.DirEntry[str]) -> Entry | None:
+def _shown_target(ctx: ExecutionContext, directory: str, dir_fd: int, name: str) -> str | None:
+    """Where a link points, as written in it, only when that is inside the roots and not a secret:
+    the text of a link may name what the agent must not see (`-> /home/u/.aws/credentials`)."""
+    text = os.readlink(name, dir_fd=dir_fd)
+    canonical = os.path.realpath(os.path.join(directory, text))  # where it leads: decides only what is shown
+    if not within_roots(ctx, canonical) or (ctx.sensitive and ctx.sensitive.matches(canonical)):
+        return None
+    return text
+
+
+def _entry(ctx: ExecutionContext, directory: str, dir_fd: int, de: os.DirEntry[str]) -> Entry | None:
     """The entry `de` of the open directory `dir_fd` (whose path is `directory`): stat and link
     target are read relative to that descriptor, never through a path."""
     try:
         st = de.stat(follow_symlinks=False)
         kind = _entry_type(st.st_mode)
-        target = os.readlink(de.name, dir_fd=dir_fd) if kind == "symlink" else None
+        target = _shown_target(ctx, directory, dir_fd, de.name) if kind == "symlink" else None
     except OSError:
         return None  # gone since the directory was read
     return Entry(de.name, os.path.join(directory, de.name), kind, st.st_size, st.st_mtime, target)
@@ -110,8 +122,12 @@ def _ls(
         raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {target.display}")
     authorize(ctx, "LS", target.path)
     try:
+        ignored = GlobSet([*(ignore or ()), *DEFAULT_EXCLUDES])
+    except GlobError as exc:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid argument 'ignore': {exc}") from None
+    try:
         with target.open_dir(os.O_RDONLY) as dir_fd:
-            return _listing(ctx, target, dir_fd, ignore, hidden, limit, respect_gitignore)
+            return _listing(ctx, target, dir_fd, ignored, hidden, limit, respect_gitignore)
     except PermissionError:
         raise ToolError(ErrorCode.PERMISSION_DENIED, f"Permission denied: {target.display}") from None
     except OSError as exc:
@@ -122,14 +138,13 @@ def _listing(
     ctx: ExecutionContext,
     target: SafePath,
     dir_fd: int,
-    ignore: list[str] | None,
+    ignored: GlobSet,
     hidden: bool,
     limit: int,
     respect_gitignore: bool,
 ) -> ToolResult:
     """The entries of the open directory `dir_fd`, the directory `target` names."""
     directory = target.path
-    ignored = GlobSet([*(ignore or ()), *DEFAULT_EXCLUDES])
     candidates: list[os.DirEntry[str]] = []
     hidden_skipped = 0
     with os.scandir(dir_fd) as it:
@@ -150,7 +165,7 @@ def _listing(
     # The order needs only the entry type the directory listing already carries; only the
     # entries shown are stat-ed, so a huge directory costs one stat per shown entry.
     candidates.sort(key=lambda de: (not de.is_dir(follow_symlinks=False), de.name.lower(), de.name))
-    shown = [e for e in (_entry(directory, dir_fd, de) for de in candidates[:limit]) if e is not None]
+    shown = [e for e in (_entry(ctx, directory, dir_fd, de) for de in candidates[:limit]) if e is not None]
     entries_total = len(candidates) - (min(limit, len(candidates)) - len(shown))
     lines = [f"{directory.rstrip('/')}/"] + [_format(e) for e in shown]
     truncated = entries_total > len(shown)

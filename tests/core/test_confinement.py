@@ -174,3 +174,17 @@ def test_glob_following_links_is_refused_what_leaves_the_roots(tree):
     assert r.success and r.output == str(root / "d" / "in.txt")
     assert any("never followed" in w for w in r.metadata["warnings"])
     assert not any("outside" in w and str(root.parent / "outside") in w for w in r.metadata["warnings"])
+
+
+def test_walker_messages_name_absolute_paths_so_ignore_file_quotes_are_redacted(tmp_path, monkeypatch):
+    """Walkers run in '.', so they report './sub/.gitignore'; the message is made absolute before
+    the check that hides lines of ignore files the agent may not read (here: without Landlock)."""
+    monkeypatch.setattr(landlock, "abi", 0)
+    project = tmp_path / "proj"
+    (project / "sub").mkdir(parents=True)
+    (project / "sub" / "a.txt").write_text("hello\n")
+    (tmp_path / "secret.env").write_text("TOKEN=abc{def\n")
+    os.symlink(tmp_path / "secret.env", project / "sub" / ".gitignore")
+    r = fstools.glob("**/*.txt", str(project), ctx=fstools.ExecutionContext(working_dir=str(project)))
+    said = " ".join(r.metadata.get("warnings", []))
+    assert "TOKEN" not in said and f"{project}/sub/.gitignore: line 1" in said
