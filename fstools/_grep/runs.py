@@ -19,13 +19,16 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from .._core.binaries import require_binary
 from .._core.errors import ErrorCode, ToolError
 from .._core.ignorefiles import redact_ignore_messages
 from .._core.paths import is_within
 from .._core.runner import StreamingProcess
+
+if TYPE_CHECKING:
+    from .._core.confinement import Confinement
 from .command import (
     GrepQuery,
     count_argv,
@@ -88,8 +91,17 @@ class SearchOutcome:
 
 
 class _Deadline:
-    def __init__(self, seconds: float) -> None:
+    """The call's time budget, and how its rg runs are started (`confinement`)."""
+
+    def __init__(self, seconds: float, confinement: Confinement | None = None) -> None:
         self.end = time.monotonic() + seconds
+        self.confinement = confinement
+
+    def start(self, argv: list[str], q: GrepQuery, timeout: float | None = None) -> StreamingProcess:
+        """An rg run of q's search, started in the searched directory (globs are relative to it) and
+        in the call's confinement, killed at `timeout` (default: what is left of the budget)."""
+        left = self.remaining() if timeout is None else timeout
+        return StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement)
 
     def remaining(self) -> float:
         return max(0.0, self.end - time.monotonic())
@@ -101,11 +113,6 @@ def rg_type_names(rg: str) -> tuple[str, ...]:
     with StreamingProcess(type_list_argv(rg), timeout=10) as proc:
         listing = proc.read_all().decode("utf-8", "replace")
     return tuple(line.split(":", 1)[0] for line in listing.splitlines() if ":" in line)
-
-
-def _start(argv: list[str], q: GrepQuery, timeout: float) -> StreamingProcess:
-    """An rg run of q's search, started in the searched directory so globs are relative to it."""
-    return StreamingProcess(argv, timeout=timeout, cwd=run_dir(q))
 
 
 def _explain(stderr: str) -> str:
@@ -192,7 +199,7 @@ def _fetch_page(
     max_count = max(stop for _, stop in ranges.values())
     for batch in _batches(list(ranges)):
         argv = json_argv(rg, q, batch, context=True, max_count=max_count)
-        _run(rg, q, _start(argv, q, max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
+        _run(rg, q, deadline.start(argv, q, max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
     out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
 
 
@@ -219,7 +226,7 @@ def _search_file(
     _run(
         rg,
         q,
-        _start(json_argv(rg, q, context=content), q, deadline.remaining()),
+        deadline.start(json_argv(rg, q, context=content), q),
         out,
         _collect(collector),
     )
@@ -250,7 +257,7 @@ def _search_all(
 
     hits: list[FileHit] = []
     for paths in _scopes(candidates):
-        proc = _start(lines_argv(rg, q, paths), q, deadline.remaining())
+        proc = deadline.start(lines_argv(rg, q, paths), q)
         hits += _run(rg, q, proc, out, lambda p: _keep(remember(p), sensitive, out))
     out.files = page_order(hits)
     if out.capped:
@@ -293,22 +300,24 @@ def _count_files(
     hits: list[FileHit] = []
     for paths in _scopes(candidates):
         if q.multiline:
-            proc = _start(json_argv(rg, q, paths), q, deadline.remaining())
+            proc = deadline.start(json_argv(rg, q, paths), q)
             hits += _run(rg, q, proc, out, lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
         else:
-            proc = _start(count_argv(rg, q, paths), q, deadline.remaining())
+            proc = deadline.start(count_argv(rg, q, paths), q)
             hits += _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
     return hits
 
 
-def _probe(rg: str, q: GrepQuery, sensitive: HiddenPaths, budget: float, out: SearchOutcome) -> None:
+def _probe(
+    rg: str, q: GrepQuery, sensitive: HiddenPaths, budget: float, deadline: _Deadline, out: SearchOutcome
+) -> None:
     """After finding nothing: binary or ignored files that contain the pattern, oversized files.
 
     Both rg runs start at once: the walk for oversized files overlaps the search.
     """
     probe = SearchOutcome()
-    search_proc = _start(probe_argv(rg, q), q, budget)
-    files_proc = _start(files_argv(rg, q), q, budget)
+    search_proc = deadline.start(probe_argv(rg, q), q, budget)
+    files_proc = deadline.start(files_argv(rg, q), q, budget)
     try:
         ends = _run(rg, q, search_proc, probe, lambda p: list(scan_ends(p.chunks())))
     finally:
@@ -346,16 +355,18 @@ def search(
     timeout: float,
     sensitive: HiddenPaths,
     line_numbers: bool = True,
+    confinement: Confinement | None = None,
     candidates: Scope = None,
 ) -> SearchOutcome:
-    """Run the rg searches a call needs and return every matching file in page order.
+    """Run the rg searches a call needs and return every matching file in page order; each rg
+    starts in `confinement` (see `_core.confinement`) when given.
 
     `candidates`, from the search index, are the only files that can match: rg searches
     them instead of walking the root (the probe after an empty result still walks it).
     """
     rg = require_binary("rg")
     out = SearchOutcome()
-    deadline = _Deadline(timeout)
+    deadline = _Deadline(timeout, confinement)
     started = time.monotonic()
     if q.root_is_file:
         _search_file(rg, q, content, offset, limit, sensitive, deadline, out)
@@ -371,5 +382,5 @@ def search(
         elapsed = time.monotonic() - started
         # After the index answered, the search took no measure of the tree: the probe gets the whole deadline.
         budget = deadline.remaining() if candidates is not None else min(deadline.remaining(), max(1.0, 2 * elapsed))
-        _probe(rg, q, sensitive, budget, out)
+        _probe(rg, q, sensitive, budget, deadline, out)
     return out

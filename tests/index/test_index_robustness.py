@@ -179,8 +179,12 @@ def test_own_writes_update_the_index_at_once(tree: Path) -> None:
     fstools.read(str(target), ctx=ctx)
     fstools.edit(str(target), "UNIQUEWORD", "OTHERWORD", ctx=ctx)
     assert fstools.grep("UNIQUEWORD", str(tree), ctx=ctx).metadata["total_files"] == 0
-    fstools.delete(str(target), ctx=ctx)
-    assert live.overlay.get(str(target)) is None
+    moved = tree / "docs" / "moved.c"
+    fstools.move(str(target), str(moved), ctx=ctx)
+    assert live.overlay.get(str(target)) is None and str(moved) in live.overlay
+    assert fstools.grep("OTHERWORD", str(tree), ctx=ctx).output == str(moved)
+    fstools.delete(str(moved), ctx=ctx)
+    assert live.overlay.get(str(moved)) is None
     assert fstools.grep("OTHERWORD", str(tree), ctx=ctx).metadata["total_files"] == 0
 
 
