@@ -104,7 +104,8 @@ def _relative(root: str, path: str) -> str:
 
 
 def _workers() -> int:
-    return max(1, min(len(os.sched_getaffinity(0)), 8))
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cpus, 8))
 
 
 def collect(root: str, filters: Filters, progress: Progress | None) -> tuple[dict[str, Any], dict[str, Any]]:
