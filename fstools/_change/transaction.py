@@ -17,6 +17,7 @@ from .._core import sandbox
 from .._core.context import ExecutionContext, ReadRecord
 from .._core.errors import ErrorCode, ToolError, changed_or_failed, error_from_oserror
 from .._core.paths import SafePath
+from .._index.registry import notify_changed
 from .atomic import Snapshot, Written, commit
 from .guard import load, save
 
@@ -112,6 +113,7 @@ class Transaction:
                     os.fchmod(fd, change.mode)
                 finally:
                     os.close(fd)
+                notify_changed([target.path])  # the mode change is a new ctime
 
     def _stash(self, done: _Done) -> None:
         """Rename the file aside, provided it still holds what the patch was computed from."""
@@ -132,6 +134,7 @@ class Transaction:
         done.stash = stash
         self.done.append(done)
         self.ctx.forget_read(target.path)
+        notify_changed([target.path])
 
     def undo(self) -> list[str]:
         """Undo every change made, newest first; the descriptions of those that could not be undone."""
@@ -162,6 +165,7 @@ class Transaction:
                     assert original is not None, "an updated file's bytes were read"
                     seen = Snapshot(done.written.stat, change.data)
                     commit(parent.fd, parent.name, original, seen, timeout=self.ctx.timeout)
+        notify_changed([path])
         for directory in done.new_dirs:
             with sandbox.parent_of(change.target.root, directory) as holder:
                 os.rmdir(holder.name, dir_fd=holder.fd)

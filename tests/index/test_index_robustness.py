@@ -14,6 +14,8 @@ import pytest
 import fstools
 from fstools._index import registry
 from fstools._index.build import build
+from fstools._index.entries import MISSING, Sig, lstat_sig
+from fstools._index.live import LiveIndex
 from fstools._index.location import LockBusy, builder_lock, current_file, index_dir
 from fstools._index.service import status
 from fstools._index.store import FORMAT_VERSION, MAGIC
@@ -219,3 +221,68 @@ def test_the_cache_never_lives_in_the_indexed_tree(tree: Path, monkeypatch: pyte
         build(str(tree), max_filesize=MAX_FILESIZE)
     monkeypatch.setenv("FSTOOLS_CACHE_DIR", str(tree / ".cache" / "fstools"))
     assert build(str(tree), max_filesize=MAX_FILESIZE).files > 10
+
+
+def seen_by(live: LiveIndex, path: str) -> Sig:
+    if path in live.overlay:
+        entry = live.overlay[path]
+        return MISSING if entry is None else entry.sig
+    return live.sigs[live.position[path]] if path in live.position else MISSING
+
+
+def _patch_setup(tree: Path) -> tuple[fstools.ExecutionContext, Path, Path]:
+    old, gone = tree / "src" / "patched.c", tree / "src" / "gone.c"
+    write(old, "PATCHWORD one\n")
+    write(gone, "PATCHWORD two\n")
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    ctx = fstools.ExecutionContext(working_dir=str(tree), grep_max_filesize=MAX_FILESIZE)
+    assert fstools.grep("PATCHWORD", str(tree), ctx=ctx).metadata["total_files"] == 2
+    for path in (old, gone):
+        fstools.read(str(path), ctx=ctx)
+    return ctx, old, gone
+
+
+def test_apply_patch_deletes_and_renames_update_the_index_at_once(tree: Path) -> None:
+    ctx, old, gone = _patch_setup(tree)
+    live = registry.open_indexes[str(tree)]
+    assert live.watcher is not None
+    live.watcher.close()  # nothing but the patch's own notice can tell the index
+    live.watcher = None
+    patch = "\n".join(
+        ["*** Begin Patch", "*** Update File: src/patched.c", "*** Move to: docs/renamed.c", "@@", "-PATCHWORD one",
+         "+PATCHWORD moved", "*** Delete File: src/gone.c", "*** End Patch"]
+    )  # fmt: skip
+    assert fstools.apply_patch(patch, ctx=ctx).success
+    renamed = tree / "docs" / "renamed.c"
+    for path in (old, gone, renamed):  # the index's view of each file is the file now
+        assert seen_by(live, str(path)) == lstat_sig(str(path))
+    found = fstools.grep("PATCHWORD", str(tree), ctx=ctx)
+    assert found.metadata["index"] == "used" and found.output == str(renamed)
+
+
+def test_an_undone_apply_patch_updates_the_index_at_once(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fstools._change import transaction
+
+    ctx, old, gone = _patch_setup(tree)
+    live = registry.open_indexes[str(tree)]
+    real = transaction.Transaction._stash
+
+    def stash_then_fail(self: transaction.Transaction, done: object) -> None:
+        real(self, done)  # type: ignore[arg-type]
+        raise OSError(5, "Input/output error")  # after the rename aside: the undo puts the file back
+
+    monkeypatch.setattr(transaction.Transaction, "_stash", stash_then_fail)
+    patch = "\n".join(
+        ["*** Begin Patch", "*** Update File: src/patched.c", "@@", "-PATCHWORD one", "+PATCHWORD edited",
+         "*** Delete File: src/gone.c", "*** Add File: src/new.c", "+PATCHWORD new", "*** End Patch"]
+    )  # fmt: skip
+    result = fstools.apply_patch(patch, ctx=ctx)
+    assert not result.success, result.output
+    assert not (tree / "src" / "new.c").exists()
+    assert old.read_text() == "PATCHWORD one\n" and gone.read_text() == "PATCHWORD two\n"
+    for path in (old, gone, tree / "src" / "new.c"):  # the index's view of each file is the file now
+        assert seen_by(live, str(path)) == lstat_sig(str(path))
+    found = fstools.grep("PATCHWORD", str(tree), ctx=ctx)
+    assert found.metadata["index"] == "used" and found.metadata["total_files"] == 2
+    assert found.output == fstools.grep("PATCHWORD", str(tree), ctx=fstools.ExecutionContext(
+        working_dir=str(tree), grep_max_filesize=MAX_FILESIZE, search_index="off")).output  # fmt: skip
