@@ -50,20 +50,33 @@ def read_segment(paths: list[str], max_filesize: int) -> tuple[list[Sig], list[i
 
     sigs: list[Sig] = []
     kinds: list[int] = []
-    codes = []
-    empty = np.zeros(0, dtype=np.uint32)
+    codes, follows = [], []
+    empty, no_follows = np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint8)
     for path in paths:
         entry = read_entry(path, max_filesize)
         if entry is None:  # vanished or replaced since the listing: never matches, the next check sees it
             sigs.append((-1, -1, -1, -1))
             kinds.append(1)
             codes.append(empty)
+            follows.append(no_follows)
             continue
         sigs.append(entry.sig)
         kinds.append(entry.kind)
         codes.append(entry.grams if entry.grams is not None else empty)
-    seg = build_segment(codes)
-    return sigs, kinds, {"grams": seg.grams, "offsets": seg.offsets, "formats": seg.formats, "blob": seg.blob}
+        follows.append(entry.follows if entry.follows is not None else no_follows)
+    seg = build_segment(codes, follows)
+    return (
+        sigs,
+        kinds,
+        {
+            "grams": seg.grams,
+            "offsets": seg.offsets,
+            "formats": seg.formats,
+            "blob": seg.blob,
+            "follow_offsets": seg.follow_offsets,
+            "follow_blob": seg.follow_blob,
+        },
+    )
 
 
 def _in_child(paths: list[str], max_filesize: int) -> tuple[list[Sig], list[int], dict[str, Any]]:

@@ -7,7 +7,7 @@ import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .grams import BINARY, TOO_LARGE, TRANSCODED, kind_of, trigrams
+from .grams import BINARY, TOO_LARGE, TRANSCODED, kind_of, trigrams_and_follows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,12 +41,13 @@ def rule_sig(path: str) -> Sig:
 
 @dataclass(frozen=True)
 class Entry:
-    """A file as last seen: `grams` is None when it is not searched as text (binary, too large)."""
+    """A file as last seen: `grams` (and their follow masks) None when it is not searched as text."""
 
     path: str
     sig: Sig
     kind: int
     grams: npt.NDArray[np.uint32] | None
+    follows: npt.NDArray[np.uint8] | None = None
 
     @property
     def mtime_ns(self) -> int:
@@ -78,4 +79,6 @@ def read_entry(path: str, max_filesize: int) -> Entry | None:
     finally:
         os.close(fd)
     kind = kind_of(data)
-    return Entry(path, sig_of(st), kind, None if kind in (BINARY, TRANSCODED) else trigrams(data))
+    if kind in (BINARY, TRANSCODED):
+        return Entry(path, sig_of(st), kind, None)
+    return Entry(path, sig_of(st), kind, *trigrams_and_follows(data))

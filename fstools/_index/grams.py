@@ -42,5 +42,34 @@ def trigrams(data: bytes) -> npt.NDArray[np.uint32]:
     return np.unique(codes)
 
 
+ANY_FOLLOW = 0xFF
+_FIB = 0x9E3779B1
+
+
+def follow_bit(byte: int) -> int:
+    """The follow-mask bit of one byte: the top 3 bits of a 32-bit Fibonacci hash (it spreads
+    upper-case letters best of those measured: 86 `PM_RESUME` kernel candidates left, against 96)."""
+    return 1 << (((byte * _FIB) & 0xFFFFFFFF) >> 29)
+
+
+def trigrams_and_follows(data: bytes) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint8]]:
+    """The distinct trigrams of the bytes, sorted, and each one's follow mask."""
+    import numpy as np
+
+    if len(data) < 3:
+        return np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint8)
+    b = np.frombuffer(data, dtype=np.uint8)
+    codes = (b[:-2].astype(np.uint32) << 16) | (b[1:-1].astype(np.uint32) << 8) | b[2:]
+    nxt = np.zeros(len(codes), dtype=np.uint32)  # the last trigram has no next byte: bit 0, harmless
+    nxt[:-1] = b[3:]
+    keys = np.unique((codes << 3) | ((nxt * np.uint32(_FIB)) >> 29))
+    grams = (keys >> 3).astype(np.uint32)
+    new = np.ones(len(grams), dtype=bool)
+    new[1:] = grams[1:] != grams[:-1]
+    starts = np.flatnonzero(new)
+    bits = (np.uint8(1) << (keys & 7).astype(np.uint8)).astype(np.uint8)
+    return grams[starts], np.bitwise_or.reduceat(bits, starts).astype(np.uint8)
+
+
 def gram_of(three: bytes) -> int:
     return (three[0] << 16) | (three[1] << 8) | three[2]

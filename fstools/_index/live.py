@@ -73,7 +73,7 @@ def _evaluate(query: Query, segment: Any, nfiles: int) -> npt.NDArray[np.bool_] 
         return None
     if op == "gram":
         row = segment.lookup(query[1])
-        return segment.mask(row, nfiles) if row >= 0 else np.zeros(nfiles, dtype=bool)
+        return segment.mask(row, nfiles, query[2]) if row >= 0 else np.zeros(nfiles, dtype=bool)
     if op == "and":
         # Shortest posting lists first, and stop as soon as no file is left.
         out: npt.NDArray[np.bool_] | None = None
@@ -112,8 +112,8 @@ def _contains(path: str, literals: frozenset[bytes]) -> bool:
     return any(lit in data for lit in literals)
 
 
-def _holds(query: Query, grams: npt.NDArray[np.uint32]) -> bool:
-    """Whether a file with these (sorted) trigrams satisfies `query`."""
+def _holds(query: Query, grams: npt.NDArray[np.uint32], follows: npt.NDArray[np.uint8] | None) -> bool:
+    """Whether a file with these (sorted) trigrams and follow masks satisfies `query`."""
     import numpy as np
 
     op = query[0]
@@ -121,8 +121,10 @@ def _holds(query: Query, grams: npt.NDArray[np.uint32]) -> bool:
         return True
     if op == "gram":
         i = int(np.searchsorted(grams, np.uint32(query[1])))
-        return i < len(grams) and int(grams[i]) == query[1]
-    parts = (_holds(q, grams) for q in query[1])
+        if i >= len(grams) or int(grams[i]) != query[1]:
+            return False
+        return follows is None or bool(int(follows[i]) & query[2])
+    parts = (_holds(q, grams, follows) for q in query[1])
     return all(parts) if op == "and" else any(parts)
 
 
@@ -375,7 +377,9 @@ class LiveIndex:
                 continue
             if entry.kind == TRANSCODED:
                 out.append(path)
-            elif entry.kind in (TEXT, LATE_NUL) and entry.grams is not None and _holds(query, entry.grams):
+            elif (
+                entry.kind in (TEXT, LATE_NUL) and entry.grams is not None and _holds(query, entry.grams, entry.follows)
+            ):
                 if entry.kind == LATE_NUL:
                     raise Unusable("binary")
                 out.append(path)

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .grams import ANY_FOLLOW, follow_bit
+
 MAX_EXACT = 7
 MAX_SET = 20
 # Escaped ASCII punctuation is a literal, except these word-boundary assertions.
@@ -32,7 +34,8 @@ class Unsupported(Exception):
     """The pattern uses something this parser does not model."""
 
 
-# A query: ("all",), ("gram", code), ("and", (q, ...)), ("or", (q, ...)).
+# A query: ("all",), ("gram", code, follow), ("and", (q, ...)), ("or", (q, ...)); `follow` is the
+# follow-mask bit of the byte after the trigram in the literal, or ANY_FOLLOW at its end.
 Query = tuple[Any, ...]
 ALL: Query = ("all",)
 
@@ -67,7 +70,8 @@ def and_trigrams(q: Query, strings: set[bytes]) -> Query:
     for s in sorted(strings):
         each: Query = ALL
         for i in range(len(s) - 2):
-            each = and_(each, ("gram", _gram(s, i)))
+            follow = follow_bit(s[i + 3]) if i + 3 < len(s) else ANY_FOLLOW
+            each = and_(each, ("gram", _gram(s, i), follow))
         alternatives = each if alternatives is None else or_(alternatives, each)
     assert alternatives is not None
     return and_(q, alternatives)

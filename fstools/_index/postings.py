@@ -4,12 +4,18 @@ A list is stored the cheaper of two ways: a bitmap of the segment's files (dense
 trigrams), or the gaps between its file numbers as 1- or 2-byte varints (file numbers
 are below 2**14, so no gap needs a third byte). Built and read with numpy, never a
 Python loop per posting.
+
+A varint list also keeps each posting's follow mask (grams.py), one byte per posting in
+list order in a second blob; a bitmap list does not (a byte for each of its files would
+double the index), so its trigram is checked for presence only.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from .grams import ANY_FOLLOW
 
 if TYPE_CHECKING:
     import numpy as np
@@ -28,6 +34,8 @@ class Segment:
     offsets: npt.NDArray[np.uint32]  # len(grams) + 1
     formats: npt.NDArray[np.uint8]
     blob: npt.NDArray[np.uint8]
+    follow_offsets: npt.NDArray[np.uint32]  # len(grams) + 1; a bitmap list has none
+    follow_blob: npt.NDArray[np.uint8]
 
     def lookup(self, gram: int) -> int:
         """The trigram's row, or -1 when no file of the segment holds it."""
@@ -36,8 +44,9 @@ class Segment:
         i = int(np.searchsorted(self.grams, np.uint32(gram)))  # a Python int would cast the whole table
         return i if i < len(self.grams) and int(self.grams[i]) == gram else -1
 
-    def mask(self, row: int, nfiles: int) -> npt.NDArray[np.bool_]:
-        """The files holding the trigram of `row`, as a boolean mask over the segment."""
+    def mask(self, row: int, nfiles: int, follow: int = ANY_FOLLOW) -> npt.NDArray[np.bool_]:
+        """The files holding the trigram of `row`, as a boolean mask over the segment; with a
+        `follow` mask, only those where the trigram is followed by a byte of one of its bits."""
         import numpy as np
 
         data = self.blob[int(self.offsets[row]) : int(self.offsets[row + 1])]
@@ -45,6 +54,10 @@ class Segment:
             return np.unpackbits(data, bitorder="little")[:nfiles].astype(bool)
         out = np.zeros(nfiles, dtype=bool)
         ids = decode_gaps(data)
+        if follow != ANY_FOLLOW:
+            masks = self.follow_blob[int(self.follow_offsets[row]) : int(self.follow_offsets[row + 1])]
+            if len(masks) == len(ids):  # else the file is damaged: presence alone is never wrong
+                ids = ids[(masks & np.uint8(follow)) != 0]
         out[ids[ids < nfiles]] = True
         return out
 
@@ -62,19 +75,24 @@ def decode_gaps(data: npt.NDArray[np.uint8]) -> npt.NDArray[np.int64]:
     return np.cumsum(values)
 
 
-def build_segment(codes: list[npt.NDArray[np.uint32]]) -> Segment:
-    """The segment of files whose distinct trigrams are `codes[i]` (file i of the segment)."""
+def build_segment(codes: list[npt.NDArray[np.uint32]], follows: list[npt.NDArray[np.uint8]] | None = None) -> Segment:
+    """The segment of files whose distinct trigrams are `codes[i]` (file i of the segment), with
+    their follow masks `follows[i]` (None: every bit set)."""
     import numpy as np
 
     if len(codes) > SEGMENT_FILES:
         raise ValueError("too many files for one segment")
     counts = np.array([len(c) for c in codes], dtype=np.int64)
     if not counts.sum():
-        empty32 = np.zeros(0, dtype=np.uint32)
-        return Segment(empty32, np.zeros(1, dtype=np.uint32), np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.uint8))
-    keys = np.concatenate(codes).astype(np.uint64) << np.uint64(16)
-    keys |= np.repeat(np.arange(len(codes), dtype=np.uint64), counts)
+        e32, e8 = np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint8)
+        return Segment(e32, np.zeros(1, dtype=np.uint32), e8, e8, np.zeros(1, dtype=np.uint32), e8)
+    # One sort key per posting: trigram (24 bits), file (16), follow mask (8).
+    keys = np.concatenate(codes).astype(np.uint64) << np.uint64(24)
+    keys |= np.repeat(np.arange(len(codes), dtype=np.uint64), counts) << np.uint64(8)
+    keys |= np.concatenate(follows).astype(np.uint64) if follows is not None else np.uint64(ANY_FOLLOW)
     keys.sort()
+    follow_of = (keys & np.uint64(0xFF)).astype(np.uint8)
+    keys >>= np.uint64(8)
     file_of = (keys & np.uint64(0xFFFF)).astype(np.int32)
     keys >>= np.uint64(16)
     gram_of = keys.astype(np.uint32)
@@ -105,6 +123,10 @@ def build_segment(codes: list[npt.NDArray[np.uint32]]) -> Segment:
     # Varint lists: each posting's bytes go to its list's offset plus the bytes before it in the list.
     sparse = np.repeat(formats == VARINT, lengths)
     del file_of
+    follow_blob = follow_of[sparse]
+    del follow_of
+    follow_offsets = np.zeros(len(grams) + 1, dtype=np.int64)
+    np.cumsum(np.where(formats == VARINT, lengths, 0), out=follow_offsets[1:])
     gaps, two = gaps[sparse], two[sparse]
     rows = np.repeat(np.flatnonzero(formats == VARINT), lengths[formats == VARINT])
     width = two.astype(np.int64) + 1
@@ -115,4 +137,4 @@ def build_segment(codes: list[npt.NDArray[np.uint32]]) -> Segment:
     pos = np.repeat(row_base, np.diff(np.append(np.flatnonzero(first), len(rows)))) + before
     blob[pos] = np.where(two, (gaps & 127) | 128, gaps).astype(np.uint8)
     blob[pos[two] + 1] = (gaps[two] >> 7).astype(np.uint8)
-    return Segment(grams, offsets.astype(np.uint32), formats, blob)
+    return Segment(grams, offsets.astype(np.uint32), formats, blob, follow_offsets.astype(np.uint32), follow_blob)

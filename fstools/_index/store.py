@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 MAGIC = b"FSTIDX\x00\x01"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: follow masks
 _PREFIX = struct.Struct("<8sII")
 _ALIGN = 8
 _POSTINGS = "blob"
@@ -86,7 +86,14 @@ class IndexFile:
 
     def segment(self, i: int) -> Segment:
         a = self.arrays
-        return Segment(a[f"s{i}.grams"], a[f"s{i}.offsets"], a[f"s{i}.formats"], a[f"s{i}.{_POSTINGS}"])
+        return Segment(
+            a[f"s{i}.grams"],
+            a[f"s{i}.offsets"],
+            a[f"s{i}.formats"],
+            a[f"s{i}.{_POSTINGS}"],
+            a[f"s{i}.follow_offsets"],
+            a[f"s{i}.follow_{_POSTINGS}"],
+        )
 
 
 def _read_header(mm: mmap.mmap, size: int) -> dict[str, Any]:
@@ -111,6 +118,9 @@ def _check_segments(header: dict[str, Any], arrays: dict[str, npt.NDArray[Any]])
         offsets, blob = arrays[f"s{i}.offsets"], arrays[f"s{i}.{_POSTINGS}"]
         if len(offsets) != len(arrays[f"s{i}.grams"]) + 1 or (len(offsets) and int(offsets[-1]) != len(blob)):
             raise CorruptIndex("corrupt", f"segment {i}: lookup table and posting bytes disagree")
+        follow_offsets, follow_blob = arrays[f"s{i}.follow_offsets"], arrays[f"s{i}.follow_{_POSTINGS}"]
+        if len(follow_offsets) != len(offsets) or int(follow_offsets[-1]) != len(follow_blob):
+            raise CorruptIndex("corrupt", f"segment {i}: follow table and follow bytes disagree")
 
 
 def open_index(path: str) -> IndexFile:

@@ -14,9 +14,11 @@ from fstools._core.binaries import find_binary
 from fstools._core.excludes import exclusion_globs
 from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS, SensitiveMatcher
 from fstools._index.build import build
+from fstools._index.grams import ANY_FOLLOW
 from fstools._index.listing import Filters
-from fstools._index.service import grep_candidates, set_watching
-from tests.helpers.indexed import MAX_FILESIZE, comparable, make_tree, mutate, random_query
+from fstools._index.plan import plan
+from fstools._index.service import grep_candidates, open_live, set_watching
+from tests.helpers.indexed import MAX_FILESIZE, comparable, make_tree, mutate, random_query, write
 
 
 @pytest.fixture(scope="module")
@@ -149,3 +151,42 @@ def test_glob_results_are_identical_with_and_without_the_index(tree: Path) -> No
     hidden = fstools.glob("**", str(tree), hidden=True, ctx=on)
     assert hidden.metadata["index"] == "unsupported"
     assert comparable(hidden) == comparable(fstools.glob("**", str(tree), hidden=True, ctx=off))
+
+
+def _without_follows(query: tuple) -> tuple:
+    """The same query with every trigram checked for presence only."""
+    if query[0] == "gram":
+        return ("gram", query[1], ANY_FOLLOW)
+    if query[0] in ("and", "or"):
+        return (query[0], tuple(_without_follows(q) for q in query[1]))
+    return query
+
+
+def test_follow_masks_drop_near_misses_and_never_a_match(tmp_path: Path) -> None:
+    """Files full of a literal's trigrams in other orders: the follow masks drop many that the
+    trigrams keep, and never one that rg matches (checked without the final verifying read)."""
+    root = (tmp_path / "near").resolve()
+    rng = random.Random(5)
+    alphabet = "RESUMP_Ma"
+    for i in range(300):
+        write(root / f"f{i:03}.txt", "".join(rng.choice(alphabet) for _ in range(rng.randint(20, 400))) + "\n")
+    build(str(root), max_filesize=MAX_FILESIZE)
+    set_watching(False)
+    try:
+        live = open_live(str(root))
+    finally:
+        set_watching(True)
+    filters_kept = trigrams_kept = 0
+    for _ in range(150):
+        literal = "".join(rng.choice(alphabet) for _ in range(rng.randint(4, 9)))
+        args = {"pattern": literal, "fixed_strings": True}
+        matching = rg_matching_files(root, args)
+        assert matching is not None
+        query = plan(literal, case_insensitive=False, fixed_strings=True).query
+        with live.lock:
+            kept = set(live.candidates(query, str(root)))
+            by_trigrams = set(live.candidates(_without_follows(query), str(root)))
+        assert matching <= kept <= by_trigrams, (literal, matching - kept)
+        filters_kept += len(kept)
+        trigrams_kept += len(by_trigrams)
+    assert filters_kept < 0.8 * trigrams_kept, (filters_kept, trigrams_kept)

@@ -15,7 +15,17 @@ import numpy as np
 import fstools
 from fstools._agents.index_cli import run_index
 from fstools._index.build import read_segment
-from fstools._index.grams import BINARY, LATE_NUL, TEXT, TRANSCODED, kind_of, trigrams
+from fstools._index.grams import (
+    BINARY,
+    LATE_NUL,
+    TEXT,
+    TRANSCODED,
+    follow_bit,
+    gram_of,
+    kind_of,
+    trigrams,
+    trigrams_and_follows,
+)
 from fstools._index.postings import SEGMENT_FILES, build_segment
 
 
@@ -36,6 +46,42 @@ def test_posting_lists_round_trip_both_formats() -> None:
         assert (got == expected).all(), gram
     assert seg.lookup(6000) == -1
     assert len(build_segment([np.zeros(0, dtype=np.uint32)] * 3).grams) == 0
+
+
+def test_follow_masks_narrow_varint_lists_and_leave_bitmaps_whole() -> None:
+    rng = random.Random(3)
+    files = [np.unique(np.array(rng.sample(range(300), rng.randint(1, 60)), dtype=np.uint32)) for _ in range(2500)]
+    for i in range(0, 2500, 2):  # trigram 0 in most files: a bitmap list
+        files[i] = np.union1d(files[i], np.array([0], dtype=np.uint32))
+    follows = [np.array([1 << rng.randrange(8) for _ in f], dtype=np.uint8) for f in files]
+    seg = build_segment(files, follows)
+    masks = [dict(zip(f.tolist(), m.tolist(), strict=True)) for f, m in zip(files, follows, strict=True)]
+    for gram in range(300):
+        row = seg.lookup(gram)
+        for bit in (1, 4, 128):
+            got = seg.mask(row, len(files), bit)
+            holds = [gram in m for m in masks]
+            if seg.formats[row] == 1:
+                assert got.tolist() == holds, gram
+            else:
+                assert got.tolist() == [gram in m and bool(m[gram] & bit) for m in masks], gram
+    damaged = build_segment(files, follows)
+    damaged.follow_blob = damaged.follow_blob[:-1]  # one mask short: presence alone answers
+    row = damaged.lookup(299)
+    assert damaged.formats[row] == 0
+    assert damaged.mask(row, len(files), 1).tolist() == [299 in m for m in masks]
+
+
+def test_follow_masks_hold_every_next_byte() -> None:
+    rng = random.Random(4)
+    for data in (b"abcabc", b"PM_RESUME and PM_RESET", bytes(rng.randrange(256) for _ in range(4000))):
+        grams, follows = trigrams_and_follows(data)
+        assert grams.tolist() == trigrams(data).tolist()
+        for i in range(len(data) - 3):
+            row = int(np.searchsorted(grams, gram_of(data[i : i + 3])))
+            assert follows[row] & follow_bit(data[i + 3]), (data, i)
+    grams, follows = trigrams_and_follows(b"abcd")
+    assert follows.tolist() == [follow_bit(ord("d")), 1]  # `bcd` ends the file: bit 0, never a byte's absence
 
 
 def test_a_segment_holds_at_most_its_size() -> None:
