@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._core import sandbox
 from .._core.sensitive import DEFAULT_SENSITIVE_PATTERNS
 from .entries import Sig, read_entry, rule_sig
 from .listing import Filters, list_files, outside_rule_files, walk_dirs
@@ -44,8 +45,19 @@ class BuildReport:
     path: str
 
 
-def read_segment(paths: list[str], max_filesize: int) -> tuple[list[Sig], list[int], dict[str, Any]]:
-    """Worker: read one segment's files; their signatures, kinds and posting lists."""
+def read_segment(root: str, paths: list[str], max_filesize: int) -> tuple[list[Sig], list[int], dict[str, Any]]:
+    """Worker: read one segment's files (each beneath `root`); their signatures, kinds and posting lists."""
+
+    root_fd = sandbox.open_root(root)
+    try:
+        return _read_files(root_fd, root, paths, max_filesize)
+    finally:
+        os.close(root_fd)
+
+
+def _read_files(
+    root_fd: int, root: str, paths: list[str], max_filesize: int
+) -> tuple[list[Sig], list[int], dict[str, Any]]:
     import numpy as np
 
     sigs: list[Sig] = []
@@ -53,7 +65,7 @@ def read_segment(paths: list[str], max_filesize: int) -> tuple[list[Sig], list[i
     codes, follows = [], []
     empty, no_follows = np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint8)
     for path in paths:
-        entry = read_entry(path, max_filesize)
+        entry = read_entry(root_fd, root, path, max_filesize)
         if entry is None:  # vanished or replaced since the listing: never matches, the next check sees it
             sigs.append((-1, -1, -1, -1))
             kinds.append(1)
@@ -79,14 +91,14 @@ def read_segment(paths: list[str], max_filesize: int) -> tuple[list[Sig], list[i
     )
 
 
-def _in_child(paths: list[str], max_filesize: int) -> tuple[list[Sig], list[int], dict[str, Any]]:
+def _in_child(root: str, paths: list[str], max_filesize: int) -> tuple[list[Sig], list[int], dict[str, Any]]:
     """One segment read in a worker process (numpy sorts, but the per-file work holds the GIL)."""
     root_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root_dir, os.environ.get("PYTHONPATH")])))
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "fstools._index.worker"],
-            input=pickle.dumps((paths, max_filesize)),
+            input=pickle.dumps((root, paths, max_filesize)),
             capture_output=True,
             env=env,
             check=True,
@@ -94,7 +106,7 @@ def _in_child(paths: list[str], max_filesize: int) -> tuple[list[Sig], list[int]
         result: tuple[list[Sig], list[int], dict[str, Any]] = pickle.loads(proc.stdout)
         return result
     except (OSError, subprocess.CalledProcessError, pickle.UnpicklingError, EOFError):
-        return read_segment(paths, max_filesize)  # no usable interpreter to start: read here
+        return read_segment(root, paths, max_filesize)  # no usable interpreter to start: read here
 
 
 def _blob(strings: list[str]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
@@ -138,7 +150,7 @@ def collect(root: str, filters: Filters, progress: Progress | None) -> tuple[dic
     if progress:
         progress(0, len(paths))
     with ThreadPoolExecutor(max_workers=_workers()) as pool:
-        futures = [pool.submit(_in_child, chunk, filters.max_filesize) for chunk in chunks]
+        futures = [pool.submit(_in_child, root, chunk, filters.max_filesize) for chunk in chunks]
         for i, future in enumerate(futures):
             seg_sigs, seg_kinds, seg_arrays = future.result()
             sigs += seg_sigs

@@ -7,6 +7,7 @@ import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._core import sandbox
 from .grams import BINARY, TOO_LARGE, TRANSCODED, kind_of, trigrams_and_follows
 
 if TYPE_CHECKING:
@@ -39,6 +40,18 @@ def rule_sig(path: str) -> Sig:
         return MISSING
 
 
+def read_beneath(root: str, path: str, max_filesize: int) -> Entry | None:
+    """read_entry for one file: the root is opened for it (None when the root cannot be)."""
+    try:
+        root_fd = sandbox.open_root(root)
+    except OSError:
+        return None
+    try:
+        return read_entry(root_fd, root, path, max_filesize)
+    finally:
+        os.close(root_fd)
+
+
 @dataclass(frozen=True)
 class Entry:
     """A file as last seen: `grams` (and their follow masks) None when it is not searched as text."""
@@ -54,14 +67,18 @@ class Entry:
         return self.sig[0]
 
 
-def read_entry(path: str, max_filesize: int) -> Entry | None:
-    """Stat, then read, a regular file (None when it is gone or not a regular file).
+def read_entry(root_fd: int, root: str, path: str, max_filesize: int) -> Entry | None:
+    """Stat, then read, a regular file below the directory `root` open as `root_fd` (None when it
+    is gone, not a regular file, or reached only through a symlink).
 
-    The stat comes first: if the file changes while it is read, the recorded signature is
-    the older one, so the next freshness check reads it again.
+    The file is opened through the sandbox, beneath the root's descriptor and through no
+    symlink: a directory swapped for a link to elsewhere mid-build fails the open instead
+    of putting outside bytes in the index. The stat comes first: if the file changes while
+    it is read, the recorded signature is the older one, so the next freshness check reads
+    it again.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = sandbox.open_at(root_fd, sandbox.relative_to(path, root), os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
     try:

@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .entries import Entry, Sig, lstat_sig, read_entry, rule_sig, sig_of
+from .._core import sandbox
+from .entries import Entry, Sig, lstat_sig, read_beneath, rule_sig, sig_of
 from .grams import BINARY, LATE_NUL, TEXT, TOO_LARGE, TRANSCODED
 from .listing import IGNORE_NAMES, Filters, entered, list_files, walk_dirs
 from .location import inside
@@ -102,10 +103,11 @@ def _cost(query: Query, segment: Any) -> int:
     return -1 if row < 0 else int(segment.offsets[row + 1]) - int(segment.offsets[row])
 
 
-def _contains(path: str, literals: frozenset[bytes]) -> bool:
-    """Whether the file holds one of `literals` (True when it cannot be read: rg reports that)."""
+def _contains(root: str, path: str, literals: frozenset[bytes]) -> bool:
+    """Whether the file holds one of `literals` (True when it cannot be read beneath `root`: rg
+    reports that, or finds what a swapped path now holds)."""
     try:
-        with open(path, "rb") as f:
+        with open(sandbox.open_beneath(root, path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
             data = f.read()
     except OSError:
         return True
@@ -237,7 +239,7 @@ class LiveIndex:
 
     def refresh_file(self, path: str) -> None:
         """Read one file again (a file that is gone or no longer regular is recorded as deleted)."""
-        entry = read_entry(path, self.filters.max_filesize)
+        entry = read_beneath(self.root, path, self.filters.max_filesize)
         if entry is None and path not in self.position:
             self.overlay.pop(path, None)
             return
@@ -384,7 +386,7 @@ class LiveIndex:
                     raise Unusable("binary")
                 out.append(path)
         if literals and len(out) <= _VERIFY_FILES and sum(self._entry(p)[1] for p in out) <= _VERIFY_BYTES:
-            out = [p for p in out if self._entry(p)[0] == TRANSCODED or _contains(p, literals)]
+            out = [p for p in out if self._entry(p)[0] == TRANSCODED or _contains(self.root, p, literals)]
         return out
 
     def _entry(self, path: str) -> tuple[int, int]:

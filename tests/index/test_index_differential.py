@@ -16,7 +16,7 @@ from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS, SensitiveMatcher
 from fstools._index.build import build
 from fstools._index.grams import ANY_FOLLOW
 from fstools._index.listing import Filters
-from fstools._index.plan import plan
+from fstools._index.plan import Query, plan
 from fstools._index.service import grep_candidates, open_live, set_watching
 from tests.helpers.indexed import MAX_FILESIZE, comparable, make_tree, mutate, random_query, write
 
@@ -153,7 +153,7 @@ def test_glob_results_are_identical_with_and_without_the_index(tree: Path) -> No
     assert comparable(hidden) == comparable(fstools.glob("**", str(tree), hidden=True, ctx=off))
 
 
-def _without_follows(query: tuple) -> tuple:
+def _without_follows(query: Query) -> Query:
     """The same query with every trigram checked for presence only."""
     if query[0] == "gram":
         return ("gram", query[1], ANY_FOLLOW)

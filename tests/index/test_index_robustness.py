@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from fstools._index.entries import MISSING, Sig, lstat_sig
 from fstools._index.live import LiveIndex
 from fstools._index.location import LockBusy, builder_lock, current_file, index_dir
 from fstools._index.service import status
-from fstools._index.store import FORMAT_VERSION, MAGIC
+from fstools._index.store import FORMAT_VERSION, MAGIC, open_index
 from tests.helpers.indexed import MAX_FILESIZE, SECRET, comparable, make_tree, write
 
 
@@ -286,3 +287,52 @@ def test_an_undone_apply_patch_updates_the_index_at_once(tree: Path, monkeypatch
     assert found.metadata["index"] == "used" and found.metadata["total_files"] == 2
     assert found.output == fstools.grep("PATCHWORD", str(tree), ctx=fstools.ExecutionContext(
         working_dir=str(tree), grep_max_filesize=MAX_FILESIZE, search_index="off")).output  # fmt: skip
+
+
+CANARY = "QXJCANARYzz9Vkw"
+
+
+def _canary_grams(live: LiveIndex) -> list[int]:
+    grams = [int.from_bytes(CANARY[i : i + 3].encode(), "big") for i in range(len(CANARY) - 2)]
+    found = [g for seg in live.segments for g in grams if seg.lookup(g) >= 0]
+    found += [g for e in live.overlay.values() if e is not None and e.grams is not None for g in grams if g in e.grams]
+    return found
+
+
+def _swap_to_links(root: Path, outside: Path) -> None:
+    os.rename(root / "sub", root / "sub.aside")
+    os.symlink(outside, root / "sub")
+    os.symlink(outside / "top.txt", root / "top.tmp")
+    os.rename(root / "top.tmp", root / "top.txt")
+
+
+def test_a_symlink_swapped_in_during_a_build_never_brings_outside_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fstools._index import build as build_module
+
+    root, outside = (tmp_path / "proj").resolve(), (tmp_path / "outside").resolve()
+    for i in range(30):
+        write(root / "sub" / f"v{i:03}.txt", f"inside text {i}\n")
+        write(outside / f"v{i:03}.txt", f"{CANARY} {i}\n")
+    write(root / "top.txt", "inside top\n")
+    write(outside / "top.txt", CANARY + "\n")
+    build(str(root), max_filesize=MAX_FILESIZE)
+    live = LiveIndex(open_index(data_file(root)))
+    from fstools._index.listing import list_files as listed
+
+    def list_then_swap(*args: Any) -> Any:
+        paths = listed(*args)  # listed while `sub` is a directory and `top.txt` a file
+        _swap_to_links(root, outside)
+        return paths
+
+    monkeypatch.setattr(build_module, "list_files", list_then_swap)
+    build(str(root), max_filesize=MAX_FILESIZE)
+    swapped = LiveIndex(open_index(data_file(root)))
+    assert str(root / "sub" / "v000.txt") in swapped.paths
+    assert not _canary_grams(swapped)
+    assert CANARY.encode() not in Path(data_file(root)).read_bytes()
+    # A live index that reads a file again after the swap reaches nothing outside either.
+    live.notify([str(root / "sub" / "v000.txt"), str(root / "top.txt")])
+    assert not _canary_grams(live)
+    assert seen_by(live, str(root / "sub" / "v000.txt")) == MISSING

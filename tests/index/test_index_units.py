@@ -102,20 +102,22 @@ def test_kinds_follow_what_rg_does_with_the_bytes() -> None:
 
 
 def test_the_worker_reads_a_segment_in_its_own_process(tmp_path: Path) -> None:
+    tmp_path = tmp_path.resolve()
     (tmp_path / "a.txt").write_text("hello world\n")
     (tmp_path / "b.bin").write_bytes(b"\0\1\2")
-    paths = [str(tmp_path / "a.txt"), str(tmp_path / "b.bin"), str(tmp_path / "gone")]
+    (tmp_path / "link.txt").symlink_to(tmp_path / "a.txt")  # never followed: read as missing
+    paths = [str(tmp_path / "a.txt"), str(tmp_path / "b.bin"), str(tmp_path / "gone"), str(tmp_path / "link.txt")]
     env_path = str(Path(fstools.__file__).parents[1])
     proc = subprocess.run(
         [sys.executable, "-m", "fstools._index.worker"],
-        input=pickle.dumps((paths, 1 << 20)),
+        input=pickle.dumps((str(tmp_path), paths, 1 << 20)),
         capture_output=True,
         env={"PYTHONPATH": env_path},
         check=True,
     )
     sigs, kinds, arrays = pickle.loads(proc.stdout)
-    assert kinds == [TEXT, BINARY, BINARY] and sigs[2] == (-1, -1, -1, -1)
-    in_process = read_segment(paths, 1 << 20)
+    assert kinds == [TEXT, BINARY, BINARY, BINARY] and sigs[2] == sigs[3] == (-1, -1, -1, -1)
+    in_process = read_segment(str(tmp_path), paths, 1 << 20)
     assert in_process[1] == kinds and (in_process[2]["grams"] == arrays["grams"]).all()
 
 
