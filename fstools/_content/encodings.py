@@ -156,7 +156,8 @@ def looks_binary(head: bytes) -> bool:
         return True
     if not head:
         return False
-    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    # A final ^Z is DOS's end-of-file mark, not data: it alone must not make a short old file binary.
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES)) - head.endswith(b"\x1a")
     # ASCII and valid UTF-8 (C-speed checks) need no detection; mostly-UTF-8 and legacy bytes do.
     utf8 = head.isascii() or _is_utf8(head, complete=False)
     encoding = UTF8 if utf8 else sniff_encoding(head, complete=False)

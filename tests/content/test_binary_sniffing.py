@@ -48,6 +48,12 @@ def test_ascii_text_with_a_few_legacy_symbols_is_text(project, ctx, name):
     assert r.metadata["encoding"] == "cp1252" and SYMBOLS[name].splitlines()[0] in r.output
 
 
+def test_a_short_dos_file_ending_in_ctrl_z_is_text():
+    # DOS editors ended files with ^Z (0x1A); in a 50-byte cp1252 file that is 2% control bytes.
+    assert not looks_binary("Grüße aus München, schöne Straße\r\n".encode("cp1252") + b"\x1a")
+    assert looks_binary("Grüße aus München\r\n".encode("cp1252") + b"\x1a\x1a")
+
+
 def test_the_corpus_rates(tmp_path):
     rates = sniffing_rates(looks_binary)
     assert rates.false_positives == []  # no legacy text sample is refused
