@@ -126,6 +126,15 @@ def _check_source(ctx: ExecutionContext, src: End) -> None:
         )
 
 
+def _target_id(link: str) -> tuple[int, int] | None:
+    """Device and inode of what the symlink `link` finally points to (None when it dangles)."""
+    try:
+        st = os.stat(link)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def _check_destination(ctx: ExecutionContext, src: End, dst: End, overwrite: bool) -> bool:
     """Whether the move replaces an existing destination; ToolError when it may not."""
     if dst.path == src.path:
@@ -136,6 +145,9 @@ def _check_destination(ctx: ExecutionContext, src: End, dst: End, overwrite: boo
         return False
     if (dst.stat.st_dev, dst.stat.st_ino) == (src.stat.st_dev, src.stat.st_ino):  # type: ignore[union-attr]
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{src.display} and {dst.display} are the same file (hard links)")
+    if src.kind == "symlink" and _target_id(src.path) == (dst.stat.st_dev, dst.stat.st_ino):
+        # The file would be replaced by a link to itself: its content gone, the link dangling.
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{src.display} is a symlink to {dst.display}: the same file")
     if not overwrite:
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT, f"Destination already exists: {dst.display}. Set overwrite=true to replace it"

@@ -104,6 +104,21 @@ def test_same_path_and_hard_links(project, ctx, src):
     assert r.error_code == "invalid_argument" and "same file" in r.error
 
 
+@pytest.mark.parametrize("target", ["absolute", "relative", "chained"])
+def test_a_symlink_never_replaces_its_own_target(project, ctx, src, target):
+    # mv refuses too: the file would become a link to itself, its content lost.
+    link = project / "link"
+    if target == "chained":
+        (project / "hop").symlink_to(src)
+        link.symlink_to("hop")
+    else:
+        link.symlink_to(src if target == "absolute" else "a.txt")
+    agent_read(ctx, src)
+    r = fstools.move(str(link), str(src), overwrite=True, ctx=ctx)
+    assert r.error_code == "invalid_argument" and "same file" in r.error
+    assert src.read_text() == "alpha\n" and not src.is_symlink() and link.is_symlink()
+
+
 def test_missing_source_and_special_files(project, ctx):
     assert fstools.move(str(project / "nope"), str(project / "b"), ctx=ctx).error_code == "file_not_found"
     os.mkfifo(project / "pipe")
