@@ -91,7 +91,7 @@ class MovePlan:
     replaces: bool
 
 
-def _contents(ctx: ExecutionContext, src: End) -> tuple[list[str], list[str]]:
+def _contents(ctx: ExecutionContext, src: End, dst: End) -> tuple[list[str], list[str]]:
     if src.kind != "directory":
         return [], []
     inside, special = [], []
@@ -103,11 +103,16 @@ def _contents(ctx: ExecutionContext, src: End) -> tuple[list[str], list[str]]:
             mode = os.lstat(path).st_mode
             if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
                 special.append(path)
-    secret = next((p for p in inside if ctx.sensitive and ctx.sensitive.matches(p)), None)
+    secret = next((p for p in inside if ctx.sensitive.matches(p)), None)
     if secret is not None:
         raise ToolError(
             ErrorCode.SENSITIVE_PATH, f"Refusing to move {src.display}: it contains a sensitive file ({secret})"
         )
+    # What is harmless here may be a secret there (x/credentials moved to .aws): Write would refuse it too.
+    there = (end + p[len(src.path) :] for end in (dst.path, dst.display) for p in inside)
+    secret = next((p for p in there if ctx.sensitive.matches(p)), None)
+    if secret is not None:
+        raise ToolError(ErrorCode.SENSITIVE_PATH, f"Refusing to move {src.display}: {secret} would be a sensitive file")
     return inside, special
 
 
@@ -173,7 +178,7 @@ def plan_move(ctx: ExecutionContext, source: str, destination: str, overwrite: b
     dst = _end(ctx, destination, "destination")
     authorize(ctx, "Move", src.path, ask=False, covers=[dst.path])  # a deny refuses before anything is looked at
     replaces = _check_destination(ctx, src, dst, overwrite)
-    inside, special = _contents(ctx, src)
+    inside, special = _contents(ctx, src, dst)
     return MovePlan(src, dst, inside, special, replaces)
 
 

@@ -197,6 +197,16 @@ def test_secrets_at_either_end(project, ctx, src):
     assert (project / ".env").exists() and src.exists() and (project / "conf/id_rsa").exists()
 
 
+def test_a_directory_whose_files_would_be_secrets_at_the_destination(project, ctx):
+    # x/credentials is nothing; .aws/credentials is a secret Write would refuse to create.
+    (project / "x").mkdir()
+    (project / "x" / "credentials").write_text("[default]\n")
+    r = fstools.move(str(project / "x"), str(project / ".aws"), ctx=ctx)
+    assert r.error_code == "sensitive_path" and str(project / ".aws" / "credentials") in r.error
+    assert files(project) == {"x/credentials": "[default]\n"}
+    assert fstools.move(str(project / "x"), str(project / "y"), ctx=ctx).success
+
+
 def test_deny_rules_apply_to_the_destination(project, src):
     rules = fstools.PermissionManager(rules=[fstools.PermissionRule("Move", "**/locked/**", "deny")])
     ctx = fstools.ExecutionContext(working_dir=str(project), permissions=rules)
