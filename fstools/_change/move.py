@@ -29,7 +29,7 @@ from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .guard import _make_parents, _remove_dirs, load, require_fresh_read
-from .renames import fsync_dir, move_across, rename_at
+from .renames import SourceKept, fsync_dir, move_across, rename_at
 
 LISTED = 100
 
@@ -277,6 +277,13 @@ def _move(ctx: ExecutionContext, source: str, destination: str, overwrite: bool)
         raise ToolError(
             ErrorCode.CONCURRENT_MODIFICATION,
             f"Destination was created while moving: {dst.display}; nothing was moved. Set overwrite=true to replace it",
+        ) from None
+    except SourceKept as exc:  # nothing is lost, but the agent must know both copies exist now
+        reason = error_from_oserror(exc.error, src.display)
+        raise ToolError(
+            reason.code,
+            f"Copied {src.display} to {dst.display}, but could not remove the source ({reason.message}): "
+            "both exist now",
         ) from None
     except OSError as exc:
         _remove_dirs(created)

@@ -26,6 +26,14 @@ RENAME_NOREPLACE = 1
 _COPY_CHUNK = 1 << 20
 
 
+class SourceKept(Exception):
+    """A move across filesystems put the whole copy in place, but removing the source failed."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 @cache
 def _renameat2() -> Callable[[int, bytes, int, bytes, int], int] | None:
     try:
@@ -135,7 +143,7 @@ def move_across(
     """Move between filesystems: copy beside the destination, fsync, rename into place, remove the source.
 
     The destination appears whole or not at all; if anything fails before the rename the copy
-    is removed and the source is untouched.
+    is removed and the source is untouched. SourceKept when the source cannot be removed after.
     """
     tmp = f".{dst}.fstools-move-{secrets.token_hex(4)}"
     try:
@@ -149,11 +157,14 @@ def move_across(
         _remove(dst_parent, dst_fd, tmp)
         raise
     fsync_dir(dst_fd)
-    if is_dir:
-        shutil.rmtree(os.path.join(src_parent, src))
-    else:
-        os.unlink(src, dir_fd=src_fd)
-    fsync_dir(src_fd)
+    try:
+        if is_dir:
+            shutil.rmtree(os.path.join(src_parent, src))
+        else:
+            os.unlink(src, dir_fd=src_fd)
+        fsync_dir(src_fd)
+    except OSError as exc:
+        raise SourceKept(exc) from exc
 
 
 def _remove(parent: str, dir_fd: int, name: str) -> None:

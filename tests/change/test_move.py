@@ -321,6 +321,24 @@ def test_a_failed_copy_leaves_the_source_and_no_debris(project, ctx, src, monkey
     assert sorted(os.listdir(project)) == ["a.txt"] and src.read_text() == "alpha\n"
 
 
+@pytest.mark.parametrize("kind", ["file", "directory"])
+def test_a_source_that_cannot_be_removed_after_the_copy_is_reported(project, ctx, src, monkeypatch, kind):
+    _exdev(monkeypatch)
+    (project / "d").mkdir()
+    (project / "d" / "f.txt").write_text("f")
+    source = src if kind == "file" else project / "d"
+
+    def refused(*args, **kwargs):  # fault injection: the source directory is not writable
+        raise OSError(errno.EACCES, os.strerror(errno.EACCES))
+
+    monkeypatch.setattr(renames.os, "unlink", refused)
+    monkeypatch.setattr(renames.shutil, "rmtree", refused)
+    r = fstools.move(str(source), str(project / "new"), ctx=ctx)
+    assert r.error_code == "permission_denied" and "both exist now" in r.error and f"to {project / 'new'}" in r.error
+    copied = {"new": "alpha\n"} if kind == "file" else {"new/f.txt": "f"}
+    assert files(project) == {"a.txt": "alpha\n", "d/f.txt": "f", **copied}
+
+
 @pytest.fixture
 def other_fs(project: Path):
     shm = Path("/dev/shm")
