@@ -22,6 +22,12 @@ PLACEHOLDERS = [
     "// other methods remain the same",
     "-- rest of query",
     "    /* ... */",
+    "// your code here",
+    "# Rest of the implementation remains the same",
+    "// (rest of the code unchanged)",
+    "# rest of the file",
+    "  // ... other handlers",
+    "# existing imports stay the same",
 ]
 
 ORDINARY = [
@@ -38,6 +44,20 @@ ORDINARY = [
     "// see https://example.com/...",
     "/** Returns the rest of the list */",
     "# Copyright (c) ...",
+    # Comments of real code (CPython, site-packages, system headers): prose, not omissions.
+    "# Import here to avoid circular imports.",
+    "# The logic here was pulled directly from the original implementation",
+    "/* These entries are here for sys.builtin_module_names */",
+    "# Remaining elements stay in list order.",
+    "# Message body is omitted for cases described in RFC 7230",
+    "# the rest of this function so that we don't get extraneous output",
+    "# Rest of sin calculation algorithm",
+    "# The rest of the supported tags",
+    "# other threads importing at the same time.",
+    "# The logic here:",
+    " *      ...",  # an example elided in a doc comment
+    "///     ...",
+    "# ................................",  # a ruler
 ]
 
 
