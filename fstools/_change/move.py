@@ -23,7 +23,7 @@ from .._core.context import ExecutionContext, ReadRecord
 from .._core.errors import ErrorCode, ToolError, error_from_oserror
 from .._core.outputs import DRY_RUN, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, resolve_path
+from .._core.paths import SafePath, absolute_path, is_within, refuse_sensitive, resolve_path
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
@@ -56,15 +56,7 @@ class End:
 
 
 def _end(ctx: ExecutionContext, raw: object, param: str) -> End:
-    if not isinstance(raw, str) or not raw:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{param} must be a non-empty string")
-    if "\x00" in raw or len(raw) > MAX_PATH_LENGTH:
-        raise ToolError(ErrorCode.INVALID_PATH, f"Invalid path: {param} contains a NUL byte or is too long")
-    if not os.path.isabs(raw):
-        if not ctx.allow_relative_paths:
-            raise ToolError(ErrorCode.INVALID_PATH, f"{param} must be an absolute path, got: {raw}")
-        raw = os.path.join(ctx.working_dir, raw)
-    display = os.path.abspath(raw)
+    display = os.path.abspath(absolute_path(ctx, raw, param=param))
     head, name = os.path.split(display)
     if not name:
         raise ToolError(ErrorCode.INVALID_PATH, f"Invalid path: {param} names the filesystem root")
@@ -72,9 +64,7 @@ def _end(ctx: ExecutionContext, raw: object, param: str) -> End:
     if parent.exists and not parent.is_dir:
         raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {parent.display}")
     path = os.path.join(parent.path, name)
-    hit = (ctx.sensitive.first_match(path) or ctx.sensitive.first_match(display)) if ctx.sensitive else None
-    if hit is not None:
-        raise ToolError(ErrorCode.SENSITIVE_PATH, f"Access to a sensitive file is refused: {display} (matches {hit!r})")
+    refuse_sensitive(ctx, path, display)
     try:
         st: os.stat_result | None = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):

@@ -57,8 +57,10 @@ def within_roots(ctx: ExecutionContext, canonical: str) -> bool:
     return any(is_within(canonical, root) for root in ctx.roots)
 
 
-def resolve_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path") -> SafePath:
-    """Validate and canonicalise a user-supplied path, or raise ToolError saying why not."""
+def absolute_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path") -> str:
+    """A user-supplied path checked (a non-empty string, no NUL byte, not too long, absolute unless
+    the context allows relative ones) and joined to the working directory if relative, but not
+    normalised (`link/..` is the kernel's to resolve); ToolError if not."""
     if not isinstance(raw, str) or not raw:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{param} must be a non-empty string")
     if "\x00" in raw:
@@ -69,6 +71,23 @@ def resolve_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path"
         if not ctx.allow_relative_paths:
             raise ToolError(ErrorCode.INVALID_PATH, f"{param} must be an absolute path, got: {raw}")
         raw = os.path.join(ctx.working_dir, raw)
+    return raw
+
+
+def refuse_sensitive(ctx: ExecutionContext, path: str, display: str) -> None:
+    """ToolError when `path` (as used) or `display` (as given) names a secret: a link cannot hide one."""
+    if ctx.sensitive:
+        hit = ctx.sensitive.first_match(path) or ctx.sensitive.first_match(display)
+        if hit is not None:
+            raise ToolError(
+                ErrorCode.SENSITIVE_PATH,
+                f"Access to a sensitive file is refused: {display} (matches {hit!r})",
+            )
+
+
+def resolve_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path") -> SafePath:
+    """Validate and canonicalise a user-supplied path, or raise ToolError saying why not."""
+    raw = absolute_path(ctx, raw, param=param)
     display = os.path.abspath(raw)
     canonical = os.path.realpath(raw)
     if not within_roots(ctx, canonical):
@@ -77,13 +96,7 @@ def resolve_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path"
             ErrorCode.PATH_OUTSIDE_WORKSPACE,
             f"Path is outside the allowed directories: {where}; allowed: {', '.join(ctx.roots)}",
         )
-    if ctx.sensitive:
-        hit = ctx.sensitive.first_match(canonical) or ctx.sensitive.first_match(display)
-        if hit is not None:
-            raise ToolError(
-                ErrorCode.SENSITIVE_PATH,
-                f"Access to a sensitive file is refused: {display} (matches {hit!r})",
-            )
+    refuse_sensitive(ctx, canonical, display)
     try:
         st: os.stat_result | None = os.stat(canonical)
     except FileNotFoundError:
