@@ -288,7 +288,7 @@ MOVE_SPEC = ToolSpec(
     description=(
         "Moves or renames a file, symlink (the link itself) or directory within the allowed directories. "
         "Missing parent directories of the destination are created. An existing destination is never "
-        "replaced unless overwrite=true, and then only a file (or symlink) that was read first in this "
+        "replaced unless overwrite=true, and then only a symlink or a file that was read first in this "
         "session. Works across filesystems (copy, then delete). What was read before stays read at the new path."
     ),
     parameters=(
