@@ -143,10 +143,7 @@ def _check_destination(ctx: ExecutionContext, src: End, dst: End, overwrite: boo
     if src.kind == "symlink" and _target_id(src.path) == (dst.stat.st_dev, dst.stat.st_ino):
         # The file would be replaced by a link to itself: its content gone, the link dangling.
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{src.display} is a symlink to {dst.display}: the same file")
-    if not overwrite:
-        raise ToolError(
-            ErrorCode.INVALID_ARGUMENT, f"Destination already exists: {dst.display}. Set overwrite=true to replace it"
-        )
+    # What overwrite could never replace is said first: "set overwrite=true" would be wrong advice.
     if dst.kind == "directory":
         raise ToolError(
             ErrorCode.IS_DIRECTORY,
@@ -156,6 +153,10 @@ def _check_destination(ctx: ExecutionContext, src: End, dst: End, overwrite: boo
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Cannot replace the file {dst.display} with a directory")
     if dst.kind == "file" and not stat.S_ISREG(dst.stat.st_mode):
         raise ToolError(ErrorCode.INVALID_PATH, f"Refusing to replace a FIFO, socket or device: {dst.display}")
+    if not overwrite:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT, f"Destination already exists: {dst.display}. Set overwrite=true to replace it"
+        )
     if dst.kind == "file":  # its content is lost: as for Write, the agent must have seen it
         target = SafePath(dst.path, dst.display, os.stat(dst.path))
         require_fresh_read(ctx, target, load(ctx, target, max_bytes=ctx.max_edit_bytes))

@@ -81,6 +81,16 @@ def test_overwrite_never_replaces_a_directory(project, ctx, src):
     assert files(project) == {"a.txt": "alpha\n", "d/keep.txt": "k"}
 
 
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_what_overwrite_cannot_replace_is_said_without_suggesting_it(project, ctx, src, overwrite):
+    (project / "d").mkdir()
+    r = fstools.move(str(src), str(project / "d"), overwrite=overwrite, ctx=ctx)
+    assert r.error_code == "is_directory" and "full path inside it" in r.error and "overwrite=true" not in r.error
+    r = fstools.move(str(project / "d"), str(src), overwrite=overwrite, ctx=ctx)
+    assert r.error_code == "invalid_argument" and "with a directory" in r.error and "overwrite=true" not in r.error
+    assert files(project) == {"a.txt": "alpha\n"} and (project / "d").is_dir()
+
+
 def test_the_read_record_follows_the_file(project, ctx, src):
     agent_read(ctx, src)
     assert fstools.move(str(src), str(project / "b.txt"), ctx=ctx).success
