@@ -30,6 +30,7 @@ from .._core.permissions import PermissionRequest
 from .._core.registry import ToolRegistry
 from .._core.result import ToolResult, jsonable
 from .._core.tool import BaseTool
+from .mcpwire import PathQueues, TolerantReadStream
 from .registry import create_registry
 from .settings import SessionSettings
 
@@ -38,6 +39,8 @@ log = logging.getLogger("fstools.mcp")
 # How long a person has to answer a confirmation before it counts as a refusal.
 CONFIRM_TIMEOUT_SECONDS = 600.0
 ROOTS_TIMEOUT_SECONDS = 10.0
+# A read-only call gets the context's timeout (rg/fd stop there) plus this, then is abandoned.
+CALL_GRACE_SECONDS = 5.0
 
 INSTRUCTIONS = (
     "File tools for this project. Paths must be absolute and inside the allowed directories. "
@@ -193,6 +196,7 @@ class McpSession:
         self.settings = settings
         self.registry = registry
         self._ctx: ExecutionContext | None = None
+        self._queues = PathQueues()
 
     def tools(self) -> list[BaseTool]:
         """The listed tools; a read-only server does not offer the mutating ones."""
@@ -225,12 +229,40 @@ class McpSession:
     async def call(
         self, params: types.CallToolRequestParams, rctx: ServerRequestContext[Any, Any]
     ) -> types.CallToolResult | types.InputRequiredResult:
+        """Calls run concurrently; those naming the same file wait for each other, in arrival order."""
+        key = self._queues.key(params.arguments)
+        if key is None:
+            return await self._call(params, rctx)
+        lock = self._queues.lock(key)
+        try:
+            async with lock:  # taken before any other await: the queue order is the arrival order
+                return await self._call(params, rctx)
+        finally:
+            self._queues.release(key)
+
+    async def _execute(self, name: str, ctx: ExecutionContext, arguments: dict[str, Any]) -> ToolResult:
+        """A read-only call is abandoned after its deadline; a change always runs to its end, even when
+        the client cancels, so the reply (if any) and the file agree."""
+        tool = self.registry.get(name)
+        if tool is not None and tool.read_only:
+            with anyio.move_on_after(ctx.timeout + CALL_GRACE_SECONDS):
+                return await self.registry.execute(name, ctx, **arguments)
+            return ToolResult.fail(
+                f"{name} did not finish within {ctx.timeout + CALL_GRACE_SECONDS:g}s", ErrorCode.TIMEOUT
+            )
+        with anyio.CancelScope(shield=True):
+            result = await self.registry.execute(name, ctx, **arguments)
+        return result
+
+    async def _call(
+        self, params: types.CallToolRequestParams, rctx: ServerRequestContext[Any, Any]
+    ) -> types.CallToolResult | types.InputRequiredResult:
         ctx = await self.context(rctx.session)
         responses = dict(params.input_responses or {})
         caller = _Caller(asyncio.get_running_loop(), rctx.session, rctx.request_id, responses, params.request_state)
         token = _caller.set(caller)
         try:
-            result = await self.registry.execute(params.name, ctx, **(params.arguments or {}))
+            result = await self._execute(params.name, ctx, dict(params.arguments or {}))
         except NeedsConfirmation as pending:
             return pending.input_required()
         except Exception as exc:  # a bug in a tool must reach the model as a tool error, not kill the session
@@ -270,7 +302,7 @@ def create_server(settings: SessionSettings, registry: ToolRegistry | None = Non
 async def _serve_stdio(settings: SessionSettings, registry: ToolRegistry | None) -> None:
     server = create_server(settings, registry)
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        await server.run(TolerantReadStream(read_stream), write_stream, server.create_initialization_options())
 
 
 def serve(settings: SessionSettings, registry: ToolRegistry | None = None) -> None:

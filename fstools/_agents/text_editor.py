@@ -334,7 +334,7 @@ _INSERT_SPEC = ToolSpec(
     parameters=(
         ToolParameter("file_path", "string", "Path of the file", required=True),
         ToolParameter("insert_line", "integer", "The line to insert after (0: at the top)", required=True),
-        ToolParameter("text", "string", "The lines to insert", required=True),
+        ToolParameter("text", "string", "The lines to insert", required=True, text=True),
     ),
     run=_insert_run,
     read_only=False,

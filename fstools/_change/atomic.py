@@ -249,6 +249,20 @@ def _copy_metadata(dst: int, src: int, st: os.stat_result) -> None:
         raise
 
 
+def recheck(src: int, st: os.stat_result) -> None:
+    """Conflict if the open original changed since it was locked and compared.
+
+    Writers that do not take the lock (an appender, an editor) can still write while the
+    new version is written and fsynced; checked last, just before the rename, this leaves
+    them a window of a few system calls instead of the whole write. Size, mtime and ctime
+    must be as they were (user space cannot set ctime), and nothing may lie past the old end.
+    """
+    now = os.fstat(src)
+    same = (now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    if not same or os.pread(src, 1, st.st_size):
+        raise Conflict("was modified by another program while the change was written")
+
+
 def _replace(path: str, src: int, st: os.stat_result, data: bytes | Spliced) -> os.stat_result:
     try:
         temp = _TempFile(path, 0o600)
@@ -258,6 +272,7 @@ def _replace(path: str, src: int, st: os.stat_result, data: bytes | Spliced) -> 
         _write_all(temp.fd, data)
         _copy_metadata(temp.fd, src, st)
         os.fsync(temp.fd)
+        recheck(src, st)
         os.replace(temp.path, path)
         temp.renamed = True
         new_stat = os.fstat(temp.fd)
@@ -359,10 +374,12 @@ def commit(
         backup_path = _backup(path, fd, st) if backup else None
         try:
             if st.st_nlink > 1:
+                recheck(fd, st)
                 return Written(_write_in_place(path, st, data, expected.data), True, backup_path)
             try:
                 return Written(_replace(path, fd, st, data), False, backup_path)
             except _KeepInode:
+                recheck(fd, st)
                 return Written(_write_in_place(path, st, data, expected.data), True, backup_path)
         except BaseException:
             if backup_path is not None:

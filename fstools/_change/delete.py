@@ -7,7 +7,6 @@ holds a sensitive file. Delete needs no prior read, but says exactly what it rem
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from dataclasses import dataclass
 
@@ -24,6 +23,7 @@ from .._core.tool import FileTool
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
 from .guard import load
+from .tree import list_tree, remove_tree
 
 LISTED = 100
 
@@ -82,16 +82,8 @@ def _inventory(ctx: ExecutionContext, target: SafePath, recursive: bool) -> Remo
             f"Is a directory: {target.display}. "
             f"Set {setting(ctx, 'recursive', True)} to delete it and everything in it",
         )
-    paths, files, directories = [victim], 0, 1
-    for root, dirs, names in os.walk(victim):
-        dirs.sort()
-        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(root, d))]:
-            paths.append(os.path.join(root, name))
-            files += 1
-        for name in dirs:
-            if not os.path.islink(os.path.join(root, name)):
-                paths.append(os.path.join(root, name))
-                directories += 1
+    tree = list_tree(victim)
+    paths, files, directories = [victim, *tree.paths], tree.files, tree.directories + 1
     secret = next((p for p in paths if ctx.sensitive and ctx.sensitive.matches(p)), None)
     if secret is not None:
         raise ToolError(
@@ -144,7 +136,7 @@ def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
         return ToolResult.ok(f"[Dry Run] Would delete {what}:\n{_listing(removal)}", **meta)
     try:
         if removal.kind == "directory":
-            shutil.rmtree(removal.victim)
+            remove_tree(removal.victim)
         else:
             os.unlink(removal.victim)
     except OSError as exc:

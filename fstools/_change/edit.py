@@ -16,6 +16,7 @@ from typing import Any, AnyStr
 from .._content.spliced import Spliced, pieces_of
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
+from .._core.hardlinks import note_hard_links
 from .._core.outputs import CHANGE_FIELDS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
@@ -288,8 +289,11 @@ _EDIT_PARAMETERS = (
         "string",
         "The exact text to replace (copy it from Read, without the line-number prefix)",
         required=True,
+        text=True,
     ),
-    ToolParameter("new_string", "string", "The text to replace it with (must differ from old_string)", required=True),
+    ToolParameter(
+        "new_string", "string", "The text to replace it with (must differ from old_string)", required=True, text=True
+    ),
     ToolParameter("replace_all", "boolean", "Replace every occurrence instead of requiring exactly one", default=False),
 )
 
@@ -315,7 +319,7 @@ EDIT_SPEC = ToolSpec(
         "where they leave one match. For text with newlines use --old-string-file / --new-string-file ('-' "
         "reads stdin). --dry-run changes nothing."
     ),
-    run=_edit,
+    run=note_hard_links(_edit),
     read_only=False,
     destructive=True,
     results=(
@@ -341,7 +345,7 @@ MULTI_EDIT_SPEC = ToolSpec(
         '{"old_string": ..., "new_string": ..., "replace_all": false} objects (or --edits-file PATH; \'-\' reads '
         "stdin). Prints the diff; --dry-run changes nothing."
     ),
-    run=_multi_edit,
+    run=note_hard_links(_multi_edit),
     read_only=False,
     destructive=True,
     results=(

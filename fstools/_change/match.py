@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_right
+from array import array
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -45,8 +46,15 @@ MAX_WORD_HITS = 200  # occurrences of one word that vote
 MAX_FUZZY_WINDOWS = 40  # most voted windows scored with difflib
 FUZZY_COMPARE_LINES = SNIPPET_LINES  # lines of each window compared
 TAB_WIDTH = 4
+# Bounds that keep every argument linear in the file: occurrences one replace_all may change,
+# tolerant matches collected before the answer is "ambiguous", and the places in old_string a
+# repeated line votes from when the closest region is sought.
+MAX_REPLACEMENTS = 100_000
+MAX_TOLERANT_CANDIDATES = 100
+MAX_TOLERANT_TRIES = 1_000  # line runs whose indentation is compared (a failed re-indent is not a candidate)
+MAX_KEY_VOTES = 8
+MAX_COMPARED_LINES = 2_000  # old_string's first lines that look for the closest region
 MAX_REALIGNED_PAIRS = 1_000_000  # old lines x new lines aligned by difflib for a line-by-line re-indent
-_ANY_BREAK = r"(?:\r\n|\r|\n)"
 _WORD = re.compile(r"\w+")
 _LOOSE = {
     LINE_ENDINGS: "line endings",
@@ -120,26 +128,62 @@ def plan_replacement(text: str, old: str, new: str, replace_all: bool) -> Plan[s
 
 
 def plan_exact(text: AnyStr, old: AnyStr, new: AnyStr, replace_all: bool) -> Plan[AnyStr] | None:
-    """The plan if `old` occurs in `text` as it is (NOT_UNIQUE if ambiguous), else None."""
-    candidates = _exact(text, old)
-    return _decide(text, candidates, new, replace_all) if candidates else None
+    """The plan if `old` occurs in `text` as it is (NOT_UNIQUE if ambiguous), else None.
+
+    Occurrences are counted before any is collected, so an ambiguous or oversized
+    replace_all costs one scan, not one object per occurrence.
+    """
+    total = text.count(old) if old else 0
+    if total == 0:
+        return None
+    if replace_all and total > MAX_REPLACEMENTS:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"old_string occurs {total} times; replace_all changes at most {MAX_REPLACEMENTS} occurrences in one "
+            "call: use a longer old_string, or rewrite the file with Write",
+        )
+    limit = total if replace_all else min(total, MAX_LISTED_LINES + 1)
+    return _decide(text, _exact(text, old, limit), new, replace_all, total)
 
 
-def _exact(text: AnyStr, old: AnyStr) -> list[_Candidate[AnyStr]]:
+def _exact(text: AnyStr, old: AnyStr, limit: int) -> list[_Candidate[AnyStr]]:
     found: list[_Candidate[AnyStr]] = []
     pos = text.find(old)
-    while pos >= 0:
+    while pos >= 0 and len(found) < limit:
         found.append(_Candidate(pos, pos + len(old), EXACT))
         pos = text.find(old, pos + len(old))
     return found
 
 
 def _line_endings(text: str, old: str, new: str) -> list[_Candidate[str]]:
-    lines = old.replace("\r\n", "\n").split("\n")
-    if len(lines) < 2:
+    """old_string found once every line break (CRLF, CR, LF) counts as LF, on both sides.
+
+    Plain substring search over normalised copies (linear, memory proportional to the file);
+    positions map back through the offsets of the CRs that CRLF lost.
+    """
+    if "\r" not in text and "\r" not in old:
+        return []  # nothing to normalise: the exact search already said no
+    norm_old = old.replace("\r\n", "\n").replace("\r", "\n")
+    if "\n" not in norm_old:
         return []
-    pattern = re.compile(_ANY_BREAK.join(map(re.escape, lines)))
-    return [_Candidate(m.start(), m.end(), LINE_ENDINGS) for m in pattern.finditer(text)]
+    dropped = array("q")  # normalised index of each LF whose CR was dropped
+    for m in re.finditer("\r\n", text):
+        dropped.append(m.start() - len(dropped))
+    norm = text.replace("\r\n", "\n").replace("\r", "\n")
+
+    def original(n: int) -> int:
+        return n + bisect_right(dropped, n)
+
+    found: list[_Candidate[str]] = []
+    pos = norm.find(norm_old)
+    while pos >= 0 and len(found) <= MAX_TOLERANT_CANDIDATES:
+        start, end = original(pos), original(pos + len(norm_old) - 1) + 1
+        at = bisect_left(dropped, pos)
+        if at < len(dropped) and dropped[at] == pos:
+            start -= 1  # the match opens with the LF of a CRLF: take its CR too
+        found.append(_Candidate(start, end, LINE_ENDINGS))
+        pos = norm.find(norm_old, pos + len(norm_old))
+    return found
 
 
 def _undecodable(text: str, old: str, new: str) -> list[_Candidate[str]]:
@@ -189,24 +233,23 @@ def _whitespace(text: str, old: str, new: str) -> list[_Candidate[str]]:
     keys = [line.strip() for line in olines]
     if not any(keys):
         return []
-    anchor = next(j for j, key in enumerate(keys) if key)
     mid_line = not _indent(olines[0])  # copied from the first non-blank character of its line
     # "\nfoo": old_string starts with a line break, i.e. at the end of whatever line precedes foo.
     lead_break = len(olines) > 1 and olines[0] == ""
+    if len(olines) > text.count("\n") + 1:
+        return []  # more lines than the file has
     flines = text.split("\n")
     content = [line.removesuffix("\r") for line in flines]
-    starts = [0]
-    for line in flines:
-        starts.append(starts[-1] + len(line) + 1)
+    starts = list(accumulate((len(line) + 1 for line in flines), initial=0))
     last = len(flines) - (1 if keeps_break else 0)  # a matched block must end before this line
     k = len(olines)
     found: list[_Candidate[str]] = []
     new_lines = new.replace("\r\n", "\n").split("\n")
-    for i in range(0, last - k + 1):
-        if content[i + anchor].strip() != keys[anchor] or any(
-            content[i + j].strip() != keys[j] for j in range(lead_break, k)
-        ):
-            continue
+    # The first line is not compared when old_string opens with a line break (any line ends so).
+    runs = _line_runs([line.strip() for line in content[:last]], keys[lead_break:])
+    for tried, i in enumerate(r - lead_break for r in runs if r >= lead_break):
+        if len(found) > MAX_TOLERANT_CANDIDATES or tried > MAX_TOLERANT_TRIES:
+            break  # each try costs old_string's length: the count stays bounded, not the file x old_string
         pairs = [(_indent(olines[j]), _indent(content[i + j])) for j in range(k) if keys[j] and (j or not mid_line)]
         replacement = _reindent(pairs, new_lines, mid_line, content)
         strategy = TRAILING_WHITESPACE if all(o == f for o, f in pairs) else INDENTATION
@@ -219,6 +262,22 @@ def _whitespace(text: str, old: str, new: str) -> list[_Candidate[str]]:
         end = starts[i + k] if keeps_break else starts[i + k - 1] + len(content[i + k - 1])
         found.append(_Candidate(start, end, strategy, None if strategy == TRAILING_WHITESPACE else replacement))
     return found
+
+
+def _line_runs(lines: list[str], keys: list[str]) -> Iterable[int]:
+    """Every i where lines[i : i + len(keys)] == keys, in linear time: each distinct line becomes
+    one fixed-width code, and str.find searches the file's codes for old_string's."""
+    distinct = dict.fromkeys(keys)
+    distinct.update(dict.fromkeys(lines))
+    # Two characters per distinct line, none of them a surrogate.
+    codes = {line: chr(0xE000 + n // 0x8000) + chr(0x10000 + n % 0x8000) for n, line in enumerate(distinct)}
+    needle = "".join(map(codes.__getitem__, keys))
+    haystack = "".join(map(codes.__getitem__, lines))
+    pos = haystack.find(needle)
+    while pos >= 0:
+        if pos % 2 == 0:
+            yield pos // 2
+        pos = haystack.find(needle, pos + 1)
 
 
 def reindent(pairs: list[tuple[str, str]], new_lines: list[str], content: list[str]) -> str | None:
@@ -337,21 +396,29 @@ def line_numbers(text: AnyStr, positions: Iterable[int]) -> list[int]:
     return numbers
 
 
-def _listed(numbers: list[int]) -> str:
+def _listed(numbers: list[int], total: int) -> str:
     shown = ", ".join(map(str, numbers[:MAX_LISTED_LINES]))
-    more = f", ... {len(numbers) - MAX_LISTED_LINES} more" if len(numbers) > MAX_LISTED_LINES else ""
+    more = f", ... {total - MAX_LISTED_LINES} more" if total > MAX_LISTED_LINES else ""
     return f"[{shown}{more}]"
 
 
-def _decide(text: AnyStr, candidates: list[_Candidate[AnyStr]], new: AnyStr, replace_all: bool) -> Plan[AnyStr]:
+def _decide(
+    text: AnyStr, candidates: list[_Candidate[AnyStr]], new: AnyStr, replace_all: bool, total: int | None = None
+) -> Plan[AnyStr]:
+    """The plan for `candidates` (the first of `total` occurrences, if given), or NOT_UNIQUE."""
     strategy = candidates[0].strategy
-    if len(candidates) > 1 and not (replace_all and strategy in (EXACT, LINE_ENDINGS)):
-        numbers = line_numbers(text, (c.start for c in candidates))
-        lines = _listed(numbers)
+    count = total if total is not None else len(candidates)
+    if strategy != EXACT and count > MAX_TOLERANT_CANDIDATES:
+        count_text = f"more than {MAX_TOLERANT_CANDIDATES}"
+    else:
+        count_text = str(count)
+    if count > 1 and not (replace_all and strategy in (EXACT, LINE_ENDINGS)):
+        numbers = line_numbers(text, (c.start for c in candidates[: MAX_LISTED_LINES + 1]))
+        lines = _listed(numbers, count)
         if strategy == EXACT:
             raise ToolError(
                 ErrorCode.NOT_UNIQUE,
-                f"old_string found {len(candidates)} times in the file (lines: {lines}). Without replace_all "
+                f"old_string found {count_text} times in the file (lines: {lines}). Without replace_all "
                 "it must match exactly once: add more context (surrounding lines) to old_string to make it unique, "
                 "or set replace_all=true to replace every occurrence.",
                 lines=numbers,
@@ -359,7 +426,7 @@ def _decide(text: AnyStr, candidates: list[_Candidate[AnyStr]], new: AnyStr, rep
         raise ToolError(
             ErrorCode.NOT_UNIQUE,
             f"old_string is not in the file exactly; ignoring {_LOOSE[strategy]} it was found "
-            f"{len(candidates)} times (lines: {lines}). Copy old_string exactly from the file, "
+            f"{count_text} times (lines: {lines}). Copy old_string exactly from the file, "
             "with more surrounding lines, so that it matches once.",
             lines=numbers,
         )
@@ -420,7 +487,7 @@ def _closest_line(text: str, flines: list[str], olines: list[str]) -> int | None
     keys = [line.strip() for line in olines]
     at: defaultdict[str, list[int]] = defaultdict(list)  # where each non-blank key is in old_string
     for j, key in enumerate(keys):
-        if key:
+        if key and len(at[key]) < MAX_KEY_VOTES:
             at[key].append(j)
     votes: Counter[int] = Counter()
     for i, line in enumerate(map(str.strip, flines)):
@@ -483,7 +550,7 @@ def describe_not_found(text: str, old: str, *, what: str = "old_string") -> str:
     message, mid = f"{what} not found in the file.", what[:1].lower() + what[1:]
     olines = old.split("\n")
     flines = text.split("\n")
-    best = _closest_line(text, flines, olines)
+    best = _closest_line(text, flines, olines[:MAX_COMPARED_LINES])
     if best is None:
         return f"{message} Read the file and copy the exact text, including indentation and whitespace."
     lo = max(best - 1, 0)

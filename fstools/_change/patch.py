@@ -275,7 +275,9 @@ APPLY_PATCH_SPEC = ToolSpec(
         "context must match the file; no prior Read is needed. Encoding, BOM and line endings are kept."
     ),
     parameters=(
-        ToolParameter("patch", "string", "The whole patch, from *** Begin Patch to *** End Patch", required=True),
+        ToolParameter(
+            "patch", "string", "The whole patch, from *** Begin Patch to *** End Patch", required=True, text=True
+        ),
     ),
     cli_help=(
         "Apply a patch in the apply_patch (V4A) format to the files it names, all or none: '*** Begin Patch', "

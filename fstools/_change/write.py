@@ -9,6 +9,7 @@ from __future__ import annotations
 from .._content.encodings import UTF8
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
+from .._core.hardlinks import note_hard_links
 from .._core.outputs import CHANGE_FIELDS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_file_path
@@ -119,7 +120,7 @@ WRITE_SPEC = ToolSpec(
     ),
     parameters=(
         ToolParameter("file_path", "string", "Absolute path of the file to write", required=True),
-        ToolParameter("content", "string", "The complete new content of the file", required=True),
+        ToolParameter("content", "string", "The complete new content of the file", required=True, text=True),
         ToolParameter(
             "backup", "boolean", "Keep the previous version as <file>.bak (.bak.1, ... if taken)", default=False
         ),
@@ -136,7 +137,7 @@ WRITE_SPEC = ToolSpec(
         "The write is atomic and keeps the file's permissions, encoding, BOM and line endings. --backup keeps "
         "the previous version as FILE_PATH.bak; --dry-run shows the diff and writes nothing."
     ),
-    run=_write,
+    run=note_hard_links(_write),
     read_only=False,
     destructive=True,
     results=(

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .sensitive import DEFAULT_SENSITIVE_PATTERNS, SensitiveMatcher
+from .sensitive import DEFAULT_SENSITIVE_PATTERNS, sensitive_matcher
 
 if TYPE_CHECKING:
     from .audit import AuditRecord
@@ -112,7 +112,7 @@ class ExecutionContext:
         self.allowed_dirs = [os.path.abspath(d) for d in dirs]
         # Canonical roots: containment is checked on resolved paths, so roots must be resolved too.
         self.roots: tuple[str, ...] = tuple(os.path.realpath(d) for d in self.allowed_dirs)
-        self.sensitive = SensitiveMatcher(self.sensitive_patterns)
+        self.sensitive = sensitive_matcher(tuple(self.sensitive_patterns))
         self._reads: dict[str, ReadRecord] = {}
         self._calls: deque[float] = deque()
         self._lock = threading.Lock()

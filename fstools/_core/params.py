@@ -7,6 +7,7 @@ the checks on what the model sends, and the keyword the Python function receives
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,11 @@ _TRUE = {"true", "1", "yes", "y", "on"}
 _FALSE = {"false", "0", "no", "n", "off"}
 
 JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")
+# The largest integer JSON carries exactly; an integer parameter without its own maximum
+# stops here, so no huge value reaches C code (OverflowError) or a child's argv.
+MAX_INTEGER = 2**53 - 1
+_PATH_PARAMETERS = frozenset({"file_path", "path", "source", "destination"})
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -25,7 +31,8 @@ class ToolParameter:
 
     `py_name` is the keyword the Python function takes when the tool's name is not an
     identifier (Grep's "-i" is `case_insensitive`). `items` declares the fields of the
-    objects in an array parameter (MultiEdit's edits).
+    objects in an array parameter (MultiEdit's edits). A `text` string is file content: it
+    may hold NUL and the lone surrogates that stand for undecodable bytes; no other string may.
     """
 
     name: str
@@ -39,6 +46,7 @@ class ToolParameter:
     items: Sequence[ToolParameter] | None = None
     item_type: str | None = None
     py_name: str | None = None
+    text: bool = False
 
     def __post_init__(self) -> None:
         if self.type not in JSON_TYPES:
@@ -89,11 +97,27 @@ def _bad(param: str, message: str) -> ToolError:
     return ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid argument '{param}': {message}")
 
 
+def _check_name_text(p: ToolParameter, value: str, where: str) -> None:
+    """A path, pattern or name must be something the OS and rg can take: no NUL, valid Unicode."""
+    problem = None
+    if "\x00" in value:
+        problem = "contains a NUL character"
+    elif not value.isascii() and _SURROGATE.search(value):
+        problem = "contains a lone surrogate (U+D800-U+DFFF), which is not valid Unicode"
+    if problem is not None:
+        code = ErrorCode.INVALID_PATH if p.name in _PATH_PARAMETERS else ErrorCode.INVALID_ARGUMENT
+        raise ToolError(
+            code, f"Invalid {'path' if code is ErrorCode.INVALID_PATH else 'argument'} '{where}': {problem}"
+        )
+
+
 def _coerce(p: ToolParameter, value: Any, where: str) -> Any:
     """Coerce a value to the parameter's type, accepting the string forms models often send."""
     t = p.type
     if t == "string":
         if isinstance(value, str):
+            if not p.text:
+                _check_name_text(p, value, where)
             return value
         raise _bad(where, f"expected a string, got {type(value).__name__}")
     if t == "boolean":
@@ -156,13 +180,21 @@ def _coerce(p: ToolParameter, value: Any, where: str) -> Any:
     return dict(value)
 
 
+def _short(value: Any) -> str:
+    """The value for a message; a huge integer by its size (str() refuses past 4,300 digits)."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    return str(value)
+
+
 def _check_bounds(p: ToolParameter, value: Any, where: str) -> None:
     if p.enum is not None and value not in p.enum:
         raise _bad(where, f"must be one of {', '.join(map(str, p.enum))}; got {value!r}")
     if p.minimum is not None and value < p.minimum:
-        raise _bad(where, f"must be >= {p.minimum}; got {value}")
-    if p.maximum is not None and value > p.maximum:
-        raise _bad(where, f"must be <= {p.maximum}; got {value}")
+        raise _bad(where, f"must be >= {p.minimum}; got {_short(value)}")
+    maximum = p.maximum if p.maximum is not None or p.type != "integer" else MAX_INTEGER
+    if maximum is not None and value > maximum:
+        raise _bad(where, f"must be <= {maximum}; got {_short(value)}")
 
 
 def _validate_object(parameters: Sequence[ToolParameter], args: Any, where: str, *, by_keyword: bool) -> dict[str, Any]:

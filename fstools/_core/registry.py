@@ -54,7 +54,8 @@ class ToolRegistry:
             f"Unknown tool: {name}. Available tools: {', '.join(self._tools)}", ErrorCode.INVALID_ARGUMENT
         )
 
-    async def execute(self, name: str, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
+    # `name` and `context` are positional-only: a tool argument may be called either (Grep's -C is `context`).
+    async def execute(self, name: str, context: ExecutionContext | None = None, /, **kwargs: Any) -> ToolResult:
         """Run the tool called `name` with the model's arguments `kwargs` (validated first) in `context`.
 
         An unknown name is an invalid_argument result listing the available tools; None as
@@ -63,7 +64,7 @@ class ToolRegistry:
         tool = self._tools.get(name)
         return self._unknown(name) if tool is None else await tool.execute(context, **kwargs)
 
-    def run(self, name: str, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
+    def run(self, name: str, context: ExecutionContext | None = None, /, **kwargs: Any) -> ToolResult:
         """`execute` for callers without an event loop."""
         tool = self._tools.get(name)
         return self._unknown(name) if tool is None else tool.run(context, **kwargs)

@@ -9,6 +9,10 @@ from collections.abc import Iterator, Sequence
 from types import TracebackType
 
 _STDERR_CAP = 64 * 1024
+# Where a child starts when the caller names no directory. Never the inherited working
+# directory: it may have been deleted (rg then fails with "failed to get current working
+# directory" when PWD is unset, as in MCP clients' environments). Callers pass absolute paths.
+DEFAULT_CWD = "/"
 
 
 class StreamingProcess:
@@ -29,7 +33,7 @@ class StreamingProcess:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=cwd,
+            cwd=cwd if cwd is not None else DEFAULT_CWD,
             bufsize=1 << 16,
         )
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)

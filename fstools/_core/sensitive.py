@@ -4,33 +4,63 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from .globmatch import MAGIC_CHARS, GlobSet, glob_match
 
+# Credential files known by name (dotfiles of tools that store tokens, private keys).
+_SECRET_NAMES = (
+    ".env",
+    ".envrc",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".pypirc",
+    ".git-credentials",
+    ".htpasswd",
+    ".s3cfg",
+    ".boto",
+    ".vault-token",
+    ".dockercfg",
+    ".my.cnf",
+    ".terraformrc",
+    ".databrickscfg",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "id_ecdsa_sk",
+    "id_ed25519_sk",
+    "credentials.json",
+)
+_SECRET_EXTENSIONS = ("pem", "ppk", "key", "p12", "pfx", "p8", "pkcs12", "keystore", "jks", "kdbx", "tfstate")
+_NAMES = "{" + ",".join(_SECRET_NAMES) + "}"
+_EXTENSIONS = "*.{" + ",".join(_SECRET_EXTENSIONS) + "}"
+# What editors and people leave next to a file: `x~`, `x.bak`, vim's `.x.swp`, emacs' `#x#` and `.#x`.
+_BACKUP_SUFFIXES = "{~,.bak,.old,.orig,.save,.tmp,.sw[a-p]}"
+_BACKUPS = tuple(
+    form
+    for secret in (_NAMES, _EXTENSIONS)
+    for form in (f"{secret}{_BACKUP_SUFFIXES}", f"#{secret}#", f".#{secret}", f".{secret}.sw[a-p]")
+)
+
 # A pattern without "/" matches a file or directory name anywhere; one with "/" matches
 # trailing path components; a leading "!" exempts what it matches (templates of secrets
-# such as .env.example hold no secret and agents edit them all the time).
+# such as .env.example hold no secret and agents edit them all the time). Names are
+# compared case-insensitively: on macOS and Windows `.ENV` is the file `.env`.
 DEFAULT_SENSITIVE_PATTERNS: tuple[str, ...] = (
-    ".env",
+    *_SECRET_NAMES,
     ".env.*",
     "!.env.example",
     "!.env.sample",
     "!.env.template",
     "!.env.dist",
-    ".envrc",
-    ".vault-token",
-    "*.pem",
-    "*.ppk",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "*.keystore",
-    "*.jks",
-    "id_rsa",
-    "id_dsa",
-    "id_ecdsa",
-    "id_ed25519",
+    *(f"*.{ext}" for ext in _SECRET_EXTENSIONS),
+    "*.tfstate.backup",
+    *_BACKUPS,
     ".ssh",
     ".ssh/**",
     ".gnupg",
@@ -41,32 +71,49 @@ DEFAULT_SENSITIVE_PATTERNS: tuple[str, ...] = (
     ".config/gcloud/**",
     ".kube/config",
     ".docker/config.json",
-    ".netrc",
-    ".pgpass",
-    ".pypirc",
-    ".git-credentials",
-    "credentials.json",
+    ".git/config",
+    "gh/hosts.yml",
+    ".config/hub",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".composer/auth.json",
+    ".terraform.d/credentials.tfrc.json",
+    ".gradle/gradle.properties",
     "service-account*.json",
-    "*.tfstate",
-    "*.tfstate.backup",
 )
+
+
+@lru_cache(maxsize=64)
+def sensitive_matcher(patterns: tuple[str, ...]) -> SensitiveMatcher:
+    """One shared matcher per pattern list: building one compiles a few hundred globs."""
+    return SensitiveMatcher(patterns)
 
 
 class SensitiveMatcher:
     """Matches absolute paths against a list of sensitive-file patterns."""
 
-    def __init__(self, patterns: Iterable[str]) -> None:
+    def __init__(self, patterns: Iterable[str], case_variants: Iterable[str] = ()) -> None:
+        """`case_variants`: deny patterns a walker already pruned in lower case; only paths with an
+        upper-case letter are checked against them (see walker_split)."""
         self.patterns = tuple(patterns)
         self._deny = tuple(p for p in self.patterns if not p.startswith("!"))
         self._allow = tuple(p[1:] for p in self.patterns if p.startswith("!"))
-        self._deny_set = GlobSet(self._deny)
-        self._allow_set = GlobSet(self._allow)
+        self._deny_set = GlobSet(self._deny, ignore_case=True)
+        self._allow_set = GlobSet(self._allow, ignore_case=True)
+        self.case_variants = tuple(case_variants)
+        self._variants = GlobSet(self.case_variants, ignore_case=True) if self.case_variants else None
 
     def __bool__(self) -> bool:
-        return bool(self._deny)
+        return bool(self._deny) or self._variants is not None
 
     def matches(self, path: str) -> bool:
-        return self._deny_set.matches(path) and not self._allow_set.matches(path)
+        denied = self._deny_set.matches(path) or (
+            self._variants is not None and path != path.lower() and self._variants.matches(path)
+        )
+        return denied and not self._allow_set.matches(path)
 
     @cached_property
     def walker_split(self) -> tuple[tuple[str, ...], SensitiveMatcher]:
@@ -77,24 +124,32 @@ class SensitiveMatcher:
         wildcards, not rooted) and no exemption can match what it matches; with
         non-literal exemptions nothing is handed over. A pruned directory hides everything
         below it, exempt templates included.
+
+        Walkers get the patterns in lower case, which their globsets match by hashing; a
+        case-insensitive glob would cost them ~10% more CPU on every walk. The other spellings
+        (`.ENV`, `ID_RSA`) reach the result check, which tests them on paths with an upper-case letter.
         """
         if any(MAGIC_CHARS.intersection(a) or "/" in a for a in self._allow):
             return (), self
         walker: list[str] = []
         rest: list[str] = []
+        variants: list[str] = []
         for p in self._deny:
             portable = not p.startswith("/") and not MAGIC_CHARS.difference("*").intersection(p)
-            if portable and not any(glob_match(p, a) for a in self._allow):
+            if portable and not any(glob_match(p, a, ignore_case=True) for a in self._allow):
                 # Pruning a directory hides what is below it: `.ssh/**` becomes the cheaper `.ssh`.
-                pruned = p[:-3] if p.endswith("/**") else p
+                pruned = (p[:-3] if p.endswith("/**") else p).lower()
                 walker.append(pruned if "/" not in pruned else "**/" + pruned)
                 if "/" in p:
                     # Walkers match relative to the search root: a search started inside `.aws`
                     # sees `credentials`, not `.aws/credentials`, so the result check keeps it.
                     rest.append(p)
+                else:
+                    variants.append(p)
             else:
                 rest.append(p)
-        return tuple(dict.fromkeys(walker)), SensitiveMatcher([*rest, *(f"!{a}" for a in self._allow)])
+        matcher = SensitiveMatcher([*rest, *(f"!{a}" for a in self._allow)], case_variants=variants)
+        return tuple(dict.fromkeys(walker)), matcher
 
     @cached_property
     def _required_literals(self) -> tuple[str, ...] | None:
@@ -105,16 +160,17 @@ class SensitiveMatcher:
             longest = max(runs, key=len, default="")
             if not longest:
                 return None
-            literals.append(longest)
+            literals.append(longest.lower())
         return tuple(dict.fromkeys(literals))
 
     def exclude(self, paths: list[str]) -> list[str]:
         """`paths` without the sensitive ones: one substring scan per pattern, exact checks on suspects only."""
         literals = self._required_literals
         # Each literal costs a scan of all paths: past ~20 the per-path check is cheaper (measured).
-        if literals is None or len(literals) > 8:
+        if literals is None or len(literals) > 8 or self._variants is not None:
             return [p for p in paths if not self.matches(p)]
-        suspects = {p for lit in literals for p in paths if lit in p}
+        folded = [p.lower() for p in paths]
+        suspects = {p for lit in literals for p, low in zip(paths, folded, strict=True) if lit in low}
         if not suspects:
             return paths
         return [p for p in paths if p not in suspects or not self.matches(p)]
@@ -123,4 +179,4 @@ class SensitiveMatcher:
         """The pattern that makes `path` sensitive, for error messages."""
         if not self.matches(path):
             return None
-        return next(p for p in self._deny if glob_match(p, path))
+        return next(p for p in self._deny if glob_match(p, path, ignore_case=True))

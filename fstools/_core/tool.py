@@ -81,7 +81,7 @@ class BaseTool(ABC):
         """
         return tool_definition(self.name, self.description, self.input_schema(), provider, strict=strict)
 
-    async def execute(self, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
+    async def execute(self, context: ExecutionContext | None = None, /, **kwargs: Any) -> ToolResult:
         """Validate the arguments against `parameters`, then run `_execute`."""
         try:
             validated = validate_arguments(self.parameters, kwargs)
@@ -89,7 +89,7 @@ class BaseTool(ABC):
             return ToolResult.fail(exc.message, exc.code)
         return await self._execute(context or default_context(), **validated)
 
-    def run(self, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
+    def run(self, context: ExecutionContext | None = None, /, **kwargs: Any) -> ToolResult:
         """Synchronous execute, for callers without an event loop."""
         import asyncio  # lazily: asyncio alone would double the cost of `import fstools`
 
@@ -139,5 +139,5 @@ class FileTool(BaseTool):
         # File I/O blocks: run it off the event loop so an async agent stays responsive.
         return await asyncio.to_thread(call_validated, self.spec, context, kwargs, time.perf_counter())
 
-    def run(self, context: ExecutionContext | None = None, **kwargs: Any) -> ToolResult:
+    def run(self, context: ExecutionContext | None = None, /, **kwargs: Any) -> ToolResult:
         return invoke(self.spec, context, kwargs)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES
-from .._core.globmatch import MAGIC_CHARS, byte_glob_superset, compile_glob, glob_to_regex
+from .._core.globmatch import MAGIC_CHARS, GlobError, byte_glob_superset, compile_glob, glob_to_regex
 from .._core.hints import param
 from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
@@ -26,9 +26,13 @@ from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize, drop_denied
 from .._core.tool import FileTool
+from .links import escaping_links
 from .walk import ContainmentFilter, Listing, WalkSpec, list_files, newest_first
 
 DEFAULT_LIMIT = 1000
+# Links out of the roots a following walk excludes one by one; past this, it follows none.
+MAX_EXCLUDED_LINKS = 2_000
+_ABSOLUTE = re.compile(r"(?<![\w.])/[^\s:'\"]*")
 MAX_PATTERN_LENGTH = 4096
 
 
@@ -43,12 +47,14 @@ class GlobPlan:
     """
 
     base: str | None
+    glob: str | None
     regex: str | None
     name_glob: str | None
     name_glob_exact: bool
     max_depth: int | None
     wants_hidden: bool
     root: str | None = None  # the directory relative patterns (and excludes) are rooted at
+    case_sensitive: bool = True
 
 
 def _components(pattern: str) -> list[str]:
@@ -97,12 +103,14 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None, *, case_sen
         regex = f"(?i:{regex})"  # an inline group: valid in Python's re and in fd's Rust regex
     if regex is not None:
         try:
-            re.compile(regex)
-        except re.error as exc:
+            compile_glob(glob)
+        except GlobError as exc:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern {pattern!r}: {exc}") from None
     name_glob = byte_glob_superset(rest[-1]) if case_sensitive else None
     return GlobPlan(
         base=base_path,
+        glob=None if regex is None else glob,
+        case_sensitive=case_sensitive,
         regex=regex,
         name_glob=name_glob,
         # `*.c` or `**/*.c`: rg's name filter is the whole pattern when it was not widened.
@@ -111,6 +119,25 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None, *, case_sen
         wants_hidden=any(c.startswith(".") for c in rest),
         root=None if start == "/" else start,
     )
+
+
+def _allowed_target(ctx: ExecutionContext, canonical: str) -> bool:
+    return within_roots(ctx, canonical) and not (ctx.sensitive and ctx.sensitive.matches(canonical))
+
+
+def _shown_warnings(ctx: ExecutionContext, warnings: list[str]) -> list[str]:
+    """The walker's messages, minus those naming a path outside the roots (a link's target, a loop out there)."""
+    kept = []
+    for line in warnings:
+        # Where each named path lies (a link inside is inside), not where it leads.
+        places = (
+            os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p)) for p in _ABSOLUTE.findall(line)
+        )
+        if all(within_roots(ctx, place) for place in places):
+            kept.append(line)
+        else:
+            kept.append("(a walker message about a path outside the allowed directories is not shown)")
+    return kept
 
 
 def literal_brackets(pattern: str) -> str | None:
@@ -145,7 +172,7 @@ def _split_excludes(exclude: list[str] | None) -> tuple[tuple[str, ...], list[st
             names.append(stripped)
         try:
             compile_glob(stripped)
-        except re.error as exc:
+        except GlobError as exc:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid exclude pattern {item!r}: {exc}") from None
     return tuple(names), paths
 
@@ -193,9 +220,18 @@ def _walk(
     """The files `plan` matches, minus links out of the roots, secrets, denied paths and `excludes`."""
     assert plan.base is not None
     pruned, sensitive = ctx.sensitive.walker_split if ctx.sensitive else ((), ctx.sensitive)
+    notes: list[str] = []
+    if follow_symlinks:  # links out of the roots, or to secrets, are not followed at all
+        leaving = escaping_links(plan.base, lambda p: _allowed_target(ctx, p))
+        if len(leaving) > MAX_EXCLUDED_LINKS:  # too many to name on a command line: follow none
+            follow_symlinks = False
+            notes.append(f"{len(leaving)} links lead out of the allowed directories: no link was followed")
+        else:
+            pruned = (*pruned, *leaving)
     listing = list_files(
         WalkSpec(
             base=plan.base,
+            glob=plan.glob,
             regex=plan.regex,
             name_glob=plan.name_glob,
             name_glob_exact=plan.name_glob_exact,
@@ -204,9 +240,11 @@ def _walk(
             respect_gitignore=respect_gitignore,
             follow_symlinks=follow_symlinks,
             excludes=(*DEFAULT_EXCLUDES, *pruned, *excludes[0]),
+            glob_ignore_case=not plan.case_sensitive,
         ),
         timeout=ctx.timeout,
     )
+    listing.warnings[:0] = notes
     if follow_symlinks:
         listing.keep(_followed_and_allowed(ctx, plan.base, listing.paths))
     if sensitive:
@@ -250,7 +288,8 @@ def _glob(
         return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, **meta)
     top = newest_first(listing, limit)
     count = len(listing.paths)
-    extra: dict[str, object] = {"warnings": listing.warnings} if listing.warnings else {}
+    warnings = _shown_warnings(ctx, listing.warnings)
+    extra: dict[str, object] = {"warnings": warnings} if warnings else {}
     if listing.timed_out:
         extra["timed_out"] = True
     if count > len(top):

@@ -17,11 +17,11 @@ from .._core.binaries import require_binary
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
-from .._core.globmatch import GlobSet
+from .._core.globmatch import GlobError, GlobSet
 from .._core.hints import param
 from .._core.outputs import TRUNCATED, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import resolve_path
+from .._core.paths import resolve_path, within_roots
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.runner import StreamingProcess
@@ -39,7 +39,7 @@ class Entry:
     type: str  # "dir", "file", "symlink" or "other"
     size: int
     mtime: float
-    target: str | None = None  # where a symlink points, as written in the link
+    target: str | None = None  # where a symlink points, as written in the link; None when not shown
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -59,14 +59,25 @@ def _format(entry: Entry) -> str:
     size = "-" if entry.type == "dir" else str(entry.size)
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.mtime))
     suffix = "/" if entry.type == "dir" else f" -> {entry.target}" if entry.target is not None else ""
+    if entry.type == "symlink" and entry.target is None:
+        suffix = " -> (not shown: outside the allowed directories, or a secret)"
     return f"{entry.type:<7} {size:>12}  {when}  {entry.name}{suffix}"
 
 
-def _entry(de: os.DirEntry[str]) -> Entry | None:
+def _shown_target(ctx: ExecutionContext, link: str) -> str | None:
+    """Where a link points, as written in it, only when that is inside the roots and not a secret:
+    the text of a link may name what the agent must not see (`-> /home/u/.aws/credentials`)."""
+    canonical = os.path.realpath(link)
+    if not within_roots(ctx, canonical) or (ctx.sensitive and ctx.sensitive.matches(canonical)):
+        return None
+    return os.readlink(link)
+
+
+def _entry(ctx: ExecutionContext, de: os.DirEntry[str]) -> Entry | None:
     try:
         st = de.stat(follow_symlinks=False)
         kind = _entry_type(st.st_mode)
-        target = os.readlink(de.path) if kind == "symlink" else None
+        target = _shown_target(ctx, de.path) if kind == "symlink" else None
     except OSError:
         return None  # gone since the directory was read
     return Entry(de.name, de.path, kind, st.st_size, st.st_mtime, target)
@@ -101,7 +112,10 @@ def _ls(
     if not target.is_dir:
         raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {target.display}")
     authorize(ctx, "LS", target.path)
-    ignored = GlobSet([*(ignore or ()), *DEFAULT_EXCLUDES])
+    try:
+        ignored = GlobSet([*(ignore or ()), *DEFAULT_EXCLUDES])
+    except GlobError as exc:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid argument 'ignore': {exc}") from None
     candidates: list[os.DirEntry[str]] = []
     hidden_skipped = 0
     try:
@@ -124,7 +138,7 @@ def _ls(
     # The order needs only the entry type the directory listing already carries; only the
     # entries shown are stat-ed, so a huge directory costs one stat per shown entry.
     candidates.sort(key=lambda de: (not de.is_dir(follow_symlinks=False), de.name.lower(), de.name))
-    shown = [e for e in map(_entry, candidates[:limit]) if e is not None]
+    shown = [e for e in (_entry(ctx, de) for de in candidates[:limit]) if e is not None]
     entries_total = len(candidates) - (min(limit, len(candidates)) - len(shown))
     lines = [f"{target.path}/"] + [_format(e) for e in shown]
     truncated = entries_total > len(shown)

@@ -22,6 +22,9 @@ from functools import cache
 from .._core.binaries import find_binary, require_binary
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES
+from .._core.globmatch import compile_glob
+from .._core.ignorefiles import redact_ignore_messages
+from .._core.paths import is_within
 from .._core.runner import StreamingProcess
 
 # Below these counts in the base's first two levels a tree is small: sorting in Python is
@@ -45,6 +48,7 @@ class WalkSpec:
 
     base: str
     regex: str | None = None
+    glob: str | None = None  # the glob `regex` was made from: Python matches it in linear time
     name_glob: str | None = None
     name_glob_exact: bool = False
     max_depth: int | None = None
@@ -52,6 +56,7 @@ class WalkSpec:
     respect_gitignore: bool = True
     follow_symlinks: bool = False
     excludes: tuple[str, ...] = DEFAULT_EXCLUDES
+    glob_ignore_case: bool = False  # `regex` is the glob's in `(?i:...)`
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,9 @@ class Listing:
 def fd_version(fd: str) -> tuple[int, ...]:
     """fd's version, e.g. (8, 6, 0): Debian's fd-find 8.6 predates --no-require-git (8.7)."""
     try:
-        out = subprocess.run([fd, "--version"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+        out = subprocess.run(
+            [fd, "--version"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL, cwd="/"
+        )
     except (OSError, subprocess.TimeoutExpired):
         return (0,)
     match = re.search(r"(\d+)\.(\d+)\.(\d+)", out.stdout)
@@ -208,7 +215,14 @@ def _path_filter(spec: WalkSpec, backend: str) -> Callable[[str], bool] | None:
         return None
     start = len(_prefix(spec.base))
     needs_regex = spec.regex is not None and not (spec.name_glob is not None and spec.name_glob_exact)
-    match = re.compile(f"(?:{spec.regex})\\Z").match if needs_regex else None
+    match: Callable[[str, int], object] | None = None
+    if needs_regex:
+        # A backtracking regex could take minutes on a crafted name: the glob runs as an automaton.
+        match = (
+            compile_glob(spec.glob, spec.glob_ignore_case).match
+            if spec.glob is not None
+            else re.compile(f"(?:{spec.regex})\\Z").match
+        )
     drop_hidden = spec.name_glob is not None and not spec.hidden
     if match is None and not drop_hidden:
         return None
@@ -216,7 +230,7 @@ def _path_filter(spec: WalkSpec, backend: str) -> Callable[[str], bool] | None:
     def wanted(path: str) -> bool:
         if drop_hidden and path[path.rfind("/") + 1] == ".":
             return False
-        return match is None or match(path, start) is not None
+        return match is None or match(path, start) not in (None, False)
 
     return wanted
 
@@ -263,7 +277,8 @@ def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: flo
         paths, neg_mtimes = _read_stream(
             proc.chunks(), _path_filter(spec, strategy.backend), stat_each=not strategy.walker_sorts
         )
-    warnings += [line for line in proc.stderr.splitlines() if line.strip()][:20]
+    messages = [line for line in proc.stderr.splitlines() if line.strip()][:20]
+    warnings += redact_ignore_messages(messages, lambda p: is_within(p, spec.base))
     return Listing(paths, strategy.backend, neg_mtimes, proc.timed_out, warnings)
 
 
@@ -279,15 +294,30 @@ class ContainmentFilter:
         self._dirs: dict[str, str | None] = {base: base}
 
     def _resolve_dir(self, path: str) -> str | None:
-        if path in self._dirs:
-            return self._dirs[path]
-        parent = os.path.dirname(path)
-        resolved: str | None = None
-        if parent != path and self._resolve_dir(parent) is not None:
-            canonical = os.path.realpath(path)
-            resolved = canonical if self._inside(canonical) else None
-        self._dirs[path] = resolved
-        return resolved
+        # Iterative: a tree thousands of levels deep must not hit the recursion limit.
+        unknown = []
+        while path not in self._dirs:
+            parent = os.path.dirname(path)
+            if parent == path:
+                self._dirs[path] = None
+                break
+            unknown.append(path)
+            path = parent
+        for directory in reversed(unknown):
+            above = self._dirs[os.path.dirname(directory)]
+            self._dirs[directory] = None if above is None else self._below(above, directory)
+        return self._dirs[unknown[0]] if unknown else self._dirs[path]
+
+    def _below(self, resolved_parent: str, directory: str) -> str | None:
+        """The canonical path of `directory` given its parent's: one lstat unless it is a link."""
+        try:
+            is_link = stat.S_ISLNK(os.lstat(directory).st_mode)
+        except OSError:
+            return None
+        canonical = (
+            os.path.realpath(directory) if is_link else os.path.join(resolved_parent, os.path.basename(directory))
+        )
+        return canonical if self._inside(canonical) else None
 
     def canonical(self, path: str) -> str | None:
         """The canonical path of `path`, or None when it, or a link on its way, leaves the roots."""

@@ -23,6 +23,8 @@ from typing import Protocol, TypeVar
 
 from .._core.binaries import require_binary
 from .._core.errors import ErrorCode, ToolError
+from .._core.ignorefiles import redact_ignore_messages
+from .._core.paths import is_within
 from .._core.runner import StreamingProcess
 from .command import (
     GrepQuery,
@@ -54,6 +56,10 @@ _ARGV_BUDGET = 100_000
 _PAGE_GRACE = 1.0
 # Structured lines of an "every line" result: its first this many output lines.
 STRUCTURED_LINES = 2_000
+# "Every line" (head_limit 0) keeps at most this much printed output; past it the result is a
+# first page of CAPPED_PAGE_LINES matching lines (400 MB of lines helps no agent and costs GBs).
+MAX_ALL_LINES_BYTES = 8 * 1024 * 1024
+CAPPED_PAGE_LINES = 10_000
 _REGEX_ERRORS = ("rg: regex parse error", "rg: the literal", "rg: compiled regex exceeds size limit")
 
 
@@ -73,6 +79,7 @@ class SearchOutcome:
     too_large: list[str] = field(default_factory=list)
     probed: bool = False
     probe_complete: bool = True
+    capped: bool = False  # "every line" printed more than MAX_ALL_LINES_BYTES: only a first page is shown
 
 
 class _Deadline:
@@ -130,7 +137,7 @@ def _run(
     finally:
         code = proc.close()
     out.timed_out = out.timed_out or proc.timed_out
-    messages = _path_messages(rg, q, code, proc.stderr)
+    messages = redact_ignore_messages(_path_messages(rg, q, code, proc.stderr), lambda p: is_within(p, q.root))
     if code == 2 and not messages and not proc.timed_out and proc.stderr.strip():
         raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {_explain(proc.stderr)}")
     for message in messages:
@@ -209,16 +216,30 @@ def _search_file(
 
 
 def _search_all(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome) -> None:
-    """Content mode, every line: one pass of rg's line printer, the first lines also structured."""
+    """Content mode, every line: one pass of rg's line printer, the first lines also structured.
+
+    Past MAX_ALL_LINES_BYTES of printed lines the rest is only counted (memory stays bounded),
+    and the result becomes the first CAPPED_PAGE_LINES lines, paged like any other.
+    """
     blocks: dict[str, Block] = {}
+    kept = 0
 
     def remember(proc: StreamingProcess) -> Iterator[Block]:
+        nonlocal kept
         for block in split_blocks(proc.chunks(), with_context=bool(q.before or q.after)):
+            kept += len(block.body)
+            if kept > MAX_ALL_LINES_BYTES:
+                out.capped = True
+                block = block._replace(body=b"")
             blocks[block.path] = block
             yield block
 
     proc = _start(lines_argv(rg, q), q, deadline.remaining())
     out.files = page_order(_run(rg, q, proc, out, lambda p: _keep(remember(p), sensitive, out)))
+    if out.capped:
+        blocks.clear()
+        _fetch_page(rg, q, out.files, 0, CAPPED_PAGE_LINES, deadline, out)
+        return
     ordered = [blocks[f.path] for f in out.files]
     out.text = blocks_text(ordered, separators=bool(q.before or q.after))
     for block in ordered:

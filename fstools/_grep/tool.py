@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from .runs import HiddenPaths, SearchOutcome
 
 DEFAULT_HEAD_LIMIT = 100
+# Context lines per side: more than any screen, and it keeps rg's argv and buffers sane.
+MAX_CONTEXT = 10_000
 OUTPUT_MODES = ("files_with_matches", "content", "count")
 # Paths listed per kind of skipped file; the counts are complete.
 _EXAMPLES = 20
@@ -80,6 +82,13 @@ def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, q: GrepQuery) -> 
         warnings.append(
             f"{len(out.too_large)} file(s) larger than {q.max_filesize} bytes were not searched: "
             f"{_listing(out.too_large)}"
+        )
+    if out.capped:
+        from .runs import MAX_ALL_LINES_BYTES
+
+        warnings.append(
+            f"The matching lines exceed {MAX_ALL_LINES_BYTES // (1024 * 1024)} MiB: only the first page is shown "
+            "(narrow the pattern, or page with head_limit and offset)"
         )
     if out.probed and not out.probe_complete:
         warnings.append("The check for skipped files ran out of time; its counts are partial")
@@ -244,13 +253,28 @@ GREP_SPEC = ToolSpec(
         ToolParameter("-i", "boolean", "Case insensitive search", default=False, py_name="case_insensitive"),
         ToolParameter("-n", "boolean", "Show line numbers (content mode)", default=True, py_name="line_numbers"),
         ToolParameter(
-            "-A", "integer", "Lines of context after each match (content mode)", minimum=0, py_name="after_context"
+            "-A",
+            "integer",
+            "Lines of context after each match (content mode)",
+            minimum=0,
+            maximum=MAX_CONTEXT,
+            py_name="after_context",
         ),
         ToolParameter(
-            "-B", "integer", "Lines of context before each match (content mode)", minimum=0, py_name="before_context"
+            "-B",
+            "integer",
+            "Lines of context before each match (content mode)",
+            minimum=0,
+            maximum=MAX_CONTEXT,
+            py_name="before_context",
         ),
         ToolParameter(
-            "-C", "integer", "Lines of context before and after each match (content mode)", minimum=0, py_name="context"
+            "-C",
+            "integer",
+            "Lines of context before and after each match (content mode)",
+            minimum=0,
+            maximum=MAX_CONTEXT,
+            py_name="context",
         ),
         ToolParameter("multiline", "boolean", "Let patterns span lines ('.' matches newlines too)", default=False),
         ToolParameter(

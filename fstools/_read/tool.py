@@ -17,6 +17,7 @@ from .._content.encodings import SNIFF_BYTES, looks_binary
 from .._content.fingerprints import DIGEST_LIMIT, content_hasher, remember, remember_digest
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.hardlinks import note_hard_links
 from .._core.hints import param, setting
 from .._core.outputs import FILE_PATH, ResultField
 from .._core.params import ToolParameter
@@ -278,7 +279,7 @@ READ_SPEC = ToolSpec(
         "--limit the number of lines. A PDF prints as text per page (--pages 1-5,8), a notebook as its cells, "
         "an image as its type and size (--json includes the image data)."
     ),
-    run=_read,
+    run=note_hard_links(_read),
     read_only=True,
     results=(
         FILE_PATH,

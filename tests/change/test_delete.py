@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 
 import pytest
 
@@ -158,7 +157,7 @@ def test_partial_failure_is_reported(project, ctx, monkeypatch):
     def fail(path, *args, **kwargs):
         raise PermissionError(errno.EACCES, "Permission denied", str(path))
 
-    monkeypatch.setattr(shutil, "rmtree", fail)
+    monkeypatch.setattr(os, "unlink", fail)
     r = fstools.delete(str(d), recursive=True, ctx=ctx)
     monkeypatch.undo()
     assert r.error_code == "permission_denied" and "0 of 2 entries deleted" in r.error

@@ -69,7 +69,7 @@ def test_ignore_case_and_cache():
     ],
 )
 def test_class_and_brace_edges(pattern, name, expected):
-    assert (compile_glob(pattern).match(name) is not None) is expected
+    assert compile_glob(pattern).match(name) is expected
 
 
 @requires_fd
@@ -178,3 +178,55 @@ def test_byte_glob_superset(glob, superset):
     if superset is not None:
         for name in ["a.py", "é.py", "].c", "x.c", "{.c", "q", "a.ts", "b.tsx"]:
             assert not compile_glob(glob).match(name) or compile_glob(superset).match(name), (glob, name)
+
+
+# Linear-time matching: the automaton agrees with the regex on everything the regex can finish.
+from hypothesis import assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from fstools._core.globmatch import GlobError, GlobMatcher, _Automaton, _expand, _parse  # noqa: E402
+
+_GLOB_CHARS = st.text(alphabet="ab*?/{},[]!-\\.", max_size=10)
+_PATHS = st.text(alphabet="ab/.-", max_size=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_GLOB_CHARS, _PATHS, st.booleans())
+def test_automaton_agrees_with_the_regex(pattern, path, ignore_case):
+    import re
+
+    try:
+        GlobMatcher(pattern)
+    except GlobError:
+        assume(False)
+    expected = re.compile(f"(?:{glob_to_regex(pattern)})\\Z", re.IGNORECASE if ignore_case else 0).match(path)
+    flats = _expand(_parse(pattern))
+    assert any(_Automaton(flat, ignore_case).match(path) for flat in flats) is (expected is not None)
+    assert GlobMatcher(pattern, ignore_case).match(path) is (expected is not None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_GLOB_CHARS, min_size=1, max_size=3), _PATHS)
+def test_globset_with_slow_patterns_agrees_with_glob_match(patterns, path):
+    try:
+        GlobSet(patterns)
+    except GlobError:
+        assume(False)
+    assert GlobSet(patterns).matches(path) is any(glob_match(p, path) for p in patterns)
+    assert GlobSet(patterns).matches("/r/" + path) is any(glob_match(p, "/r/" + path) for p in patterns)
+
+
+def test_backtracking_shapes_are_matched_by_automata():
+    assert not compile_glob("*a" * 8 + "b").safe and not compile_glob("*a" * 8 + "b").match("a" * 200)
+    assert compile_glob("*a" * 11 + "/x").match("a" * 40 + "a/x")
+    assert not compile_glob("**/a/**/b").safe and compile_glob("**/a/**/b").match("x/a/y/z/b")
+    assert GlobSet(["*a" * 8 + "b"]).matches("/d/" + "a" * 60 + "b")
+    assert compile_glob("**/*.py").safe and compile_glob("src/*/test_*.py").safe
+
+
+def test_too_many_alternatives_is_refused():
+    with pytest.raises(GlobError):
+        GlobMatcher("{a,b}" * 13)
+    with pytest.raises(GlobError):
+        GlobSet(["[z-a]"])
+    assert GlobMatcher("{a,b}" * 11 + "*a*a").match("b" * 11 + "aa")

@@ -27,25 +27,27 @@ PATHS = [
 
 def test_default_list_split():
     pruned, rest = SensitiveMatcher(DEFAULT_SENSITIVE_PATTERNS).walker_split
-    assert {".env", "*.pem", ".ssh", ".gnupg", "**/.aws/credentials", "**/.config/gcloud"} <= set(pruned)
+    # Walkers prune the lower-case spelling; other spellings are left to the result check.
+    expected = {
+        ".env",
+        "*.pem",
+        ".ssh",
+        ".gnupg",
+        ".npmrc",
+        "id_ed25519_sk",
+        "**/.aws/credentials",
+        "**/.config/gcloud",
+    }
+    assert expected <= set(pruned)
     assert ".env.*" not in pruned and len(pruned) == len(set(pruned))
+    assert rest.matches("/p/.ENV") and rest.matches("/p/x/SERVER.PEM") and not rest.matches("/p/.env")
+    assert rest.exclude(["/p/.ENV", "/p/.env", "/p/ok.py", "/p/OK.py"]) == ["/p/.env", "/p/ok.py", "/p/OK.py"]
     # Patterns with a "/" are also checked on results: a walk started inside .aws would miss them.
-    assert rest.patterns == (
-        ".env.*",
-        ".ssh/**",
-        ".gnupg/**",
-        ".aws/credentials",
-        ".aws/config",
-        ".azure/**",
-        ".config/gcloud/**",
-        ".kube/config",
-        ".docker/config.json",
-        "!.env.example",
-        "!.env.sample",
-        "!.env.template",
-        "!.env.dist",
+    assert {".env.*", ".ssh/**", ".aws/credentials", ".git/config", "gh/hosts.yml", "!.env.example"} <= set(
+        rest.patterns
     )
     assert rest.matches("/p/.env.local") and not rest.matches("/p/.env.example") and not rest.matches("/p/.env")
+    assert rest.matches("/p/.ENV.LOCAL") and rest.matches("/p/#.env#") and rest.matches("/p/.id_rsa.swp")
 
 
 def test_nothing_is_pruned_with_wildcard_exemptions_and_rooted_patterns_stay():
@@ -54,7 +56,7 @@ def test_nothing_is_pruned_with_wildcard_exemptions_and_rooted_patterns_stay():
     pruned, rest = SensitiveMatcher(["/etc/shadow", "*.key", "[ab].secret", "!public.key"]).walker_split
     assert pruned == ()  # *.key would also match the exempt public.key
     pruned, rest = SensitiveMatcher(["/etc/shadow", "*.pem", "[ab].secret"]).walker_split
-    assert pruned == ("*.pem",) and rest.patterns == ("/etc/shadow", "[ab].secret")
+    assert pruned == ("*.pem",) and rest.patterns == ("/etc/shadow", "[ab].secret") and rest.case_variants == ("*.pem",)
 
 
 @pytest.mark.parametrize(
@@ -69,3 +71,47 @@ def test_bulk_exclude_equals_per_path(patterns):
 def test_bulk_exclude_without_suspects_returns_the_list():
     paths = ["/p/a.py", "/p/b.py"]
     assert SensitiveMatcher([".env.*"]).exclude(paths) is paths
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/p/.ENV",
+        "/p/ID_RSA",
+        "/p/.AWS/credentials",
+        "/p/SERVER.PEM",
+        "/p/.Env.Local",
+        "/p/.npmrc",
+        "/p/.yarnrc.yml",
+        "/p/.htpasswd",
+        "/p/.env~",
+        "/p/.env.swp",
+        "/p/.env.bak",
+        "/p/#.env#",
+        "/p/.#.env",
+        "/p/id_rsa.bak",
+        "/p/id_rsa.old",
+        "/p/.id_rsa.swp",
+        "/p/id_ecdsa_sk",
+        "/p/id_ed25519_sk",
+        "/h/.cargo/credentials.toml",
+        "/p/.s3cfg",
+        "/p/.boto",
+        "/p/.git/config",
+        "/h/.config/gh/hosts.yml",
+        "/h/.m2/settings.xml",
+        "/p/server.pem~",
+        "/p/.GIT/CONFIG",
+    ],
+)
+def test_default_secrets_in_any_case(path):
+    matcher = SensitiveMatcher(DEFAULT_SENSITIVE_PATTERNS)
+    assert matcher.matches(path) and matcher.first_match(path) is not None
+    assert matcher.exclude([path, "/p/ok.py"]) == ["/p/ok.py"]
+
+
+@pytest.mark.parametrize(
+    "path", ["/p/.env.example", "/p/.ENV.EXAMPLE", "/p/.env.sample", "/p/key.py", "/p/.gitconfig.d/x", "/p/config"]
+)
+def test_templates_and_ordinary_files_are_not_secrets(path):
+    assert not SensitiveMatcher(DEFAULT_SENSITIVE_PATTERNS).matches(path)

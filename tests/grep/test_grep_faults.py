@@ -117,3 +117,20 @@ def test_permission_rules_apply(project: Path):
     rules = [fstools.PermissionRule(tool="Grep", path="**", action="deny")]
     ctx = fstools.ExecutionContext(working_dir=str(project), permissions=fstools.PermissionManager(rules=rules))
     assert fstools.grep("needle", ctx=ctx).error_code == "permission_denied"
+
+
+def test_every_line_past_the_output_cap_becomes_a_first_page(project, ctx, monkeypatch):
+    from fstools._grep import runs
+
+    for n in range(3):
+        (project / f"f{n}.txt").write_text("match this line\n" * 400)
+    monkeypatch.setattr(runs, "MAX_ALL_LINES_BYTES", 2_000)
+    monkeypatch.setattr(runs, "CAPPED_PAGE_LINES", 50)
+    r = fstools.grep("match", str(project), output_mode="content", head_limit=0, ctx=ctx)
+    assert r.success and r.metadata["total_matches"] == 1200 and r.metadata["returned_matches"] == 50
+    assert r.metadata["truncated"] and r.metadata["next_offset"] == 50
+    assert any("only the first page" in w for w in r.metadata["warnings"])
+    assert len(r.output.splitlines()) == 50
+    monkeypatch.undo()
+    whole = fstools.grep("match", str(project), output_mode="content", head_limit=0, ctx=ctx)
+    assert whole.metadata["returned_matches"] == 1200 and not whole.metadata["truncated"]
