@@ -30,6 +30,7 @@ from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .guard import _make_parents, _remove_dirs, load, require_fresh_read
 from .renames import SourceKept, fsync_dir, move_across, rename_at
+from .tree import list_tree
 
 LISTED = 100
 
@@ -84,15 +85,11 @@ class MovePlan:
 def _contents(ctx: ExecutionContext, src: End, dst: End) -> tuple[list[str], list[str]]:
     if src.kind != "directory":
         return [], []
-    inside, special = [], []
-    for root, dirs, names in os.walk(src.path):
-        dirs.sort()
-        for name in sorted(names) + dirs:
-            path = os.path.join(root, name)
-            inside.append(path)
-            mode = os.lstat(path).st_mode
-            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
-                special.append(path)
+    try:  # every entry, at any depth; a directory that cannot be read is an error, not a blind spot
+        inside = list_tree(src.path).paths
+        special = [p for p in inside if not _movable(os.lstat(p).st_mode)]
+    except OSError as exc:
+        raise error_from_oserror(exc, src.display) from None
     secret = next((p for p in inside if ctx.sensitive.matches(p)), None)
     if secret is not None:
         raise ToolError(
@@ -106,11 +103,14 @@ def _contents(ctx: ExecutionContext, src: End, dst: End) -> tuple[list[str], lis
     return inside, special
 
 
+def _movable(mode: int) -> bool:
+    return stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)
+
+
 def _check_source(ctx: ExecutionContext, src: End) -> None:
     if src.stat is None:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {src.display}")
-    mode = src.stat.st_mode
-    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+    if not _movable(src.stat.st_mode):
         raise ToolError(
             ErrorCode.INVALID_PATH, f"Refusing to move a special file (FIFO, socket or device): {src.display}"
         )

@@ -16,11 +16,12 @@ import ctypes
 import errno
 import os
 import secrets
-import shutil
 import stat
 from collections.abc import Callable
 from functools import cache
 from typing import cast
+
+from .tree import list_tree, remove_tree
 
 RENAME_NOREPLACE = 1
 _COPY_CHUNK = 1 << 20
@@ -88,20 +89,6 @@ def rename_at(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, is
     os.rename(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
 
 
-def _fsync_tree(path: str) -> None:
-    """fsync every regular file and directory of a copied tree (bottom-up: contents before names)."""
-    for root, _dirs, files in os.walk(path, topdown=False):
-        for name in files:
-            full = os.path.join(root, name)
-            if not os.path.islink(full):
-                fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-        fsync_dir(root)
-
-
 def fsync_dir(path_or_fd: str | int) -> None:
     """fsync a directory (its entries: a rename is durable once its directories are)."""
     if isinstance(path_or_fd, int):
@@ -114,12 +101,14 @@ def fsync_dir(path_or_fd: str | int) -> None:
         os.close(fd)
 
 
-def _copy_file(src_fd: int, src: str, dst_fd: int, tmp: str) -> None:
+def _copy_file(src_fd: int | None, src: str, dst_fd: int | None, tmp: str) -> None:
     """A copy of the regular file or symlink `src` as `tmp`, with mode and times, fsynced."""
     st = os.stat(src, dir_fd=src_fd, follow_symlinks=False)
     if stat.S_ISLNK(st.st_mode):
         os.symlink(os.readlink(src, dir_fd=src_fd), tmp, dir_fd=dst_fd)
         return
+    if not stat.S_ISREG(st.st_mode):  # a FIFO made since the plan: opening it could block forever
+        raise OSError(errno.EINVAL, "not a regular file, directory or symlink", src)
     fin = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=src_fd)
     try:
         fout = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600, dir_fd=dst_fd)
@@ -137,6 +126,26 @@ def _copy_file(src_fd: int, src: str, dst_fd: int, tmp: str) -> None:
         os.close(fin)
 
 
+def _copy_tree(src: str, dst: str) -> None:
+    """Copy the directory `src` as the new `dst` without recursion, whatever its depth: files with
+    their modes and times and fsynced, links as links; each directory gets its mode and times,
+    and is fsynced, once its contents are in place (deepest first)."""
+    directories = [(dst, os.lstat(src))]
+    os.mkdir(dst, 0o700)
+    for path in list_tree(src).paths:  # parents before their contents
+        target = dst + path[len(src) :]
+        st = os.lstat(path)
+        if stat.S_ISDIR(st.st_mode):
+            os.mkdir(target, 0o700)
+            directories.append((target, st))
+        else:
+            _copy_file(None, path, None, target)
+    for target, st in reversed(directories):
+        os.chmod(target, stat.S_IMODE(st.st_mode))
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+        fsync_dir(target)
+
+
 def move_across(
     src_parent: str, src_fd: int, src: str, dst_parent: str, dst_fd: int, dst: str, *, replace: bool, is_dir: bool
 ) -> None:
@@ -148,8 +157,7 @@ def move_across(
     tmp = f".{dst}.fstools-move-{secrets.token_hex(4)}"
     try:
         if is_dir:
-            shutil.copytree(os.path.join(src_parent, src), os.path.join(dst_parent, tmp), symlinks=True)
-            _fsync_tree(os.path.join(dst_parent, tmp))
+            _copy_tree(os.path.join(src_parent, src), os.path.join(dst_parent, tmp))
         else:
             _copy_file(src_fd, src, dst_fd, tmp)
         rename_at(dst_fd, tmp, dst_fd, dst, replace=replace, is_dir=is_dir)
@@ -159,7 +167,7 @@ def move_across(
     fsync_dir(dst_fd)
     try:
         if is_dir:
-            shutil.rmtree(os.path.join(src_parent, src))
+            remove_tree(os.path.join(src_parent, src))
         else:
             os.unlink(src, dir_fd=src_fd)
         fsync_dir(src_fd)
@@ -172,7 +180,10 @@ def _remove(parent: str, dir_fd: int, name: str) -> None:
         st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
         return
-    if stat.S_ISDIR(st.st_mode):
-        shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
-    else:
-        os.unlink(name, dir_fd=dir_fd)
+    try:
+        if stat.S_ISDIR(st.st_mode):
+            remove_tree(os.path.join(parent, name))
+        else:
+            os.unlink(name, dir_fd=dir_fd)
+    except OSError:
+        pass  # the error that stopped the move is the one to report

@@ -14,6 +14,8 @@ import pytest
 import fstools
 from fstools._change import move as _move
 from fstools._change import renames
+from fstools._change.tree import remove_tree
+from tests.find.test_liveness import _deep_tree
 from tests.helpers.processes import fstools_cmd
 from tests.helpers.tools import agent_read
 
@@ -313,8 +315,12 @@ def test_exdev_for_a_directory_with_a_link(project, ctx, monkeypatch):
     (project / "d" / "s").mkdir(parents=True)
     (project / "d" / "s" / "f.txt").write_text("f")
     (project / "d" / "ln").symlink_to("s/f.txt")
+    (project / "d" / "s").chmod(0o750)
+    mtime = (project / "d" / "s").stat().st_mtime_ns
     r = fstools.move(str(project / "d"), str(project / "e"), ctx=ctx)
     assert r.success and r.metadata["cross_device"]
+    copied = (project / "e" / "s").stat()
+    assert stat.S_IMODE(copied.st_mode) == 0o750 and copied.st_mtime_ns == mtime
     assert files(project) == {"e/s/f.txt": "f", "e/ln": "f"} and os.readlink(project / "e" / "ln") == "s/f.txt"
     assert not (project / "d").exists()
 
@@ -342,11 +348,27 @@ def test_a_source_that_cannot_be_removed_after_the_copy_is_reported(project, ctx
         raise OSError(errno.EACCES, os.strerror(errno.EACCES))
 
     monkeypatch.setattr(renames.os, "unlink", refused)
-    monkeypatch.setattr(renames.shutil, "rmtree", refused)
+    monkeypatch.setattr(renames, "remove_tree", refused)
     r = fstools.move(str(source), str(project / "new"), ctx=ctx)
     assert r.error_code == "permission_denied" and "both exist now" in r.error and f"to {project / 'new'}" in r.error
     copied = {"new": "alpha\n"} if kind == "file" else {"new/f.txt": "f"}
     assert files(project) == {"a.txt": "alpha\n", "d/f.txt": "f", **copied}
+
+
+@pytest.mark.parametrize("across", [False, True])
+def test_a_tree_deeper_than_the_recursion_limit(project, ctx, monkeypatch, across):
+    if across:
+        _exdev(monkeypatch)
+    _deep_tree(project / "top", 1200)
+    try:
+        r = fstools.move(str(project / "top"), str(project / "moved"), ctx=ctx)
+        assert r.success, r.error
+        assert r.metadata["moved_count"] == 1202 and r.metadata["cross_device"] == across
+        assert (project / "moved" / ("d/" * 1200) / "f.txt").is_file() and not (project / "top").exists()
+    finally:
+        for name in ("top", "moved"):  # pytest's own cleanup (shutil.rmtree) recurses
+            if (project / name).exists():
+                remove_tree(str(project / name))
 
 
 @pytest.fixture
