@@ -101,11 +101,31 @@ def fsync_dir(path_or_fd: str | int) -> None:
         os.close(fd)
 
 
+def _carry_metadata(src: int | str, dst: int | str, st: os.stat_result) -> None:
+    """Owner and extended attributes of `src` on its copy `dst`, as far as this process may set
+    them (as mv does); before the mode, since a chown clears set-id bits."""
+    try:
+        os.chown(dst, st.st_uid, st.st_gid)
+    except PermissionError:
+        pass
+    try:
+        for name in os.listxattr(src):
+            os.setxattr(dst, name, os.getxattr(src, name))
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EACCES, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
+
+
 def _copy_file(src_fd: int | None, src: str, dst_fd: int | None, tmp: str) -> None:
-    """A copy of the regular file or symlink `src` as `tmp`, with mode and times, fsynced."""
+    """A copy of the regular file or symlink `src` as `tmp`, with owner, mode, times and extended
+    attributes, fsynced."""
     st = os.stat(src, dir_fd=src_fd, follow_symlinks=False)
     if stat.S_ISLNK(st.st_mode):
         os.symlink(os.readlink(src, dir_fd=src_fd), tmp, dir_fd=dst_fd)
+        try:
+            os.chown(tmp, st.st_uid, st.st_gid, dir_fd=dst_fd, follow_symlinks=False)
+        except PermissionError:
+            pass
         return
     if not stat.S_ISREG(st.st_mode):  # a FIFO made since the plan: opening it could block forever
         raise OSError(errno.EINVAL, "not a regular file, directory or symlink", src)
@@ -117,6 +137,7 @@ def _copy_file(src_fd: int | None, src: str, dst_fd: int | None, tmp: str) -> No
                 view = memoryview(chunk)
                 while view:
                     view = view[os.write(fout, view) :]
+            _carry_metadata(fin, fout, st)
             os.fchmod(fout, stat.S_IMODE(st.st_mode))
             os.utime(fout, ns=(st.st_atime_ns, st.st_mtime_ns))
             os.fsync(fout)
@@ -127,20 +148,21 @@ def _copy_file(src_fd: int | None, src: str, dst_fd: int | None, tmp: str) -> No
 
 
 def _copy_tree(src: str, dst: str) -> None:
-    """Copy the directory `src` as the new `dst` without recursion, whatever its depth: files with
-    their modes and times and fsynced, links as links; each directory gets its mode and times,
-    and is fsynced, once its contents are in place (deepest first)."""
-    directories = [(dst, os.lstat(src))]
+    """Copy the directory `src` as the new `dst` without recursion, whatever its depth: files as
+    _copy_file copies them, links as links; each directory gets its owner, mode, times and
+    extended attributes, and is fsynced, once its contents are in place (deepest first)."""
+    directories = [(src, dst, os.lstat(src))]
     os.mkdir(dst, 0o700)
     for path in list_tree(src).paths:  # parents before their contents
         target = dst + path[len(src) :]
         st = os.lstat(path)
         if stat.S_ISDIR(st.st_mode):
             os.mkdir(target, 0o700)
-            directories.append((target, st))
+            directories.append((path, target, st))
         else:
             _copy_file(None, path, None, target)
-    for target, st in reversed(directories):
+    for path, target, st in reversed(directories):
+        _carry_metadata(path, target, st)
         os.chmod(target, stat.S_IMODE(st.st_mode))
         os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
         fsync_dir(target)

@@ -325,6 +325,22 @@ def test_exdev_for_a_directory_with_a_link(project, ctx, monkeypatch):
     assert not (project / "d").exists()
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_exdev_keeps_owner_and_extended_attributes(project, ctx, monkeypatch):
+    _exdev(monkeypatch)
+    (project / "d" / "s").mkdir(parents=True)
+    for path in (project / "d" / "s", project / "d" / "s" / "f.txt", project / "g.txt"):
+        if not path.exists():
+            path.write_text("x")
+        os.chown(path, 1234, 5678)
+        os.setxattr(path, "user.origin", b"kept")
+    assert fstools.move(str(project / "d"), str(project / "e"), ctx=ctx).success
+    assert fstools.move(str(project / "g.txt"), str(project / "h.txt"), ctx=ctx).success
+    for path in (project / "e" / "s", project / "e" / "s" / "f.txt", project / "h.txt"):
+        st = path.stat()
+        assert (st.st_uid, st.st_gid) == (1234, 5678) and os.getxattr(path, "user.origin") == b"kept", path
+
+
 def test_a_failed_copy_leaves_the_source_and_no_debris(project, ctx, src, monkeypatch):
     _exdev(monkeypatch)
 
