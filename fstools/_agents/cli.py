@@ -25,6 +25,7 @@ from .._content.fingerprints import remember
 from .._core.context import ExecutionContext
 from .._core.errors import ToolError
 from .._core.hints import flag
+from .._core.outputs import always_reported
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
 from .._core.permissions import PermissionRequest
@@ -227,8 +228,10 @@ class CommandLine:
 
 def build_parser(registry: ToolRegistry) -> CommandLine:
     """The whole command line: a subcommand per registered tool (from its parameters) and `mcp`."""
+    # No abbreviations: `--old-string X` must not quietly mean `--old-string-file X`.
     parser = argparse.ArgumentParser(
         prog="fstools",
+        allow_abbrev=False,
         description="Fast, safe file tools for AI coding agents. "
         "Each tool is a subcommand; `fstools mcp` serves them over MCP.",
         epilog="Paths may be relative to the current directory. Exit status: 0 success, 1 failure, 2 usage error; "
@@ -250,6 +253,7 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
             help=_first_sentence(tool.cli_help),
             description=tool.cli_help,
             parents=[sessions[not tool.read_only], output],
+            allow_abbrev=False,
         )
         ordered = sorted(tool.parameters, key=lambda p: not p.required)
         sub.set_defaults(tool=tool, bindings=[_bind(sub, p, i) for i, p in enumerate(ordered)])
@@ -258,6 +262,7 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
         help="Serve every tool over MCP (stdio)",
         # A server's --root that is missing is skipped with a warning, not fatal (see usable_roots).
         parents=[_session_options(True, root_type=str)],
+        allow_abbrev=False,
         description="Serve every tool to an MCP client over stdio. Without --root, the client's roots "
         "(if it sends any) or the current directory are the allowed directories. A --root that is not a "
         "directory is skipped with a warning; the server starts unless none is usable.",
@@ -359,7 +364,7 @@ def _serving_roots(settings: SessionSettings, stderr: TextIO) -> SessionSettings
 
 def _counts_matches(tool: BaseTool) -> bool:
     """A search whose every result reports how many lines matched (Grep): it exits as rg does."""
-    return "total_matches" in tool.output_schema().get("required", ())
+    return "total_matches" in always_reported(tool.output_schema())
 
 
 def exit_status(tool: BaseTool, result: ToolResult) -> int:
@@ -384,13 +389,15 @@ def print_result(result: ToolResult, as_json: bool, command: str, stdout: TextIO
     if not result.success:
         say(f"{result.error} [{result.error_code}]")
         return
+    notice = result.metadata.get("notice")
+    output = result.output.removesuffix(notice).rstrip("\n") if notice else result.output  # stdout: data only
     if result.metadata.get("total_matches") == 0:
-        say(result.output)
-    elif result.output:
-        text = printable(result.output)
+        say(output)
+    elif output:
+        text = printable(output)
         stdout.write(text if text.endswith("\n") else text + "\n")
-    if result.metadata.get("notice"):
-        say(result.metadata["notice"])
+    if notice:
+        say(notice)
     for warning in result.metadata.get("warnings") or ():
         say(f"warning: {warning}")
 

@@ -39,8 +39,11 @@ from .._read.tool import MAX_LIMIT, read
 
 TOOL_NAME = "str_replace_based_edit_tool"
 COMMANDS = ("view", "create", "str_replace", "insert")
+MAX_LISTED = 20  # line numbers of a non-unique old_str shown
 SNIPPET_LINES = 4  # context lines shown around an edit, as the reference implementation does
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+# Anthropic's documentation words these two errors so (its reference implementation adds the details after them).
+NO_MATCH = "No match found for replacement. Please check your text and try again."
 _REVIEW = "Review the changes and make sure they are as expected. Edit the file again if necessary."
 _REVIEW_INSERT = (
     "Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). "
@@ -152,6 +155,7 @@ def _view_directory(ctx: ExecutionContext, path: str) -> str:
     if not listed.success:
         raise _failed(listed, path)
     found = [path.rstrip(os.sep) + os.sep]
+    cut = [_unlisted(listed, path)]
     for entry in listed.metadata["entries"]:
         is_dir = entry["type"] == "dir"
         found.append(entry["path"] + (os.sep if is_dir else ""))
@@ -159,8 +163,15 @@ def _view_directory(ctx: ExecutionContext, path: str) -> str:
             inner = ls(entry["path"], ctx=ctx)
             if inner.success:
                 found += [e["path"] + (os.sep if e["type"] == "dir" else "") for e in inner.metadata["entries"]]
-    listing = "\n".join(sorted(found))
+                cut.append(_unlisted(inner, entry["path"]))
+    listing = "\n".join([*sorted(found), *filter(None, cut)])
     return f"Here's the files and directories up to 2 levels deep in {path}, excluding hidden items:\n{listing}\n"
+
+
+def _unlisted(listed: ToolResult, path: str) -> str:
+    """A line saying how many entries of a directory LS left out ("" for none): a cut listing never reads as whole."""
+    left = listed.metadata["count"] - listed.metadata["returned"]
+    return f"[{left} more entries in {path} not shown: view a subdirectory, or use Glob]" if left > 0 else ""
 
 
 def _snippet(ctx: ExecutionContext, path: str, first: int, last: int) -> str:
@@ -241,13 +252,14 @@ def _replace_failed(result: ToolResult, path: str, old_str: str) -> _Refusal:
         hint = (result.error or "").split("\n", 1)
         closest = f"\n{hint[1]}" if len(hint) > 1 else ""
         return _Refusal(
-            f"No replacement was performed, old_str `{old_str}` did not appear verbatim in {path}.{closest}"
+            f"{NO_MATCH} No replacement was performed, old_str `{old_str}` did not appear verbatim in {path}.{closest}"
         )
     if result.error_code == ErrorCode.NOT_UNIQUE:
         lines = result.metadata.get("lines", [])
         return _Refusal(
-            f"No replacement was performed. Multiple occurrences of old_str `{old_str}` in lines {lines}. "
-            "Please ensure it is unique"
+            f"Found {len(lines)} matches for replacement text. Please provide more context to make a unique match. "
+            f"No replacement was performed: old_str `{old_str}` occurs in lines {lines[:MAX_LISTED]}"
+            f"{' and more' if len(lines) > MAX_LISTED else ''}."
         )
     return _failed(result, path)
 

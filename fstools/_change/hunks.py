@@ -5,9 +5,10 @@ the other, to the next line that matches them; its context and removed lines mus
 Lines are compared exactly first, then ignoring trailing whitespace, then ignoring indentation,
 then with typographic dashes, quotes and spaces read as ASCII (codex's `seek_sequence` rules),
 then with Read's U+FFFD standing for undecodable bytes; a looser level is used only when no
-stricter one matches. A hunk is never placed by guess: when its first anchor (or, without
-anchors, its lines) has another place from which it and the later hunks still apply, the
-patch is ambiguous and refused.
+stricter one matches. Lines that start with the last anchor's own text may start at the
+anchored line itself (models repeat it); if they also match below it, the hunk is refused.
+A hunk is never placed by guess: when its first anchor (or, without anchors, its lines) has
+another place from which it and the later hunks still apply, the patch is ambiguous and refused.
 
 The file keeps what the patch does not say: context lines are kept as they are in the file,
 added lines take the line breaks of the lines they replace (else of their neighbours), a line
@@ -186,9 +187,10 @@ def _listed(indexes: list[int]) -> str:
 class _Miss(Exception):
     """A step of a hunk found nowhere below the cursor (cheap: trying alternatives raises it often)."""
 
-    def __init__(self, what: str, pattern: list[str], cursor: int, anchor: bool) -> None:
+    def __init__(self, what: str, pattern: list[str], cursor: int, anchor: bool, after: str = "") -> None:
         super().__init__(what)
         self.what, self.pattern, self.cursor, self.anchor = what, pattern, cursor, anchor
+        self.after = after or "the previous hunk"  # what the search started below
 
 
 class _Locator:
@@ -202,10 +204,13 @@ class _Locator:
         earlier = self.keys.seek(miss.pattern, 0, anchor=miss.anchor) if miss.cursor else None
         order = ""
         if earlier is not None:
-            order = (
-                f" It occurs at line {earlier[0][0] + 1}, above the previous hunk: hunks must be in the order "
-                "of the file and must not overlap."
-            )
+            if miss.after == "the previous hunk":
+                rule = "hunks must be in the order of the file and must not overlap"
+            elif miss.anchor:
+                rule = "each '@@' line must come after the one before it"
+            else:
+                rule = "a hunk's lines must come after its '@@' lines"
+            order = f" It occurs at line {earlier[0][0] + 1}, above {miss.after}: {rule}."
         detail = describe_not_found(self.text, "\n".join(miss.pattern), what=miss.what)
         return HunkError(
             ErrorCode.NOT_FOUND,
@@ -219,17 +224,18 @@ class _Locator:
         `forced` is the placement being second-guessed)."""
         first_step: list[str] | None = None
         first_level, first_at = 0, cursor
-        start_cursor = cursor
+        start_cursor, previous = cursor, ""
         for anchor in hunk.anchors:
             if forced is not None and first_step is None:
                 found: tuple[list[int], int] | None = ([at], forced.first_level)
             else:
                 found = self.keys.seek([anchor], cursor, anchor=True)
             if found is None:
-                raise _Miss(f"The anchor '@@ {anchor}'", [anchor], cursor, anchor=True)
+                after = f"the anchor '@@ {previous}'" if previous else ""
+                raise _Miss(f"The anchor '@@ {anchor}'", [anchor], cursor, anchor=True, after=after)
             if first_step is None:
                 first_step, first_level, first_at = [anchor], found[1], found[0][0]
-            cursor = found[0][0] + 1
+            cursor, previous = found[0][0] + 1, anchor
         old = hunk.old
         if not old:  # a pure addition: after the anchors, else at the end of the file
             start = self.count if hunk.end_of_file or not hunk.anchors else cursor
@@ -238,19 +244,49 @@ class _Locator:
         if forced is not None and first_step is None:
             old, found = forced.old, ([at], forced.level)
         else:
-            found = self.keys.seek(old, cursor, hunk.end_of_file)
+            old, found = self._seek_lines(hunk, cursor)
+            if previous and _normalised(old[0]) == _normalised(previous):
+                old, found = self._at_anchor(hunk, number, cursor - 1, (old, found))
+        if found is None:
+            what = "The hunk's lines at the end of the file" if hunk.end_of_file else "The hunk's context and '-' lines"
+            after = f"its anchor '@@ {previous}'" if previous else ""
+            raise _Miss(what, hunk.old, cursor, anchor=False, after=after)
+        (start, *_), level = found
+        if first_step is None:
+            first_step, first_level, first_at = old, level, start
+        return _Placed(hunk, number, first_step, first_level, first_at, start_cursor, start, level, old)
+
+    def _seek_lines(self, hunk: Hunk, cursor: int) -> tuple[list[str], tuple[list[int], int] | None]:
+        """(the lines searched, where they match) for a hunk's context and '-' lines below `cursor`."""
+        old = hunk.old
+        found = self.keys.seek(old, cursor, hunk.end_of_file)
         droppable = sum(1 for _ in takewhile(lambda line: line == (" ", ""), reversed(hunk.lines)))
         while found is None and droppable and len(old) > 1:
             # Trailing empty context lines: blank separators before the next header, or the final line break.
             old, droppable = old[:-1], droppable - 1
             found = self.keys.seek(old, cursor, hunk.end_of_file)
-        if found is None:
-            what = "The hunk's lines at the end of the file" if hunk.end_of_file else "The hunk's context and '-' lines"
-            raise _Miss(what, hunk.old, cursor, anchor=False)
-        (start, *_), level = found
-        if first_step is None:
-            first_step, first_level, first_at = old, level, start
-        return _Placed(hunk, number, first_step, first_level, first_at, start_cursor, start, level, old)
+        return old, found
+
+    def _at_anchor(
+        self, hunk: Hunk, number: int, line: int, below: tuple[list[str], tuple[list[int], int] | None]
+    ) -> tuple[list[str], tuple[list[int], int] | None]:
+        """Lines that start with the anchor's own text ("@@ def f():" then " def f():") may start at the
+        anchored line itself; when they also match below it, the hunk means two things and is refused."""
+        old, found = self._seek_lines(hunk, line)
+        if found is None or found[0][0] != line:
+            return below
+        if below[1] is not None:
+            spots = [line, below[1][0][0]]
+            raise HunkError(
+                ErrorCode.NOT_UNIQUE,
+                f"{_where(self.name, hunk, number)} is ambiguous: its lines start with its anchor's line and match "
+                f"both at the anchored line and below it (lines {_listed(spots)}). Add context lines, or an '@@' "
+                "line that names the enclosing block, so that the hunk matches one place.",
+                hunk=number,
+                patch_line=hunk.line,
+                lines=[s + 1 for s in spots],
+            )
+        return old, found
 
     def check_unique(self, placed: list[_Placed]) -> None:
         """No hunk may have another place from which it and every later hunk still apply in order: the

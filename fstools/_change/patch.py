@@ -34,7 +34,7 @@ from .document import decode_document, encode_document
 from .guard import load
 from .hunks import apply_hunks
 from .transaction import FileChange, Transaction, mode_of
-from .v4a import AddFile, DeleteFile, FileOperation, PatchSyntaxError, UpdateFile, parse_patch
+from .v4a import ADD, DELETE, UPDATE, AddFile, DeleteFile, FileOperation, PatchSyntaxError, UpdateFile, parse_patch
 
 NEW_FILE_LABEL = "/dev/null"
 
@@ -112,19 +112,19 @@ class _Plan:
         if f.text is not None:
             raise ToolError(
                 ErrorCode.INVALID_ARGUMENT,
-                f"Add File {op.path}{_at(op)}: the file already exists: {f.target.display}. "
-                "Use '*** Update File:' to change it.",
+                f"{_named(op)}: the file already exists: {f.target.display}. "
+                f"Use {'an update_file operation' if op.line == 0 else repr(UPDATE)} to change it.",
             )
         self._set(f, "\n".join(op.lines) + "\n" if op.lines else "", UTF8)
         self.summary.append(("A", op.path))
 
     def _delete(self, op: DeleteFile) -> None:
-        self._refuse_link(op.path, f"Delete File {op.path}{_at(op)}")
+        self._refuse_link(op.path, _named(op))
         f = self.file(op.path)
         if f.text is None:
             raise ToolError(
                 ErrorCode.FILE_NOT_FOUND,
-                f"Delete File {op.path}{_at(op)}: file not found: {f.target.display}",
+                f"{_named(op)}: file not found: {f.target.display}",
             )
         self._set(f, None, f.encoding)
         self.summary.append(("D", op.path))
@@ -134,7 +134,7 @@ class _Plan:
         if f.text is None:
             raise ToolError(
                 ErrorCode.FILE_NOT_FOUND,
-                f"Update File {op.path}{_at(op)}: file not found: {f.target.display}",
+                f"{_named(op)}: file not found: {f.target.display}",
             )
         text, changes = self.text_of(f), None
         if op.hunks:
@@ -144,7 +144,7 @@ class _Plan:
             self._set(f, text, f.encoding, changes)
             self.summary.append(("M", op.path))
             return
-        self._refuse_link(op.path, f"Update File {op.path}{_at(op)} with Move to")
+        self._refuse_link(op.path, f"{_named(op)} with Move to")
         dest = self.file(op.move_to)
         if dest is f:
             self._set(f, text, f.encoding, changes)
@@ -211,6 +211,17 @@ class _Plan:
             return decode_document(f.seen.data, f.target.display).text
         except ToolError:
             return None
+
+
+# How an error names an operation: as the patch wrote it, or as the Responses API sent it (no patch line).
+_HEADER = {AddFile: ADD, DeleteFile: DELETE, UpdateFile: UPDATE}
+_API_TYPE = {AddFile: "create_file", DeleteFile: "delete_file", UpdateFile: "update_file"}
+
+
+def _named(op: FileOperation) -> str:
+    if not op.line:
+        return f"{_API_TYPE[type(op)]} {op.path}"
+    return f"{_HEADER[type(op)].removeprefix('*** ').removesuffix(':')} {op.path}{_at(op)}"
 
 
 def _at(op: FileOperation) -> str:

@@ -3,7 +3,9 @@
 MCP clients check a result's structuredContent (the metadata) against the tool's
 outputSchema, so the schema declares the types of the fields a tool reports and requires
 only those every successful call carries; the rest are optional (a Read of an image has
-other fields than a Read of text), and fields not declared are allowed.
+other fields than a Read of text), and fields not declared are allowed. A failed call's
+structuredContent is its `error` and `error_code` instead: some clients (the TypeScript
+SDK) check an error result against the schema too, so the schema accepts either shape.
 """
 
 from __future__ import annotations
@@ -35,14 +37,29 @@ class ResultField:
         return {"type": kind, "description": self.description}
 
 
+ERROR_FIELDS = (
+    ResultField("error", "string", "Failed calls only: what went wrong and what to do next"),
+    ResultField("error_code", "string", "Failed calls only: the stable error code, e.g. file_not_found"),
+)
+
+
 def output_schema(fields: Sequence[ResultField]) -> dict[str, Any]:
-    """The JSON Schema of a tool's metadata (MCP structuredContent)."""
+    """The JSON Schema of a tool's metadata (MCP structuredContent): a success's fields, or a failure's error."""
     return {
         "type": "object",
-        "properties": {f.name: f.json_schema() for f in fields},
-        "required": [f.name for f in fields if f.always],
+        "properties": {f.name: f.json_schema() for f in (*fields, *ERROR_FIELDS)},
+        "anyOf": [
+            {"required": [f.name for f in fields if f.always]},
+            {"required": [f.name for f in ERROR_FIELDS]},
+        ],
         "additionalProperties": True,
     }
+
+
+def always_reported(schema: dict[str, Any]) -> list[str]:
+    """The fields every successful result carries, read back from an output_schema()."""
+    required: list[str] = schema["anyOf"][0]["required"]
+    return required
 
 
 # Fields several tools report, spelled once.

@@ -1,9 +1,10 @@
 """A ToolResult as a model reads it: one text, and that text plus images as each API's content blocks.
 
-`output` is what the tool produced; what a reader of text alone must also see travels in
-metadata: the "there is more" notice (Glob, Grep) and the warnings (what a search could
-not look at). `result_text` puts them in one text in that order; `result_content` wraps
-it, and the image a Read returns, in the content blocks of one provider's API.
+`output` is what the tool produced, ending with its "there is more" notice when there is
+one (Read, LS, Glob, Grep); the warnings (what a search could not look at) travel in
+metadata. `result_text` puts them in one text in that order (a notice that is only in
+metadata too); `result_content` wraps it, and the image a Read returns, in the content
+blocks of one provider's API.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ def result_text(result: ToolResult) -> str:
     """Output, then the notice, then one line per warning; for a failure, the error and its code."""
     if not result.success:
         return printable(f"{result.error} (error_code: {result.error_code})")
-    notes = [result.metadata.get("notice") or ""]
+    notice = result.metadata.get("notice") or ""
+    notes = [] if result.output.endswith(notice) else [notice]
     notes += [f"(warning: {w})" for w in result.metadata.get("warnings") or ()]
     return printable("\n".join(part for part in [result.output, *notes] if part))
 

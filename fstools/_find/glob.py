@@ -285,20 +285,25 @@ def _glob(
             if found.paths:
                 listing, meta["path"], meta["literal_brackets"] = found, retry.base, True
     if listing is None:
-        return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, **meta)
+        return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, files=[], **meta)
     top = newest_first(listing, limit)
     count = len(listing.paths)
     warnings = _shown_warnings(ctx, listing.warnings)
     extra: dict[str, object] = {"warnings": warnings} if warnings else {}
     if listing.timed_out:
         extra["timed_out"] = True
+    files = [p for p, _ in top]
+    lines = list(files)
     if count > len(top):
-        extra["notice"] = (
+        notice = (
             f"(Showing the {len(top)} newest of {count} matching files: "
             f"narrow the pattern or raise {param(ctx, 'limit')}.)"
         )
+        extra["notice"] = notice
+        lines.append(notice)  # the output's last line, as Read's and LS's notices are
     return ToolResult.ok(
-        "\n".join(p for p, _ in top),
+        "\n".join(lines),
+        files=files,
         count=count,
         returned=len(top),
         truncated=count > len(top),
@@ -353,6 +358,7 @@ GLOB_SPEC = ToolSpec(
         ResultField("limit", "integer", "The limit of the call", always=True),
         ResultField("count", "integer", "All matching files", always=True),
         ResultField("returned", "integer", "Paths returned (the newest)", always=True),
+        ResultField("files", "array", "The paths returned, newest first (the output without its notice)", always=True),
         TRUNCATED,
         ResultField("backend", ("string", "null"), "What listed the files"),
         ResultField("timed_out", "boolean", "The listing stopped at the time limit"),

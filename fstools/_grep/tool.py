@@ -191,6 +191,7 @@ def _grep(
             f"(Showing {unit} {offset + 1}-{offset + returned} of {total_items}: "
             f"call again with {setting(ctx, 'offset', offset + returned)} for more.)"
         )
+        text = f"{text}\n{meta['notice']}"  # the output's last line, as Read's and LS's notices are
     skipped, warnings = _report_skipped(ctx, out, query)
     return ToolResult.ok(
         text,

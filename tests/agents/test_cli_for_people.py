@@ -129,3 +129,11 @@ def test_json_output_is_the_result_with_flag_notices(tree):
     """--json prints the ToolResult itself; its notice names flags too, next_offset serves programs."""
     done = fstools_cmd("grep", "import", "--head-limit", "2", "--json", cwd=tree)
     assert done.returncode == 0 and '"next_offset":2' in done.stdout and "--offset 2" in done.stdout
+
+
+def test_an_option_is_never_guessed_from_its_first_letters(tree):
+    """`--old-string X` is not an option; argparse would take it for `--old-string-file X` and read a file X."""
+    before = (tree / "long.txt").read_bytes()
+    done = fstools_cmd("edit", "long.txt", "--old-string", "line 1", "--new-string", "x", cwd=tree)
+    assert done.returncode == 2 and "unrecognized arguments: --old-string" in done.stderr
+    assert "cannot read" not in done.stderr and (tree / "long.txt").read_bytes() == before

@@ -8,7 +8,7 @@ import pytest
 from mcp import Client
 
 import fstools
-from fstools._agents.mcp import create_server
+from fstools._agents.mcp import call_result, create_server
 from fstools._agents.settings import SessionSettings
 from fstools._core.outputs import ResultField
 from fstools._core.spec import ToolSpec
@@ -50,7 +50,9 @@ def test_every_tool_lists_its_output_schema(tree):
         schema = registry.get(listed.name).output_schema()
         assert listed.output_schema == schema
         jsonschema.Draft202012Validator.check_schema(schema)
-        assert schema["type"] == "object" and set(schema["required"]) <= set(schema["properties"])
+        success, failure = schema["anyOf"]
+        assert schema["type"] == "object" and set(success["required"]) <= set(schema["properties"])
+        assert failure["required"] == ["error", "error_code"]
 
 
 def test_calls_through_the_sdk_client_carry_structured_content_it_validates(tree):
@@ -168,6 +170,36 @@ def test_every_result_fits_its_tools_output_schema(tree):
     for name, result in _results(tree):
         assert result.success, (name, result.error)
         jsonschema.validate(result.metadata, registry.get(name).output_schema())
+        seen.add(name)
+    assert seen == set(registry.names())
+
+
+def _failures(tree):
+    """A failed call of every tool: missing files, a path outside the sandbox, a malformed patch, a bad regex."""
+    p = str(tree)
+    yield "Read", {"file_path": f"{p}/missing.txt"}
+    yield "Write", {"file_path": "/outside/x.txt", "content": "x"}
+    yield "Edit", {"file_path": f"{p}/missing.txt", "old_string": "a", "new_string": "b"}
+    yield "MultiEdit", {"file_path": f"{p}/missing.txt", "edits": [{"old_string": "a", "new_string": "b"}]}
+    yield "ApplyPatch", {"patch": "*** Begin Patch\n*** Delete File: missing.txt\n*** End Patch"}
+    yield "Delete", {"path": f"{p}/missing.txt"}
+    yield "Move", {"source": f"{p}/missing.txt", "destination": f"{p}/b.txt"}
+    yield "LS", {"path": f"{p}/missing"}
+    yield "Glob", {"pattern": "*", "path": f"{p}/missing"}
+    yield "Grep", {"pattern": "(unclosed"}
+
+
+def test_error_results_fit_the_output_schema_too(tree):
+    """Some clients (the TypeScript SDK) check an error result's structuredContent against the outputSchema."""
+    registry = fstools.create_registry()
+    ctx = fstools.ExecutionContext(working_dir=str(tree))
+    seen = set()
+    for name, arguments in _failures(tree):
+        result = registry.run(name, ctx, **arguments)
+        assert not result.success, name
+        structured = call_result(result).structured_content
+        jsonschema.validate(structured, registry.get(name).output_schema())
+        assert structured["error_code"] == result.error_code
         seen.add(name)
     assert seen == set(registry.names())
 

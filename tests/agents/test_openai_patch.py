@@ -100,6 +100,19 @@ def test_failures_go_back_as_failed_outputs_and_change_nothing(tree, ctx):
     assert {p: p.read_bytes() for p in tree.rglob("*") if p.is_file()} == before
 
 
+def test_errors_name_the_operation_as_the_api_sent_it(tree, ctx):
+    """The model sent create_file/update_file/delete_file, not patch headers: the errors speak its terms."""
+    taken = fstools.openai_apply_patch({"type": "create_file", "path": "notes.txt", "diff": "+x\n"}, ctx=ctx)
+    assert taken["output"] == (
+        f"Error: create_file notes.txt: the file already exists: {tree}/notes.txt. "
+        "Use an update_file operation to change it."
+    )
+    gone = fstools.openai_apply_patch({"type": "update_file", "path": "gone.py", "diff": "@@\n-a\n+b\n"}, ctx=ctx)
+    assert gone["output"] == f"Error: update_file gone.py: file not found: {tree}/gone.py"
+    missing = fstools.openai_apply_patch({"type": "delete_file", "path": "gone.py"}, ctx=ctx)
+    assert missing["output"] == f"Error: delete_file gone.py: file not found: {tree}/gone.py"
+
+
 def test_the_operation_alone_and_malformed_operations(tree, ctx):
     out = fstools.openai_apply_patch({"type": "delete_file", "path": "notes.txt"}, ctx=ctx)
     assert out == {"status": "completed", "output": "Deleted notes.txt"}

@@ -124,14 +124,16 @@ def test_a_recorded_conversation(repo, ctx):
 def test_str_replace_errors_in_claudes_words(repo, ctx):
     missing = error(run(ctx, 1, command="str_replace", path=str(repo / "app.py"), old_str="print('bye')", new_str="x"))
     assert missing.startswith(
-        f"Error: No replacement was performed, old_str `print('bye')` did not appear verbatim in {repo}/app.py."
+        "Error: No match found for replacement. Please check your text and try again. No replacement was "
+        f"performed, old_str `print('bye')` did not appear verbatim in {repo}/app.py."
     )
     assert "The closest region of the file" in missing
     write(repo / "dup.py", "x = 1\ny = 2\nx = 1\n")
     dup = error(run(ctx, 2, command="str_replace", path=str(repo / "dup.py"), old_str="x = 1", new_str="x = 3"))
-    assert (
-        dup
-        == "Error: No replacement was performed. Multiple occurrences of old_str `x = 1` in lines [1, 3]. Please ensure it is unique"
+    # Anthropic's documented text first, then where the matches are.
+    assert dup == (
+        "Error: Found 2 matches for replacement text. Please provide more context to make a unique match. "
+        "No replacement was performed: old_str `x = 1` occurs in lines [1, 3]."
     )
     assert (repo / "dup.py").read_text() == "x = 1\ny = 2\nx = 1\n"
     # A failed str_replace does not count as a view: create still refuses to overwrite.
@@ -267,3 +269,18 @@ def test_dry_run_changes_nothing(repo):
     out = fstools.anthropic_text_editor({"command": "create", "path": "n.txt", "file_text": "n"}, ctx=ctx)
     assert out["is_error"] is False and "[Dry Run]" in out["content"]
     assert (repo / "app.py").read_bytes() == APP and not (repo / "n.txt").exists()
+
+
+def test_a_directory_too_large_to_list_says_what_it_left_out(project, ctx):
+    """LS lists at most `limit` entries a directory; the view says how many it did not show, never reads as whole."""
+    for i in range(1003):
+        (project / f"f{i:04}.txt").touch()
+    (project / "sub").mkdir()
+    for i in range(1002):
+        (project / "sub" / f"g{i:04}.txt").touch()
+    lines = ok(run(ctx, 1, command="view", path=str(project))).splitlines()
+    assert lines[-2:] == [
+        f"[4 more entries in {project} not shown: view a subdirectory, or use Glob]",
+        f"[2 more entries in {project}/sub not shown: view a subdirectory, or use Glob]",
+    ]
+    assert len(lines) == 1 + 1 + 1000 + 1000 + 2  # header, the directory itself, two listings of 1000, two notes

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import fstools
+from tests.helpers.samples import GPT41_GUIDE_PATCH
 from tests.helpers.trees import write
 
 
@@ -129,19 +130,7 @@ class Subclass(BaseClass):
 """
 
 # OpenAI's GPT-4.1 prompting guide shows this patch; its indentation is not the file's.
-COOKBOOK = """*** Begin Patch
-*** Update File: pygorithm/searching/binary_search.py
-@@ class BaseClass
-@@     def search():
--          pass
-+          raise NotImplementedError()
-
-@@ class Subclass
-@@     def search():
--          pass
-+          raise NotImplementedError()
-
-*** End Patch"""
+COOKBOOK = GPT41_GUIDE_PATCH
 
 
 def test_nested_anchors_and_a_hunk_in_other_indentation(project, ctx):
@@ -322,6 +311,44 @@ def test_a_hunk_that_does_not_match_names_the_file_the_hunk_and_the_closest_regi
     assert "The closest region of the file, lines 3-6" in result.error
     assert "     5\t····return·a·-·b" in result.error and result.metadata["hunk"] == 1
     assert (project / "ok.txt").read_text() == "fine\n" and target.read_text().endswith("return a - b\n")
+
+
+TWO_FUNCTIONS = "def f():\n    x = 1\n\n\ndef g():\n    y = 2\n    return y\n"
+
+
+def test_lines_that_repeat_the_anchored_line_start_at_it(project, ctx):
+    """Models often repeat the '@@' line as the hunk's first context line; it then means the anchored line."""
+    target = write(project / "m.py", TWO_FUNCTIONS)
+    patch = envelope("*** Update File: m.py", "@@ def g():", " def g():", "-    y = 2", "+    y = 22")
+    result = fstools.apply_patch(patch, ctx=ctx)
+    assert result.success, result.error
+    assert target.read_text() == TWO_FUNCTIONS.replace("y = 2", "y = 22")
+
+
+def test_repeating_the_anchored_line_is_refused_when_it_also_matches_below(project, ctx):
+    """Read as written (the lines below the anchor) it is the second g; read as meant, the first: refused."""
+    source = TWO_FUNCTIONS + "\ndef g():\n    y = 2\n"
+    target = write(project / "m.py", source)
+    patch = envelope("*** Update File: m.py", "@@ def g():", " def g():", "-    y = 2", "+    y = 22")
+    result = fstools.apply_patch(patch, ctx=ctx)
+    assert result.error_code == "not_unique" and result.metadata["lines"] == [5, 9]
+    assert "its lines start with its anchor's line and match both at the anchored line and below it" in result.error
+    assert target.read_text() == source
+
+
+def test_lines_above_their_anchor_say_so(project, ctx):
+    write(project / "m.py", TWO_FUNCTIONS)
+    result = fstools.apply_patch(envelope("*** Update File: m.py", "@@ def g():", "-    x = 1", "+    x = 3"), ctx=ctx)
+    assert result.error_code == "not_found"
+    assert "It occurs at line 2, above its anchor '@@ def g():': a hunk's lines must come after its '@@' lines." in (
+        result.error
+    )
+    nested = envelope("*** Update File: m.py", "@@ def g():", "@@ def f():", "-    x = 1", "+    x = 3")
+    result = fstools.apply_patch(nested, ctx=ctx)
+    assert "It occurs at line 1, above the anchor '@@ def g():': each '@@' line must come after the one before it." in (
+        result.error
+    )
+    assert "previous hunk" not in result.error
 
 
 def test_a_missing_anchor_is_reported(project, ctx):

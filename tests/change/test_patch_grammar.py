@@ -14,6 +14,7 @@ from fstools._change.v4a import (
     parse_patch,
     parse_update_diff,
 )
+from tests.helpers.samples import GPT41_GUIDE_PATCH
 
 # The shape of codex's own parser test (codex-rs/apply-patch/src/parser.rs): all three operations and a move.
 EVERY_OPERATION = """*** Begin Patch
@@ -28,20 +29,8 @@ EVERY_OPERATION = """*** Begin Patch
 +    return 123
 *** End Patch"""
 
-# The example from OpenAI's GPT-4.1 prompting guide: nested @@ anchors, blank lines between hunks.
-NESTED_ANCHORS = """*** Begin Patch
-*** Update File: pygorithm/searching/binary_search.py
-@@ class BaseClass
-@@     def search():
--          pass
-+          raise NotImplementedError()
-
-@@ class Subclass
-@@     def search():
--          pass
-+          raise NotImplementedError()
-
-*** End Patch"""
+# OpenAI's GPT-4.1 prompting guide's example: nested @@ anchors, blank lines between hunks.
+NESTED_ANCHORS = GPT41_GUIDE_PATCH
 
 
 def test_every_operation():

@@ -78,10 +78,12 @@ def test_real_truncated_results_tell_a_text_reader(project, ctx):
     for i in range(4):
         (project / f"f{i}.txt").write_text("needle\n" * 3)
     grep = fstools.grep("needle", path=str(project), ctx=ctx, head_limit=1)
-    assert grep.output.count("\n") == 0  # the output itself stays one path per line
-    assert grep.to_text().endswith("(Showing files 1-1 of 4: call again with offset=1 for more.)")
+    # The notice ends the output itself (one path, then the notice), and to_text() does not repeat it.
+    assert grep.output.splitlines()[1:] == ["(Showing files 1-1 of 4: call again with offset=1 for more.)"]
+    assert grep.to_text() == grep.output
     glob = fstools.glob("*.txt", path=str(project), ctx=ctx, limit=3)
-    assert glob.to_text().splitlines()[-1].startswith("(Showing the 3 newest of 4 matching files")
+    assert glob.output.splitlines()[-1].startswith("(Showing the 3 newest of 4 matching files")
+    assert glob.to_text() == glob.output and len(glob.output.splitlines()) == 4
     read = fstools.read(str(project / "f0.txt"), ctx=ctx, limit=1)
     assert read.to_text() == read.output and read.output.endswith("Use offset=2 to read more.]")
 

@@ -193,18 +193,21 @@ def test_result_helpers():
 
 
 def test_truncated_glob_and_grep_tell_a_text_only_reader(project, ctx):
-    """A model reads to_text(): the "there is more" notice travels with the output."""
+    """The "there is more" notice is the output's last line, as Read's and LS's are: a loop that sends
+    `output` to the model sends it too, and to_text() does not repeat it."""
     for i in range(5):
         (project / f"m{i}.py").write_text("needle\n")
     g = fstools.glob("*.py", path=str(project), limit=2, ctx=ctx)
-    assert g.output.count("\n") == 1  # the output itself stays one path per line
-    assert (
-        g.to_text().splitlines()[-1] == "(Showing the 2 newest of 5 matching files: narrow the pattern or raise limit.)"
-    )
+    notice = "(Showing the 2 newest of 5 matching files: narrow the pattern or raise limit.)"
+    assert g.output.splitlines() == [*g.metadata["files"], notice] and len(g.metadata["files"]) == 2
+    assert g.metadata["notice"] == notice and g.to_text() == g.output
     r = fstools.grep("needle", path=str(project), head_limit=2, offset=2, ctx=ctx)
-    assert r.to_text().splitlines()[-1] == "(Showing files 3-4 of 5: call again with offset=4 for more.)"
+    notice = "(Showing files 3-4 of 5: call again with offset=4 for more.)"
+    assert r.output.splitlines() == [*(f["path"] for f in r.metadata["files"]), notice]
+    assert r.to_text() == r.output
     whole = fstools.grep("needle", path=str(project), head_limit=0, ctx=ctx)
     assert "notice" not in whole.metadata and whole.to_text() == whole.output
+    assert whole.output.splitlines() == [f["path"] for f in whole.metadata["files"]]
 
 
 def test_text_readers_see_what_could_not_be_searched(project, ctx):

@@ -43,7 +43,12 @@ def git_init(root: Path) -> None:
 
 
 def lines(result) -> list[str]:
-    return result.output.splitlines() if result.output else []
+    """The paths a Glob returned; its output is them, then the notice as the last line when there are more."""
+    files = result.metadata["files"]
+    notice = [result.metadata["notice"]] if result.metadata["truncated"] else []
+    assert "notice" in result.metadata or not notice
+    assert result.output.splitlines() == files + notice
+    return files
 
 
 def rels(result, root: Path) -> list[str]:
@@ -138,7 +143,7 @@ def test_glob_grep_workflow(project, ctx):
         g = fstools.grep("^class ", path=path, ctx=ctx)
         assert g.success, g.error
         if g.metadata["total_matches"]:
-            with_class.update(lines(g))
+            with_class.update(g.output.splitlines())
         else:
             assert g.output == "No matches found"
     assert with_class == {str(project / "a.py"), str(project / "pkg/c.py")}

@@ -79,7 +79,12 @@ def test_context_travels_with_its_match_across_a_page_boundary(project, ctx):
     f = write(project / "a.txt", "m1\nm2\nc3\nm4\nc5\n")
     page2 = fstools.grep("^m", ctx=ctx, output_mode="content", head_limit=1, offset=1, context=1)
     # m2 is the page's match; m1 (a match of page 1) is shown as its context, not again as a match.
-    assert page2.output.splitlines() == [f"{f}:1  m1", f"{f}:2> m2", f"{f}:3  c3"]
+    assert page2.output.splitlines() == [
+        f"{f}:1  m1",
+        f"{f}:2> m2",
+        f"{f}:3  c3",
+        "(Showing matching lines 2-2 of 3: call again with offset=2 for more.)",
+    ]
     assert page2.metadata["returned_matches"] == 1
     page3 = fstools.grep("^m", ctx=ctx, output_mode="content", head_limit=1, offset=2, before_context=1)
     assert page3.output.splitlines() == [f"{f}:3  c3", f"{f}:4> m4"]

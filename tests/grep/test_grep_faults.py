@@ -130,7 +130,9 @@ def test_every_line_past_the_output_cap_becomes_a_first_page(project, ctx, monke
     assert r.success and r.metadata["total_matches"] == 1200 and r.metadata["returned_matches"] == 50
     assert r.metadata["truncated"] and r.metadata["next_offset"] == 50
     assert any("only the first page" in w for w in r.metadata["warnings"])
-    assert len(r.output.splitlines()) == 50
+    # 50 lines, then the notice naming the next page.
+    assert len(r.output.splitlines()) == 51
+    assert r.output.splitlines()[-1] == "(Showing matching lines 1-50 of 1200: call again with offset=50 for more.)"
     monkeypatch.undo()
     whole = fstools.grep("match", str(project), output_mode="content", head_limit=0, ctx=ctx)
     assert whole.metadata["returned_matches"] == 1200 and not whole.metadata["truncated"]

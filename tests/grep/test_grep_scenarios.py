@@ -116,11 +116,18 @@ def test_search_with_pagination(project, ctx):
         write(project / f"f{i:02}.txt", "TODO: a\nnot me\n" * 10, age=i)
     r = run_tool(ctx, pattern="TODO", head_limit=20, offset=0)
     assert r.success
-    assert len(r.output.splitlines()) == 20
+    # 20 paths, then the notice that says how to get the rest.
+    assert r.output.splitlines()[:20] == [f["path"] for f in r.metadata["files"]] and len(r.metadata["files"]) == 20
+    assert r.output.splitlines()[20:] == ["(Showing files 1-20 of 50: call again with offset=20 for more.)"]
     assert r.metadata["total_matches"] == 500
     assert r.metadata["returned_matches"] == 20
     content = run_tool(ctx, pattern="TODO", head_limit=20, offset=0, output_mode="content")
-    assert len(content.output.splitlines()) == 20
+    assert len(content.output.splitlines()) == 21 and content.output.splitlines()[:20] == [
+        f"{m['path']}:{m['line']}> {m['text']}" for m in content.metadata["matches"]
+    ]
+    assert (
+        content.output.splitlines()[-1] == "(Showing matching lines 1-20 of 500: call again with offset=20 for more.)"
+    )
     assert content.metadata["total_matches"] == 500 and content.metadata["returned_matches"] == 20
     assert content.metadata["truncated"] is True and content.metadata["next_offset"] == 20
 

@@ -78,3 +78,19 @@ def make_notebook() -> str:
         metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
     )
     return nbformat.writes(nb)
+
+
+# The apply_patch example of OpenAI's GPT-4.1 prompting guide: nested @@ anchors, blank lines between hunks.
+GPT41_GUIDE_PATCH = """*** Begin Patch
+*** Update File: pygorithm/searching/binary_search.py
+@@ class BaseClass
+@@     def search():
+-          pass
++          raise NotImplementedError()
+
+@@ class Subclass
+@@     def search():
+-          pass
++          raise NotImplementedError()
+
+*** End Patch"""
