@@ -21,10 +21,9 @@ from dataclasses import dataclass
 
 from .._core.errors import ErrorCode, ToolError
 
-_COMMENT = re.compile(
-    r"^\s*(?P<lead>\{\s*/\*+|//+!?|#+|/\*+|\*+|<!--|--|;+|%+)\s*(?P<body>.*?)\s*(?:\*+/\s*\}?|-->)?\s*$",
-    re.DOTALL,
-)
+# A whole-line comment's opening mark; its body is the rest of the line, minus a closing mark
+# (taken off in Python: a regex with `.*?` between two `\s*` backtracks cubically on long blank runs).
+_COMMENT = re.compile(r"\s*(?P<lead>\{\s*/\*+|//+!?|#+|/\*+|\*+|<!--|--|;+|%+)")
 # Doc-comment lines (a block comment's inner `*` line, Rust's `///` and `//!`): an ellipsis
 # there elides an example, as documentation does.
 _DOC_LEADS = re.compile(r"\*+|///|//!")
@@ -82,12 +81,21 @@ class Placeholder:
     text: str  # the line, stripped
 
 
+def _body(comment: str) -> str:
+    """A comment's text without its closing mark (`*/`, `*/}`, `-->`) and surrounding blanks."""
+    body = comment.strip()
+    if body.endswith("-->"):
+        return body[:-3].rstrip()
+    closed = body[:-1].rstrip() if body.endswith("}") else body
+    return closed[:-2].rstrip("*").rstrip() if closed.endswith("*/") else body
+
+
 def is_placeholder(line: str) -> bool:
     """Whether `line` is a comment-only line that stands for omitted code."""
     match = _COMMENT.match(line)
     if match is None:
         return False
-    body = match.group("body")
+    body = _body(line[match.end() :])
     if not body.strip(" \t.…()[]"):  # "// ...", "# …", "/* ... */"
         return body.strip(" \t()[]") in _ELLIPSIS_ONLY and not _DOC_LEADS.fullmatch(match.group("lead"))
     if _PHRASES[0].match(body) or _PHRASES[2].match(body) or _PHRASES[3].search(body) or _PHRASES[4].match(body):

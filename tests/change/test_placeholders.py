@@ -158,3 +158,14 @@ def test_the_parameter_is_in_every_schema():
     for name in ("Write", "Edit", "MultiEdit"):
         prop = schemas[name]["input_schema"]["properties"]["allow_placeholders"]
         assert prop["type"] == "boolean" and "allow_placeholders" not in schemas[name]["input_schema"]["required"]
+
+
+@pytest.mark.parametrize(
+    "line", ["# existing" + " " * 20000 + "x", "// rest of the" + " " * 20000 + "x is computed below"]
+)
+def test_long_blank_runs_in_a_comment_are_read_in_linear_time(project, ctx, line):
+    # A regex with `.*?` between two `\s*` took hours on such a line (cubic backtracking).
+    path = project / "table.py"
+    r = fstools.write(str(path), f"x = 1\n{line}\n", ctx=ctx)
+    assert r.success, r.error
+    assert not is_placeholder(line)
