@@ -7,8 +7,8 @@ as Delete refuses it. The rename never clobbers a destination that appeared mean
 Write, must have been read first. Across filesystems the entry is copied, fsynced, renamed
 into place and only then removed at the source. What the context had read moves along.
 
-The syscalls run relative to file descriptors of the two parent directories, opened with
-O_NOFOLLOW once the paths are checked.
+The syscalls run relative to file descriptors of the two parent directories, reached beneath
+their roots through no symlink once the paths are checked (see `_core.sandbox`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import stat
 from dataclasses import dataclass
 
 from .._content.fingerprints import remember_digest
+from .._core import sandbox
 from .._core.context import ExecutionContext, ReadRecord
-from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.outputs import DRY_RUN, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, absolute_path, is_within, refuse_sensitive, resolve_path
@@ -28,9 +29,9 @@ from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
-from .guard import _make_parents, _remove_dirs, load, require_fresh_read
+from .guard import load, require_fresh_read
 from .renames import SourceKept, fsync_dir, move_across, rename_at
-from .tree import list_tree
+from .tree import walk_tree
 
 LISTED = 100
 
@@ -45,6 +46,7 @@ class End:
     name: str
     parent_exists: bool
     stat: os.stat_result | None
+    root: str
 
     @property
     def path(self) -> str:
@@ -66,11 +68,16 @@ def _end(ctx: ExecutionContext, raw: object, param: str) -> End:
         raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {parent.display}")
     path = os.path.join(parent.path, name)
     refuse_sensitive(ctx, path, display)
-    try:
-        st: os.stat_result | None = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        st = None
-    return End(display, parent.path, name, parent.exists, st)
+    st: os.stat_result | None = None
+    if parent.exists:
+        try:
+            with parent.open_dir() as dir_fd:
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except (FileNotFoundError, NotADirectoryError):
+            st = None
+        except OSError as exc:
+            raise changed_or_failed(exc, display) from None
+    return End(display, parent.path, name, parent.exists, st, parent.root)
 
 
 @dataclass(frozen=True)
@@ -85,11 +92,20 @@ class MovePlan:
 def _contents(ctx: ExecutionContext, src: End, dst: End) -> tuple[list[str], list[str]]:
     if src.kind != "directory":
         return [], []
-    try:  # every entry, at any depth; a directory that cannot be read is an error, not a blind spot
-        inside = list_tree(src.path).paths
-        special = [p for p in inside if not _movable(os.lstat(p).st_mode)]
+    inside, special = [], []
+    try:
+        with sandbox.parent_of(src.root, src.path) as parent:
+            top = os.open(src.name, _DIR, dir_fd=parent.fd)
+            try:
+                for rel, _ in walk_tree(top):
+                    inside.append(os.path.join(src.path, rel))
+                    mode = os.stat(rel, dir_fd=top, follow_symlinks=False).st_mode
+                    if not _movable(mode):
+                        special.append(inside[-1])
+            finally:
+                os.close(top)
     except OSError as exc:
-        raise error_from_oserror(exc, src.display) from None
+        raise changed_or_failed(exc, src.display) from None
     secret = next((p for p in inside if ctx.sensitive.matches(p)), None)
     if secret is not None:
         raise ToolError(
@@ -158,7 +174,7 @@ def _check_destination(ctx: ExecutionContext, src: End, dst: End, overwrite: boo
             ErrorCode.INVALID_ARGUMENT, f"Destination already exists: {dst.display}. Set overwrite=true to replace it"
         )
     if dst.kind == "file":  # its content is lost: as for Write, the agent must have seen it
-        target = SafePath(dst.path, dst.display, os.stat(dst.path))
+        target = SafePath(dst.path, dst.display, dst.stat, dst.root)
         require_fresh_read(ctx, target, load(ctx, target, max_bytes=ctx.max_edit_bytes))
     return True
 
@@ -173,40 +189,29 @@ def plan_move(ctx: ExecutionContext, source: str, destination: str, overwrite: b
     return MovePlan(src, dst, inside, special, replaces)
 
 
-def _open_dir(path: str) -> int:
-    return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _rename(plan: MovePlan) -> bool:
-    """The move itself; True when it had to copy across filesystems."""
+def _rename(plan: MovePlan, src_fd: int, dst_fd: int) -> bool:
+    """The move itself, between the open parent directories; True when it had to copy across filesystems."""
     src, dst = plan.source, plan.destination
     is_dir = src.kind == "directory"
-    src_fd = _open_dir(src.parent)
     try:
-        dst_fd = _open_dir(dst.parent)
-        try:
-            try:
-                rename_at(src_fd, src.name, dst_fd, dst.name, replace=plan.replaces, is_dir=is_dir)
-            except OSError as exc:
-                if exc.errno != errno.EXDEV:
-                    raise
-                if plan.special:
-                    raise ToolError(
-                        ErrorCode.INVALID_PATH,
-                        f"Cannot copy {src.display} to another filesystem: it holds special files ({plan.special[0]})",
-                    ) from None
-                move_across(
-                    src.parent, src_fd, src.name, dst.parent, dst_fd, dst.name, replace=plan.replaces, is_dir=is_dir
-                )
-                return True
-            fsync_dir(dst_fd)
-            if src.parent != dst.parent:
-                fsync_dir(src_fd)
-            return False
-        finally:
-            os.close(dst_fd)
-    finally:
-        os.close(src_fd)
+        rename_at(src_fd, src.name, dst_fd, dst.name, replace=plan.replaces, is_dir=is_dir)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        if plan.special:
+            raise ToolError(
+                ErrorCode.INVALID_PATH,
+                f"Cannot copy {src.display} to another filesystem: it holds special files ({plan.special[0]})",
+            ) from None
+        move_across(src_fd, src.name, dst_fd, dst.name, replace=plan.replaces, is_dir=is_dir)
+        return True
+    fsync_dir(dst_fd)
+    if src.parent != dst.parent:
+        fsync_dir(src_fd)
+    return False
 
 
 def _carry_reads(ctx: ExecutionContext, plan: MovePlan, valid: dict[str, ReadRecord]) -> None:
@@ -260,25 +265,32 @@ def _move(ctx: ExecutionContext, source: str, destination: str, overwrite: bool)
     valid = _still_true(ctx.reads_under(src.path))
     created: list[str] = []
     try:
-        if not dst.parent_exists:
-            _make_parents(dst.path, created)
-        cross_device = _rename(plan)
+        with (
+            sandbox.parent_of(src.root, src.path) as src_parent,
+            sandbox.parent_of(dst.root, dst.path, create=not dst.parent_exists) as dst_parent,
+        ):
+            created = list(dst_parent.made)
+            try:
+                cross_device = _rename(plan, src_parent.fd, dst_parent.fd)
+            except SourceKept:
+                raise  # the copy is in place: its directories stay
+            except BaseException:
+                dst_parent.remove_created()
+                raise
     except FileExistsError:
-        _remove_dirs(created)
         raise ToolError(
             ErrorCode.CONCURRENT_MODIFICATION,
             f"Destination was created while moving: {dst.display}; nothing was moved. Set overwrite=true to replace it",
         ) from None
     except SourceKept as exc:  # nothing is lost, but the agent must know both copies exist now
-        reason = error_from_oserror(exc.error, src.display)
+        reason = changed_or_failed(exc.error, src.display)
         raise ToolError(
             reason.code,
             f"Copied {src.display} to {dst.display}, but could not remove the source ({reason.message}): "
             "both exist now",
         ) from None
     except OSError as exc:
-        _remove_dirs(created)
-        raise error_from_oserror(exc, f"{src.display} -> {dst.display}") from None
+        raise changed_or_failed(exc, f"{src.display} -> {dst.display}") from None
     _carry_reads(ctx, plan, valid)
     note = " (across filesystems: copied, then removed at the source)" if cross_device else ""
     return ToolResult.ok(f"Moved {what}{note}", cross_device=cross_device, created_dirs=created, **meta)

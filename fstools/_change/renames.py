@@ -21,7 +21,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import cast
 
-from .tree import list_tree, remove_tree
+from .tree import remove_tree, walk_tree
 
 RENAME_NOREPLACE = 1
 _COPY_CHUNK = 1 << 20
@@ -90,11 +90,12 @@ def rename_at(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, is
 
 
 def fsync_dir(path_or_fd: str | int) -> None:
-    """fsync a directory (its entries: a rename is durable once its directories are)."""
+    """fsync a directory (its entries: a rename is durable once its directories are). A descriptor
+    may be O_PATH (the sandbox's): the directory is reopened through it for reading."""
     if isinstance(path_or_fd, int):
-        os.fsync(path_or_fd)
-        return
-    fd = os.open(path_or_fd, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=path_or_fd)
+    else:
+        fd = os.open(path_or_fd, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.fsync(fd)
     finally:
@@ -147,18 +148,18 @@ def _copy_file(src_fd: int | None, src: str, dst_fd: int | None, tmp: str) -> No
         os.close(fin)
 
 
-def _copy_tree(src: str, dst: str) -> None:
-    """Copy the directory `src` as the new `dst` without recursion, whatever its depth: files as
-    _copy_file copies them, links as links; each directory gets its owner, mode, times and
+def _copy_tree(top: int, dst: str) -> None:
+    """Copy the open directory `top` as the new `dst` without recursion, whatever its depth: files
+    as _copy_file copies them, links as links; each directory gets its owner, mode, times and
     extended attributes, and is fsynced, once its contents are in place (deepest first)."""
-    directories = [(src, dst, os.lstat(src))]
+    src = f"/proc/self/fd/{top}"
+    directories = [(src, dst, os.fstat(top))]
     os.mkdir(dst, 0o700)
-    for path in list_tree(src).paths:  # parents before their contents
-        target = dst + path[len(src) :]
-        st = os.lstat(path)
-        if stat.S_ISDIR(st.st_mode):
+    for rel, is_dir in walk_tree(top):  # parents before their contents
+        path, target = f"{src}/{rel}", f"{dst}/{rel}"
+        if is_dir:
             os.mkdir(target, 0o700)
-            directories.append((path, target, st))
+            directories.append((path, target, os.lstat(path)))
         else:
             _copy_file(None, path, None, target)
     for path, target, st in reversed(directories):
@@ -168,44 +169,53 @@ def _copy_tree(src: str, dst: str) -> None:
         fsync_dir(target)
 
 
-def move_across(
-    src_parent: str, src_fd: int, src: str, dst_parent: str, dst_fd: int, dst: str, *, replace: bool, is_dir: bool
-) -> None:
+def _pinned(dir_fd: int, name: str) -> str:
+    """A path to the entry `name` of the open directory `dir_fd` that no rename of the
+    directory's own path can redirect (the descriptor's /proc link)."""
+    return f"/proc/self/fd/{dir_fd}/{name}"
+
+
+def move_across(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, is_dir: bool) -> None:
     """Move between filesystems: copy beside the destination, fsync, rename into place, remove the source.
 
     The destination appears whole or not at all; if anything fails before the rename the copy
-    is removed and the source is untouched. SourceKept when the source cannot be removed after.
+    is removed and the source is untouched. A directory is copied through its parents' /proc
+    descriptor links, without recursion, and removed through descriptors. SourceKept when the
+    source cannot be removed after the copy is in place.
     """
     tmp = f".{dst}.fstools-move-{secrets.token_hex(4)}"
     try:
         if is_dir:
-            _copy_tree(os.path.join(src_parent, src), os.path.join(dst_parent, tmp))
+            top = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=src_fd)
+            try:  # the source directory itself is pinned by its descriptor, never followed as a link
+                _copy_tree(top, _pinned(dst_fd, tmp))
+            finally:
+                os.close(top)
         else:
             _copy_file(src_fd, src, dst_fd, tmp)
         rename_at(dst_fd, tmp, dst_fd, dst, replace=replace, is_dir=is_dir)
     except BaseException:
-        _remove(dst_parent, dst_fd, tmp)
+        _remove(dst_fd, tmp)
         raise
     fsync_dir(dst_fd)
     try:
-        if is_dir:
-            remove_tree(os.path.join(src_parent, src))
-        else:
-            os.unlink(src, dir_fd=src_fd)
+        _remove(src_fd, src, strict=True)
         fsync_dir(src_fd)
     except OSError as exc:
         raise SourceKept(exc) from exc
 
 
-def _remove(parent: str, dir_fd: int, name: str) -> None:
+def _remove(dir_fd: int, name: str, *, strict: bool = False) -> None:
+    """Remove the entry `name` of `dir_fd`, a directory tree through descriptors (never following links)."""
     try:
         st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
         return
+    if not stat.S_ISDIR(st.st_mode):
+        os.unlink(name, dir_fd=dir_fd)
+        return
     try:
-        if stat.S_ISDIR(st.st_mode):
-            remove_tree(os.path.join(parent, name))
-        else:
-            os.unlink(name, dir_fd=dir_fd)
+        remove_tree(dir_fd, name)
     except OSError:
-        pass  # the error that stopped the move is the one to report
+        if strict:
+            raise

@@ -254,14 +254,14 @@ def test_dry_run_changes_nothing(project, src):
 
 def _create_meanwhile(monkeypatch, dst: Path, text: str) -> None:
     """Fault injection: another process creates `dst` between Move's checks and its rename."""
-    real_open_dir = _move._open_dir
+    real_rename = _move._rename
 
-    def open_dir(path: str) -> int:
+    def rename(plan, src_fd: int, dst_fd: int) -> bool:
         if not dst.exists():
             dst.write_text(text)
-        return real_open_dir(path)
+        return real_rename(plan, src_fd, dst_fd)
 
-    monkeypatch.setattr(_move, "_open_dir", open_dir)
+    monkeypatch.setattr(_move, "_rename", rename)
 
 
 @pytest.mark.parametrize("kernel", ["renameat2", "link-fallback"])
@@ -382,9 +382,13 @@ def test_a_tree_deeper_than_the_recursion_limit(project, ctx, monkeypatch, acros
         assert r.metadata["moved_count"] == 1202 and r.metadata["cross_device"] == across
         assert (project / "moved" / ("d/" * 1200) / "f.txt").is_file() and not (project / "top").exists()
     finally:
-        for name in ("top", "moved"):  # pytest's own cleanup (shutil.rmtree) recurses
-            if (project / name).exists():
-                remove_tree(str(project / name))
+        parent = os.open(project, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for name in ("top", "moved"):  # pytest's own cleanup (shutil.rmtree) recurses
+                if (project / name).exists():
+                    remove_tree(parent, name)
+        finally:
+            os.close(parent)
 
 
 @pytest.fixture
