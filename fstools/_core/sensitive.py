@@ -146,6 +146,14 @@ class SensitiveMatcher:
         return bool(self._deny) or self._variants is not None
 
     def matches(self, path: str) -> bool:
+        literals = self._required_literals
+        if literals is not None and path[:1] == "/" and path == path.lower():
+            # Lower-case: case variants cannot match, and a deny pattern only with its literal.
+            for lit in literals:
+                if lit in path:
+                    break
+            else:
+                return False
         denied = self._deny_set.matches(path) or (
             self._variants is not None and path != path.lower() and self._variants.matches(path)
         )
