@@ -179,7 +179,7 @@ class SensitiveMatcher:
         rest: list[str] = []
         variants: list[str] = []
         for p in self._deny:
-            if _walker_portable(p) and not any(glob_match(p, a, ignore_case=True) for a in self._allow):
+            if _walker_portable(p) and not any(glob_match(p.lower(), a.lower()) for a in self._allow):
                 # Pruning a directory hides what is below it: `.ssh/**` becomes the cheaper `.ssh`.
                 pruned = (p[:-3] if p.endswith("/**") else p).lower()
                 walker.append(pruned if "/" not in pruned else "**/" + pruned)

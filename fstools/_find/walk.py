@@ -208,7 +208,11 @@ def rg_argv(spec: WalkSpec, rg: str, strategy: Strategy) -> list[str]:
     return [*argv, *_common_flags(spec, strategy), "--", spec.base]
 
 
-def _path_filter(spec: WalkSpec, backend: str) -> Callable[[str], bool] | None:
+# Keeps the wanted paths of a batch, in order.
+PathFilter = Callable[[list[str]], list[str]]
+
+
+def _path_filter(spec: WalkSpec, backend: str) -> PathFilter | None:
     """What rg's listing still needs in Python: the pattern beyond the name prefilter, and the
     hidden rule for names its type filter whitelists. fd applies both itself."""
     if backend != "rg":
@@ -227,38 +231,62 @@ def _path_filter(spec: WalkSpec, backend: str) -> Callable[[str], bool] | None:
     if match is None and not drop_hidden:
         return None
 
-    def wanted(path: str) -> bool:
-        if drop_hidden and path[path.rfind("/") + 1] == ".":
-            return False
-        return match is None or match(path, start) not in (None, False)
+    def wanted(paths: list[str]) -> list[str]:
+        # A hidden name follows a "/": one scan of the batch usually shows there is none.
+        if drop_hidden and "/." in "\0".join(paths):
+            paths = [p for p in paths if p[p.rfind("/") + 1] != "."]
+        if match is not None:
+            paths = [p for p in paths if match(p, start) not in (None, False)]
+        return paths
 
     return wanted
 
 
+def _decode(body: bytes) -> list[str]:
+    """NUL-separated names: the whole batch at once, or name by name without the non-UTF-8 ones."""
+    try:
+        return body.decode("utf-8").split("\0")
+    except UnicodeDecodeError:
+        names = []
+        for raw in body.split(b"\0"):
+            try:
+                names.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                continue
+        return names
+
+
 def _read_stream(
-    chunks: Iterable[bytes], wanted: Callable[[str], bool] | None, stat_each: bool
+    chunks: Iterable[bytes], wanted: PathFilter | None, stat_each: bool
 ) -> tuple[list[str], list[int] | None]:
-    """The NUL-separated paths as the walker writes them, each stat-ed on arrival if asked.
+    """The NUL-separated paths as the walker writes them, each batch stat-ed on arrival if asked.
 
     A name that is not UTF-8 cannot reach an agent as text and is left out; so is a file
     that vanished before its stat, and an unterminated tail (a walker killed mid-write).
     """
     paths: list[str] = []
     neg_mtimes: list[int] = []
-    add_path, add_mtime = paths.append, neg_mtimes.append
     stat_ = os.stat
     rest = b""
     for chunk in chunks:
-        *complete, rest = (rest + chunk).split(b"\0")
-        for raw in complete:
+        data = rest + chunk if rest else chunk
+        cut = data.rfind(b"\0")
+        if cut < 0:
+            rest = data
+            continue
+        body, rest = data[:cut], data[cut + 1 :]
+        batch = _decode(body)
+        if wanted is not None:
+            batch = wanted(batch)
+        if not stat_each:
+            paths += batch
+            continue
+        for path in batch:
             try:
-                path = raw.decode("utf-8")
-                if wanted is None or wanted(path):
-                    if stat_each:
-                        add_mtime(-stat_(path).st_mtime_ns)
-                    add_path(path)
-            except (UnicodeDecodeError, OSError):
+                neg_mtimes.append(-stat_(path).st_mtime_ns)
+            except OSError:
                 continue
+            paths.append(path)
     return paths, (neg_mtimes if stat_each else None)
 
 
