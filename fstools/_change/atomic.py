@@ -1,10 +1,13 @@
 """Atomic file replacement under an advisory lock: the one way fstools changes a file's bytes.
 
-A new version goes to a temp file (O_EXCL) in the target's directory, is fsynced, gets
-the original's mode, owner and xattrs, and is renamed over the target; the directory is
-then fsynced. A crash leaves the old or the new file, never a mix. The rename happens
-under an flock on the target's inode, after re-checking that the file still holds exactly
-what the caller computed its change from, so cooperating writers never lose an update.
+Every operation is relative to the target's directory, held open as a descriptor that the
+sandbox reached beneath an allowed root, and names the file by its bare name: a directory
+swapped for a symlink meanwhile cannot redirect it. A new version goes to a temp file
+(O_EXCL) in that directory, is fsynced, gets the original's mode, owner and xattrs, and is
+renamed over the target; the directory is then fsynced. A crash leaves the old or the new
+file, never a mix. The rename happens under an flock on the target's inode, after
+re-checking that the file still holds exactly what the caller computed its change from, so
+cooperating writers never lose an update.
 
 A file with several hard links, or whose owner or xattrs a new inode could not carry, is
 rewritten in place under the same lock instead: a rename would silently split the link or
@@ -23,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .._content.spliced import Spliced, pieces_of
+from .._core.sandbox import fsync_dir
 
 COPY_CHUNK = 1 << 20
 _IOV_MAX = os.sysconf("SC_IOV_MAX")  # buffers one writev takes
@@ -59,7 +63,7 @@ class Snapshot:
 class Written:
     stat: os.stat_result  # of the file now at the path: what a read record should remember
     in_place: bool
-    backup_path: str | None = None
+    backup_name: str | None = None  # in the file's directory
 
 
 def _flock(fd: int, shared: bool, deadline: float) -> None:
@@ -76,32 +80,32 @@ def _flock(fd: int, shared: bool, deadline: float) -> None:
             delay = min(delay * 2, _LOCK_POLL_MAX)
 
 
-def _points_at(path: str, st: os.stat_result) -> bool:
+def _points_at(dir_fd: int, name: str, st: os.stat_result) -> bool:
     try:
-        now = os.stat(path, follow_symlinks=False)
+        now = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
         return False
     return (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino)
 
 
 @contextmanager
-def locked(path: str, *, shared: bool, timeout: float) -> Iterator[tuple[int, os.stat_result] | None]:
-    """flock the inode at `path` and yield (fd, stat) once `path` is verified to still name it.
+def locked(dir_fd: int, name: str, *, shared: bool, timeout: float) -> Iterator[tuple[int, os.stat_result] | None]:
+    """flock the inode `name` names in `dir_fd` and yield (fd, stat) once `name` is verified to still name it.
 
-    A writer that renamed a new file over `path` while we waited leaves us holding the old
-    inode: we retry on the new one. Yields None when there is no file at `path`.
+    A writer that renamed a new file over it while we waited leaves us holding the old
+    inode: we retry on the new one. Yields None when there is no file of that name.
     """
     deadline = time.monotonic() + timeout
     while True:
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+            fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
         except FileNotFoundError:
             yield None
             return
         try:
             _flock(fd, shared, deadline)
             st = os.fstat(fd)
-            if _points_at(path, st):
+            if _points_at(dir_fd, name, st):
                 yield fd, st
                 return
         finally:
@@ -118,14 +122,16 @@ def _read_all(fd: int, size: int) -> bytes:
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def snapshot(path: str, *, max_bytes: int | None, timeout: float) -> Snapshot | None:
+def snapshot(dir_fd: int, name: str, *, max_bytes: int | None, timeout: float) -> Snapshot | None:
     """The file's stat and bytes, read under a shared lock so an in-place rewrite is never seen half done."""
-    with locked(path, shared=True, timeout=timeout) as held:
+    with locked(dir_fd, name, shared=True, timeout=timeout) as held:
         if held is None:
             return None
         fd, st = held
         if stat.S_ISDIR(st.st_mode):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", name)
         data = None if max_bytes is not None and st.st_size > max_bytes else _read_all(fd, st.st_size)
         return Snapshot(st, data)
 
@@ -155,15 +161,16 @@ def _same_bytes(fd: int, data: bytes) -> bool:
 
 
 class _TempFile:
-    """A fresh file beside `target`, removed on exit unless it was renamed into place."""
+    """A fresh file beside `name` in `dir_fd`, removed on exit unless it was renamed into place."""
 
-    def __init__(self, target: str, mode: int) -> None:
-        directory, name = os.path.split(target)
+    def __init__(self, dir_fd: int, name: str, mode: int) -> None:
+        self.dir_fd = dir_fd
         stem = os.fsdecode(os.fsencode(name)[:120])
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
         while True:
-            self.path = os.path.join(directory, f".{stem}.{os.urandom(4).hex()}.fstools.tmp")
+            self.name = f".{stem}.{os.urandom(4).hex()}.fstools.tmp"
             try:
-                self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, mode)
+                self.fd = os.open(self.name, flags, mode, dir_fd=dir_fd)
                 break
             except FileExistsError:
                 continue
@@ -176,9 +183,16 @@ class _TempFile:
         os.close(self.fd)
         if not self.renamed:
             try:
-                os.unlink(self.path)
+                os.unlink(self.name, dir_fd=self.dir_fd)
             except FileNotFoundError:
                 pass
+
+    def rename_to(self, name: str) -> None:
+        os.replace(self.name, name, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)
+        self.renamed = True
+
+    def link_to(self, name: str) -> None:
+        os.link(self.name, name, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd, follow_symlinks=False)
 
 
 def _write_some(fd: int, views: list[memoryview], offset: int | None) -> int:
@@ -200,20 +214,6 @@ def _write_all(fd: int, data: bytes | Spliced, offset: int | None = None) -> Non
             i += 1
         if n:
             views[i] = views[i][n:]
-
-
-def _fsync_dir(directory: str) -> None:
-    """Make a rename durable. Best effort: the rename already happened, and some filesystems refuse."""
-    try:
-        dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
 
 
 def _xattrs(fd: int) -> list[str]:
@@ -263,9 +263,9 @@ def recheck(src: int, st: os.stat_result) -> None:
         raise Conflict("was modified by another program while the change was written")
 
 
-def _replace(path: str, src: int, st: os.stat_result, data: bytes | Spliced) -> os.stat_result:
+def _replace(dir_fd: int, name: str, src: int, st: os.stat_result, data: bytes | Spliced) -> os.stat_result:
     try:
-        temp = _TempFile(path, 0o600)
+        temp = _TempFile(dir_fd, name, 0o600)
     except PermissionError:  # the directory is not writable, the file may be
         raise _KeepInode from None
     with temp:
@@ -273,18 +273,22 @@ def _replace(path: str, src: int, st: os.stat_result, data: bytes | Spliced) -> 
         _copy_metadata(temp.fd, src, st)
         os.fsync(temp.fd)
         recheck(src, st)
-        os.replace(temp.path, path)
-        temp.renamed = True
+        temp.rename_to(name)
         new_stat = os.fstat(temp.fd)
-    _fsync_dir(os.path.dirname(path))
+    fsync_dir(dir_fd)
     return new_stat
 
 
-def _write_in_place(path: str, st: os.stat_result, data: bytes | Spliced, old: bytes | None) -> os.stat_result:
+def _write_in_place(
+    dir_fd: int, name: str, st: os.stat_result, data: bytes | Spliced, old: bytes | None
+) -> os.stat_result:
     """Rewrite the inode itself (hard links, foreign owner). Space is reserved first, so a full
     disk or a file-size limit fails before any byte changes; any later failure restores `old`."""
-    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    fd = os.open(name, os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
     try:
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+            raise Conflict("was replaced")
         if len(data) > st.st_size:
             try:
                 os.posix_fallocate(fd, 0, len(data))
@@ -309,9 +313,9 @@ def _write_in_place(path: str, st: os.stat_result, data: bytes | Spliced, old: b
         os.close(fd)
 
 
-def _backup(path: str, src: int, st: os.stat_result) -> str:
-    """Copy the locked file to `<path>.bak` (or `.bak.1`, `.bak.2`, ...), never over an existing backup."""
-    with _TempFile(path, 0o600) as temp:
+def _backup(dir_fd: int, name: str, src: int, st: os.stat_result) -> str:
+    """Copy the locked file to `<name>.bak` (or `.bak.1`, `.bak.2`, ...), never over an existing backup."""
+    with _TempFile(dir_fd, name, 0o600) as temp:
         offset = 0
         while chunk := os.pread(src, COPY_CHUNK, offset):
             _write_all(temp.fd, chunk)
@@ -323,65 +327,79 @@ def _backup(path: str, src: int, st: os.stat_result) -> str:
         os.fsync(temp.fd)
         n = 0
         while True:
-            candidate = f"{path}.bak" if n == 0 else f"{path}.bak.{n}"
+            candidate = f"{name}.bak" if n == 0 else f"{name}.bak.{n}"
             try:
-                os.link(temp.path, candidate)
+                temp.link_to(candidate)
                 return candidate
             except FileExistsError:
                 n += 1
 
 
-def _create(path: str, data: bytes | Spliced) -> os.stat_result:
+def _exists(dir_fd: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _create(dir_fd: int, name: str, data: bytes | Spliced) -> os.stat_result:
     """A new file, mode from the umask. Linking the temp file into place fails if a file appeared
     meanwhile, so a concurrent creator is never overwritten."""
-    with _TempFile(path, 0o666) as temp:
+    with _TempFile(dir_fd, name, 0o666) as temp:
         _write_all(temp.fd, data)
         os.fsync(temp.fd)
         try:
-            os.link(temp.path, path)
+            temp.link_to(name)
         except FileExistsError:
             raise Conflict("was created by another process") from None
         except OSError as exc:
             if exc.errno not in _LINK_UNSUPPORTED:
                 raise
-            if os.path.lexists(path):
+            if _exists(dir_fd, name):
                 raise Conflict("was created by another process") from None
-            os.replace(temp.path, path)
-            temp.renamed = True
+            temp.rename_to(name)
         new_stat = os.fstat(temp.fd)
-    _fsync_dir(os.path.dirname(path))
+    fsync_dir(dir_fd)
     return new_stat
 
 
 def commit(
-    path: str, data: bytes | Spliced, expected: Snapshot | None, *, timeout: float, backup: bool = False
+    dir_fd: int,
+    name: str,
+    data: bytes | Spliced,
+    expected: Snapshot | None,
+    *,
+    timeout: float,
+    backup: bool = False,
 ) -> Written:
-    """Make `path` hold `data`, provided it still holds what `expected` saw (None: no file yet).
+    """Make the file `name` in the directory `dir_fd` hold `data`, provided it still holds what
+    `expected` saw (None: no file yet).
 
     Raises Conflict if the file changed, appeared or vanished meanwhile, LockTimeout, or the
     OSError of a failed write; on failure the file is untouched and no temp file remains.
     """
     if expected is None:
-        return Written(_create(path, data), in_place=False)
-    with locked(path, shared=False, timeout=timeout) as held:
+        return Written(_create(dir_fd, name, data), in_place=False)
+    with locked(dir_fd, name, shared=False, timeout=timeout) as held:
         if held is None:
             raise Conflict("was deleted")
         fd, st = held
         if not _unchanged(fd, st, expected):
             raise Conflict("was modified")
-        if not os.access(path, os.W_OK):  # a rename needs only the directory: respect a read-only file
-            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
-        backup_path = _backup(path, fd, st) if backup else None
+        if not os.access(name, os.W_OK, dir_fd=dir_fd):  # a rename needs only the directory: respect a read-only file
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
+        backup_name = _backup(dir_fd, name, fd, st) if backup else None
         try:
             if st.st_nlink > 1:
                 recheck(fd, st)
-                return Written(_write_in_place(path, st, data, expected.data), True, backup_path)
+                return Written(_write_in_place(dir_fd, name, st, data, expected.data), True, backup_name)
             try:
-                return Written(_replace(path, fd, st, data), False, backup_path)
+                return Written(_replace(dir_fd, name, fd, st, data), False, backup_name)
             except _KeepInode:
                 recheck(fd, st)
-                return Written(_write_in_place(path, st, data, expected.data), True, backup_path)
+                return Written(_write_in_place(dir_fd, name, st, data, expected.data), True, backup_name)
         except BaseException:
-            if backup_path is not None:
-                os.unlink(backup_path)
+            if backup_name is not None:
+                os.unlink(backup_name, dir_fd=dir_fd)
             raise

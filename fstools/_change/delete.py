@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .._core.context import ExecutionContext
-from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.hints import setting
 from .._core.outputs import DIFF, DRY_RUN, ResultField
 from .._core.params import ToolParameter
@@ -23,20 +23,22 @@ from .._core.tool import FileTool
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
 from .guard import load
-from .tree import list_tree, remove_tree
+from .tree import Progress, remove_listed, walk_tree
 
 LISTED = 100
 
 
 @dataclass(frozen=True)
 class Removal:
-    """What a Delete removes: `paths` top-down (the entry itself first)."""
+    """What a Delete removes: `paths` top-down (the entry itself first); for a directory, `entries`
+    are the same paths below it, relative, each with whether it is a directory."""
 
     victim: str
     kind: str  # "file", "symlink" or "directory"
     paths: list[str]
     files: int
     directories: int
+    entries: list[tuple[str, bool]] = field(default_factory=list)
 
 
 def _link(ctx: ExecutionContext, path: str) -> SafePath | None:
@@ -53,45 +55,56 @@ def _link(ctx: ExecutionContext, path: str) -> SafePath | None:
         path = os.path.join(ctx.working_dir, path)
     display = os.path.abspath(path)
     head, name = os.path.split(display)
-    link = os.path.join(os.path.realpath(head), name)
-    if not name or not os.path.islink(link):
+    if not name or not os.path.islink(os.path.join(os.path.realpath(head), name)):
         return None
-    resolve_path(ctx, head, param="path")
+    directory = resolve_path(ctx, head, param="path")
+    link = os.path.join(directory.path, name)
     hit = (ctx.sensitive.first_match(link) or ctx.sensitive.first_match(display)) if ctx.sensitive else None
     if hit is not None:
         raise ToolError(ErrorCode.SENSITIVE_PATH, f"Access to a sensitive file is refused: {display} (matches {hit!r})")
-    return SafePath(link, display, os.lstat(link))
+    try:
+        with directory.open_dir() as dir_fd:
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError as exc:
+        raise changed_or_failed(exc, display) from None
+    return SafePath(link, display, st, directory.root) if stat.S_ISLNK(st.st_mode) else None
+
+
+def _kind(mode: int) -> str:
+    return "symlink" if stat.S_ISLNK(mode) else "directory" if stat.S_ISDIR(mode) else "file"
 
 
 def _inventory(ctx: ExecutionContext, target: SafePath, recursive: bool) -> Removal:
     victim = target.path
-    try:
-        st = os.lstat(victim)
-    except FileNotFoundError:
-        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}") from None
+    if target.stat is None:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
     if any(is_within(root, victim) for root in ctx.roots):
         raise ToolError(
             ErrorCode.PERMISSION_DENIED,
             f"Refusing to delete {target.display}: it is, or contains, an allowed root directory",
         )
-    if stat.S_ISLNK(st.st_mode):
-        return Removal(victim, "symlink", [victim], 1, 0)
-    if not stat.S_ISDIR(st.st_mode):
-        return Removal(victim, "file", [victim], 1, 0)
+    kind = _kind(target.stat.st_mode)
+    if kind != "directory":
+        return Removal(victim, kind, [victim], 1, 0)
     if not recursive:
         raise ToolError(
             ErrorCode.IS_DIRECTORY,
             f"Is a directory: {target.display}. "
             f"Set {setting(ctx, 'recursive', True)} to delete it and everything in it",
         )
-    tree = list_tree(victim)
-    paths, files, directories = [victim, *tree.paths], tree.files, tree.directories + 1
+    try:
+        with target.open_dir(os.O_RDONLY) as dir_fd:
+            entries = walk_tree(dir_fd)
+    except OSError as exc:
+        raise changed_or_failed(exc, target.display) from None
+    paths = [victim] + [os.path.join(victim, rel) for rel, _ in entries]
+    directories = 1 + sum(is_dir for _, is_dir in entries)
     secret = next((p for p in paths if ctx.sensitive and ctx.sensitive.matches(p)), None)
     if secret is not None:
         raise ToolError(
             ErrorCode.SENSITIVE_PATH, f"Refusing to delete {target.display}: it contains a sensitive file ({secret})"
         )
-    return Removal(victim, "directory", paths, files, directories)
+    return Removal(victim, "directory", paths, len(entries) + 1 - directories, directories, entries)
 
 
 def _file_diff(ctx: ExecutionContext, target: SafePath, removal: Removal) -> str | None:
@@ -136,19 +149,38 @@ def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
     authorize(ctx, "Delete", removal.victim, preview, covers=removal.paths[1:], removed=len(removal.paths))
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would delete {what}:\n{_listing(removal)}", **meta)
-    try:
-        if removal.kind == "directory":
-            remove_tree(removal.victim)
-        else:
-            os.unlink(removal.victim)
-    except OSError as exc:
-        left = sum(os.path.lexists(p) for p in removal.paths)
-        err = error_from_oserror(exc, exc.filename or target.display)
-        done = f"{len(removal.paths) - left} of {len(removal.paths)} entries deleted"
-        raise ToolError(err.code, f"{err.message} ({done})") from None
+    _remove(target, removal)
     for p in removal.paths:
         ctx.forget_read(p)
     return ToolResult.ok(f"Deleted {what}:\n{_listing(removal)}", **meta)
+
+
+def _remove(target: SafePath, removal: Removal) -> None:
+    """Remove what the inventory listed, and only that, relative to directory descriptors opened
+    beneath the root: a directory swapped for a symlink meanwhile is never entered."""
+    done = Progress()
+    try:
+        with target.parent() as parent:
+            st = os.stat(parent.name, dir_fd=parent.fd, follow_symlinks=False)
+            if _kind(st.st_mode) != removal.kind:
+                raise ToolError(
+                    ErrorCode.CONCURRENT_MODIFICATION, f"{target.display} changed while it was being deleted"
+                )
+            if removal.kind == "directory":
+                top = os.open(parent.name, _SUBDIR, dir_fd=parent.fd)
+                try:
+                    remove_listed(top, removal.entries, done)
+                finally:
+                    os.close(top)
+                os.rmdir(parent.name, dir_fd=parent.fd)
+            else:
+                os.unlink(parent.name, dir_fd=parent.fd)
+    except OSError as exc:
+        err = changed_or_failed(exc, os.path.join(removal.victim, exc.filename) if exc.filename else target.display)
+        raise ToolError(err.code, f"{err.message} ({done.removed} of {len(removal.paths)} entries deleted)") from None
+
+
+_SUBDIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 DELETE_SPEC = ToolSpec(

@@ -234,7 +234,7 @@ def _apply(
     authorize(ctx, tool, target.path, diff, replacements=replacements)
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would {verb} {what}\n{diff}", **meta)
-    written = save(ctx, target, data, seen)
+    written, _ = save(ctx, target, data, seen)
     return ToolResult.ok(f"{_PAST[verb]} {what}\n{diff}", in_place=written.in_place, **meta)
 
 

@@ -8,14 +8,13 @@ afterwards the context remembers the new content so the agent can chain edits.
 
 from __future__ import annotations
 
-import errno
 import os
 import threading
 
 from .._content.fingerprints import DIGEST_LIMIT, content_digest, remember_digest, unchanged_since
 from .._content.spliced import Spliced
 from .._core.context import ExecutionContext
-from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.paths import SafePath
 from .atomic import Conflict, LockTimeout, Snapshot, Written, commit, snapshot
 
@@ -58,11 +57,12 @@ def load(ctx: ExecutionContext, target: SafePath, *, max_bytes: int | None) -> S
     if not target.exists:
         return None
     try:
-        return snapshot(target.path, max_bytes=max_bytes, timeout=ctx.timeout)
+        with target.parent() as parent:
+            return snapshot(parent.fd, parent.name, max_bytes=max_bytes, timeout=ctx.timeout)
     except LockTimeout:
         raise _lock_timeout(ctx, target) from None
     except OSError as exc:
-        raise error_from_oserror(exc, target.display) from None
+        raise changed_or_failed(exc, target.display) from None
 
 
 def require_fresh_read(ctx: ExecutionContext, target: SafePath, current: Snapshot | None) -> None:
@@ -81,41 +81,22 @@ def require_fresh_read(ctx: ExecutionContext, target: SafePath, current: Snapsho
         )
 
 
-def _make_parents(path: str, created: list[str]) -> None:
-    """Create the missing parent directories (mode from the umask), recording each in `created`."""
-    missing, parent = [], os.path.dirname(path)
-    while not os.path.isdir(parent):
-        if os.path.lexists(parent):
-            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), parent)
-        missing.append(parent)
-        parent = os.path.dirname(parent)
-    for directory in reversed(missing):
-        os.mkdir(directory)
-        created.append(directory)
-
-
-def _remove_dirs(created: list[str]) -> None:
-    for directory in reversed(created):
-        try:
-            os.rmdir(directory)
-        except OSError:
-            return
-
-
 def save(
     ctx: ExecutionContext, target: SafePath, data: bytes | Spliced, seen: Snapshot | None, *, backup: bool = False
-) -> Written:
+) -> tuple[Written, str | None]:
     """Atomically replace (or create) the file with `data` if it still is what `seen` saw, then
-    remember the result as read. Parent directories of a new file are created, and removed again
-    if the write fails."""
-    created: list[str] = []
+    remember the result as read; returns what was written and the backup's path, if any. Parent
+    directories of a new file are created (beneath the root, one at a time, never through a
+    symlink), and removed again if the write fails."""
     new_digest = _Digest(data)
     try:
-        if seen is None:
-            _make_parents(target.path, created)
-        written = commit(target.path, data, seen, timeout=ctx.timeout, backup=backup)
+        with target.parent(create=seen is None) as parent:
+            try:
+                written = commit(parent.fd, parent.name, data, seen, timeout=ctx.timeout, backup=backup)
+            except BaseException:
+                parent.remove_created()
+                raise
     except Conflict as exc:
-        _remove_dirs(created)
         raise ToolError(
             ErrorCode.CONCURRENT_MODIFICATION,
             f"File {exc.reason} while this change was being made: {target.display}. Read it again and retry.",
@@ -123,7 +104,7 @@ def save(
     except LockTimeout:
         raise _lock_timeout(ctx, target) from None
     except OSError as exc:
-        _remove_dirs(created)
-        raise error_from_oserror(exc, target.display) from None
+        raise changed_or_failed(exc, target.display) from None
     remember_digest(ctx, target.path, written.stat, new_digest.result())
-    return written
+    backup_path = os.path.join(os.path.dirname(target.path), written.backup_name) if written.backup_name else None
+    return written, backup_path

@@ -7,8 +7,8 @@ as Delete refuses it. The rename never clobbers a destination that appeared mean
 Write, must have been read first. Across filesystems the entry is copied, fsynced, renamed
 into place and only then removed at the source. What the context had read moves along.
 
-The syscalls run relative to file descriptors of the two parent directories, opened with
-O_NOFOLLOW once the paths are checked.
+The syscalls run relative to file descriptors of the two parent directories, reached beneath
+their roots through no symlink once the paths are checked (see `_core.sandbox`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import stat
 from dataclasses import dataclass
 
 from .._content.fingerprints import remember_digest
+from .._core import sandbox
 from .._core.context import ExecutionContext, ReadRecord
-from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.outputs import DRY_RUN, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, resolve_path
@@ -28,8 +29,9 @@ from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
-from .guard import _make_parents, _remove_dirs, load, require_fresh_read
+from .guard import load, require_fresh_read
 from .renames import fsync_dir, move_across, rename_at
+from .tree import walk_tree
 
 LISTED = 100
 
@@ -44,6 +46,7 @@ class End:
     name: str
     parent_exists: bool
     stat: os.stat_result | None
+    root: str
 
     @property
     def path(self) -> str:
@@ -75,11 +78,16 @@ def _end(ctx: ExecutionContext, raw: object, param: str) -> End:
     hit = (ctx.sensitive.first_match(path) or ctx.sensitive.first_match(display)) if ctx.sensitive else None
     if hit is not None:
         raise ToolError(ErrorCode.SENSITIVE_PATH, f"Access to a sensitive file is refused: {display} (matches {hit!r})")
-    try:
-        st: os.stat_result | None = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        st = None
-    return End(display, parent.path, name, parent.exists, st)
+    st: os.stat_result | None = None
+    if parent.exists:
+        try:
+            with parent.open_dir() as dir_fd:
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except (FileNotFoundError, NotADirectoryError):
+            st = None
+        except OSError as exc:
+            raise changed_or_failed(exc, display) from None
+    return End(display, parent.path, name, parent.exists, st, parent.root)
 
 
 @dataclass(frozen=True)
@@ -95,14 +103,19 @@ def _contents(ctx: ExecutionContext, src: End) -> tuple[list[str], list[str]]:
     if src.kind != "directory":
         return [], []
     inside, special = [], []
-    for root, dirs, names in os.walk(src.path):
-        dirs.sort()
-        for name in sorted(names) + dirs:
-            path = os.path.join(root, name)
-            inside.append(path)
-            mode = os.lstat(path).st_mode
-            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
-                special.append(path)
+    try:
+        with sandbox.parent_of(src.root, src.path) as parent:
+            top = os.open(src.name, _DIR, dir_fd=parent.fd)
+            try:
+                for rel, _ in walk_tree(top):
+                    inside.append(os.path.join(src.path, rel))
+                    mode = os.stat(rel, dir_fd=top, follow_symlinks=False).st_mode
+                    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+                        special.append(inside[-1])
+            finally:
+                os.close(top)
+    except OSError as exc:
+        raise changed_or_failed(exc, src.display) from None
     secret = next((p for p in inside if ctx.sensitive and ctx.sensitive.matches(p)), None)
     if secret is not None:
         raise ToolError(
@@ -150,7 +163,7 @@ def _check_destination(ctx: ExecutionContext, src: End, dst: End, overwrite: boo
     if dst.kind == "file" and not stat.S_ISREG(dst.stat.st_mode):
         raise ToolError(ErrorCode.INVALID_PATH, f"Refusing to replace a FIFO, socket or device: {dst.display}")
     if dst.kind == "file":  # its content is lost: as for Write, the agent must have seen it
-        target = SafePath(dst.path, dst.display, os.stat(dst.path))
+        target = SafePath(dst.path, dst.display, dst.stat, dst.root)
         require_fresh_read(ctx, target, load(ctx, target, max_bytes=ctx.max_edit_bytes))
     return True
 
@@ -165,40 +178,29 @@ def plan_move(ctx: ExecutionContext, source: str, destination: str, overwrite: b
     return MovePlan(src, dst, inside, special, replaces)
 
 
-def _open_dir(path: str) -> int:
-    return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _rename(plan: MovePlan) -> bool:
-    """The move itself; True when it had to copy across filesystems."""
+def _rename(plan: MovePlan, src_fd: int, dst_fd: int) -> bool:
+    """The move itself, between the open parent directories; True when it had to copy across filesystems."""
     src, dst = plan.source, plan.destination
     is_dir = src.kind == "directory"
-    src_fd = _open_dir(src.parent)
     try:
-        dst_fd = _open_dir(dst.parent)
-        try:
-            try:
-                rename_at(src_fd, src.name, dst_fd, dst.name, replace=plan.replaces, is_dir=is_dir)
-            except OSError as exc:
-                if exc.errno != errno.EXDEV:
-                    raise
-                if plan.special:
-                    raise ToolError(
-                        ErrorCode.INVALID_PATH,
-                        f"Cannot copy {src.display} to another filesystem: it holds special files ({plan.special[0]})",
-                    ) from None
-                move_across(
-                    src.parent, src_fd, src.name, dst.parent, dst_fd, dst.name, replace=plan.replaces, is_dir=is_dir
-                )
-                return True
-            fsync_dir(dst_fd)
-            if src.parent != dst.parent:
-                fsync_dir(src_fd)
-            return False
-        finally:
-            os.close(dst_fd)
-    finally:
-        os.close(src_fd)
+        rename_at(src_fd, src.name, dst_fd, dst.name, replace=plan.replaces, is_dir=is_dir)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        if plan.special:
+            raise ToolError(
+                ErrorCode.INVALID_PATH,
+                f"Cannot copy {src.display} to another filesystem: it holds special files ({plan.special[0]})",
+            ) from None
+        move_across(src_fd, src.name, dst_fd, dst.name, replace=plan.replaces, is_dir=is_dir)
+        return True
+    fsync_dir(dst_fd)
+    if src.parent != dst.parent:
+        fsync_dir(src_fd)
+    return False
 
 
 def _carry_reads(ctx: ExecutionContext, plan: MovePlan, valid: dict[str, ReadRecord]) -> None:
@@ -252,18 +254,23 @@ def _move(ctx: ExecutionContext, source: str, destination: str, overwrite: bool)
     valid = _still_true(ctx.reads_under(src.path))
     created: list[str] = []
     try:
-        if not dst.parent_exists:
-            _make_parents(dst.path, created)
-        cross_device = _rename(plan)
+        with (
+            sandbox.parent_of(src.root, src.path) as src_parent,
+            sandbox.parent_of(dst.root, dst.path, create=not dst.parent_exists) as dst_parent,
+        ):
+            created = list(dst_parent.made)
+            try:
+                cross_device = _rename(plan, src_parent.fd, dst_parent.fd)
+            except BaseException:
+                dst_parent.remove_created()
+                raise
     except FileExistsError:
-        _remove_dirs(created)
         raise ToolError(
             ErrorCode.CONCURRENT_MODIFICATION,
             f"Destination was created while moving: {dst.display}; nothing was moved. Set overwrite=true to replace it",
         ) from None
     except OSError as exc:
-        _remove_dirs(created)
-        raise error_from_oserror(exc, f"{src.display} -> {dst.display}") from None
+        raise changed_or_failed(exc, f"{src.display} -> {dst.display}") from None
     _carry_reads(ctx, plan, valid)
     note = " (across filesystems: copied, then removed at the source)" if cross_device else ""
     return ToolResult.ok(f"Moved {what}{note}", cross_device=cross_device, created_dirs=created, **meta)

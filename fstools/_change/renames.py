@@ -22,6 +22,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import cast
 
+from .tree import remove_tree
+
 RENAME_NOREPLACE = 1
 _COPY_CHUNK = 1 << 20
 
@@ -95,11 +97,12 @@ def _fsync_tree(path: str) -> None:
 
 
 def fsync_dir(path_or_fd: str | int) -> None:
-    """fsync a directory (its entries: a rename is durable once its directories are)."""
+    """fsync a directory (its entries: a rename is durable once its directories are). A descriptor
+    may be O_PATH (the sandbox's): the directory is reopened through it for reading."""
     if isinstance(path_or_fd, int):
-        os.fsync(path_or_fd)
-        return
-    fd = os.open(path_or_fd, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=path_or_fd)
+    else:
+        fd = os.open(path_or_fd, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.fsync(fd)
     finally:
@@ -129,39 +132,50 @@ def _copy_file(src_fd: int, src: str, dst_fd: int, tmp: str) -> None:
         os.close(fin)
 
 
-def move_across(
-    src_parent: str, src_fd: int, src: str, dst_parent: str, dst_fd: int, dst: str, *, replace: bool, is_dir: bool
-) -> None:
+def _pinned(dir_fd: int, name: str) -> str:
+    """A path to the entry `name` of the open directory `dir_fd` that no rename of the
+    directory's own path can redirect (the descriptor's /proc link)."""
+    return f"/proc/self/fd/{dir_fd}/{name}"
+
+
+def move_across(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, is_dir: bool) -> None:
     """Move between filesystems: copy beside the destination, fsync, rename into place, remove the source.
 
     The destination appears whole or not at all; if anything fails before the rename the copy
-    is removed and the source is untouched.
+    is removed and the source is untouched. A directory is copied through its parents' /proc
+    descriptor links (shutil works on paths) and removed through descriptors.
     """
     tmp = f".{dst}.fstools-move-{secrets.token_hex(4)}"
     try:
         if is_dir:
-            shutil.copytree(os.path.join(src_parent, src), os.path.join(dst_parent, tmp), symlinks=True)
-            _fsync_tree(os.path.join(dst_parent, tmp))
+            top = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=src_fd)
+            try:  # the source directory itself is pinned by its descriptor, never followed as a link
+                shutil.copytree(f"/proc/self/fd/{top}", _pinned(dst_fd, tmp), symlinks=True)
+            finally:
+                os.close(top)
+            _fsync_tree(_pinned(dst_fd, tmp))
         else:
             _copy_file(src_fd, src, dst_fd, tmp)
         rename_at(dst_fd, tmp, dst_fd, dst, replace=replace, is_dir=is_dir)
     except BaseException:
-        _remove(dst_parent, dst_fd, tmp)
+        _remove(dst_fd, tmp)
         raise
     fsync_dir(dst_fd)
-    if is_dir:
-        shutil.rmtree(os.path.join(src_parent, src))
-    else:
-        os.unlink(src, dir_fd=src_fd)
+    _remove(src_fd, src, strict=True)
     fsync_dir(src_fd)
 
 
-def _remove(parent: str, dir_fd: int, name: str) -> None:
+def _remove(dir_fd: int, name: str, *, strict: bool = False) -> None:
+    """Remove the entry `name` of `dir_fd`, a directory tree through descriptors (never following links)."""
     try:
         st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
         return
-    if stat.S_ISDIR(st.st_mode):
-        shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
-    else:
+    if not stat.S_ISDIR(st.st_mode):
         os.unlink(name, dir_fd=dir_fd)
+        return
+    try:
+        remove_tree(dir_fd, name)
+    except OSError:
+        if strict:
+            raise

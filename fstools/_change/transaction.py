@@ -13,8 +13,9 @@ import os
 import stat
 from dataclasses import dataclass, field
 
+from .._core import sandbox
 from .._core.context import ExecutionContext, ReadRecord
-from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.errors import ErrorCode, ToolError, changed_or_failed, error_from_oserror
 from .._core.paths import SafePath
 from .atomic import Snapshot, Written, commit
 from .guard import load, save
@@ -36,20 +37,28 @@ class _Done:
     record: ReadRecord | None  # the read record before the change
     written: Written | None = None
     new_dirs: list[str] = field(default_factory=list)
-    stash: str | None = None
+    stash: str | None = None  # the name the deleted file was renamed to, in its own directory
 
 
-def _missing_dirs(path: str) -> list[str]:
-    missing, parent = [], os.path.dirname(path)
-    while not os.path.lexists(parent):
+def _missing_dirs(target: SafePath) -> list[str]:
+    """The directories a new file still needs, deepest first (each checked beneath the root)."""
+    missing, parent = [], os.path.dirname(target.path)
+    while parent != target.root and not _exists(target.root, parent):
         missing.append(parent)
         parent = os.path.dirname(parent)
-    return missing  # deepest first
+    return missing
 
 
-def _stash_path(path: str) -> str:
-    directory, name = os.path.split(path)
-    return os.path.join(directory, f".{name[:120]}.{os.urandom(4).hex()}.fstools.tmp")
+def _exists(root: str, path: str) -> bool:
+    try:
+        sandbox.stat_beneath(root, path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _stash_name(name: str) -> str:
+    return f".{name[:120]}.{os.urandom(4).hex()}.fstools.tmp"
 
 
 class Transaction:
@@ -81,9 +90,11 @@ class Transaction:
         for done in self.done:
             if done.stash is not None:
                 try:
-                    os.unlink(done.stash)
+                    with done.change.target.parent() as parent:
+                        os.unlink(done.stash, dir_fd=parent.fd)
                 except OSError as exc:
-                    self.warnings.append(f"could not remove {done.stash}: {exc.strerror}")
+                    where = os.path.join(os.path.dirname(done.change.target.path), done.stash)
+                    self.warnings.append(f"could not remove {where}: {exc.strerror}")
 
     def _one(self, change: FileChange) -> None:
         target = change.target
@@ -92,11 +103,15 @@ class Transaction:
             self._stash(done)
         else:
             if change.seen is None:
-                done.new_dirs = _missing_dirs(target.path)
-            done.written = save(self.ctx, target, change.data, change.seen)
+                done.new_dirs = _missing_dirs(target)
+            done.written, _ = save(self.ctx, target, change.data, change.seen)
             self.done.append(done)
             if change.mode is not None:
-                os.chmod(target.path, change.mode)
+                fd = target.open(os.O_RDONLY | os.O_NONBLOCK)
+                try:
+                    os.fchmod(fd, change.mode)
+                finally:
+                    os.close(fd)
 
     def _stash(self, done: _Done) -> None:
         """Rename the file aside, provided it still holds what the patch was computed from."""
@@ -108,11 +123,12 @@ class Transaction:
                 ErrorCode.CONCURRENT_MODIFICATION,
                 f"File changed while the patch was being applied: {target.display}. Read it again and retry.",
             )
-        stash = _stash_path(target.path)
+        stash = _stash_name(os.path.basename(target.path))
         try:
-            os.rename(target.path, stash)
+            with target.parent() as parent:
+                os.rename(parent.name, stash, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
         except OSError as exc:
-            raise error_from_oserror(exc, target.display) from None
+            raise changed_or_failed(exc, target.display) from None
         done.stash = stash
         self.done.append(done)
         self.ctx.forget_read(target.path)
@@ -130,21 +146,25 @@ class Transaction:
 
     def _undo(self, done: _Done) -> None:
         change, path = done.change, done.change.target.path
-        if done.stash is not None:
-            if os.path.lexists(path):
-                raise FileExistsError(f"a new file is in the way; the original is kept at {done.stash}")
-            os.rename(done.stash, path)
-        elif done.written is not None and change.data is not None:
-            if change.seen is None:
-                st = os.lstat(path)
-                if (st.st_dev, st.st_ino) == (done.written.stat.st_dev, done.written.stat.st_ino):
-                    os.unlink(path)
-                for directory in done.new_dirs:
-                    os.rmdir(directory)
-            else:
-                original = change.seen.data
-                assert original is not None, "an updated file's bytes were read"
-                commit(path, original, Snapshot(done.written.stat, change.data), timeout=self.ctx.timeout)
+        with change.target.parent() as parent:
+            if done.stash is not None:
+                if _exists(change.target.root, path):
+                    kept = os.path.join(os.path.dirname(path), done.stash)
+                    raise FileExistsError(f"a new file is in the way; the original is kept at {kept}")
+                os.rename(done.stash, parent.name, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
+            elif done.written is not None and change.data is not None:
+                if change.seen is None:
+                    st = os.stat(parent.name, dir_fd=parent.fd, follow_symlinks=False)
+                    if (st.st_dev, st.st_ino) == (done.written.stat.st_dev, done.written.stat.st_ino):
+                        os.unlink(parent.name, dir_fd=parent.fd)
+                else:
+                    original = change.seen.data
+                    assert original is not None, "an updated file's bytes were read"
+                    seen = Snapshot(done.written.stat, change.data)
+                    commit(parent.fd, parent.name, original, seen, timeout=self.ctx.timeout)
+        for directory in done.new_dirs:
+            with sandbox.parent_of(change.target.root, directory) as holder:
+                os.rmdir(holder.name, dir_fd=holder.fd)
         if done.record is None:
             self.ctx.forget_read(path)
         else:

@@ -96,9 +96,9 @@ def _write(
             diff=diff,
             **meta,
         )
-    written = save(ctx, target, data, seen, backup=backup)
-    notes = f"; previous version kept at {written.backup_path}" if written.backup_path else ""
-    extra = {"backup_path": written.backup_path} if backup else {}
+    written, backup_path = save(ctx, target, data, seen, backup=backup)
+    notes = f"; previous version kept at {backup_path}" if backup_path else ""
+    extra = {"backup_path": backup_path} if backup else {}
     return ToolResult.ok(
         f"{verb.capitalize()}d {target.display} ({len(data)} bytes){notes}",
         bytes_written=len(data),

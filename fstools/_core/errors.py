@@ -70,3 +70,20 @@ def error_from_oserror(exc: OSError, path: str) -> ToolError:
     """Map an OSError to a ToolError whose message names the path and the reason."""
     code, reason = _ERRNO_CODES.get(exc.errno or 0, (ErrorCode.IO_ERROR, exc.strerror or str(exc)))
     return ToolError(code, f"{reason}: {path}")
+
+
+# Errors an operation beneath a root meets when a checked path changed before its use: a
+# component is a symlink now (never followed), or would lead out of the root.
+_SWAPPED = (errno.ELOOP, errno.EXDEV)
+
+
+def changed_or_failed(exc: OSError, path: str) -> ToolError:
+    """error_from_oserror, except that a path found swapped for a symlink since its check is
+    concurrent_modification: the sandbox refused to follow it."""
+    if exc.errno in _SWAPPED:
+        return ToolError(
+            ErrorCode.CONCURRENT_MODIFICATION,
+            f"Path changed while in use: a component of {path} was replaced by a symbolic link; "
+            "it was not followed. Try again.",
+        )
+    return error_from_oserror(exc, path)

@@ -1,18 +1,26 @@
 """Path policy: the one gate every tool's path goes through.
 
 A path is canonicalised once (symlinks resolved) and that same canonical path is both
-checked and used for the operation, so a symlink cannot point the check one way and
-the I/O another.
+checked and used for the operation: the operation reaches it beneath the allowed root's
+directory descriptor without following any symlink (`sandbox`), so a component swapped
+for a symlink after the check makes it fail instead of leaving the root.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 
+from . import sandbox
 from .context import ExecutionContext
 from .errors import ErrorCode, ToolError
+
+# A path whose components keep changing into symlinks between the check and the stat is
+# resolved again this many times before the call gives up.
+_RESOLVE_ATTEMPTS = 4
 
 MAX_PATH_LENGTH = 4096
 
@@ -26,11 +34,30 @@ _SPECIAL_KINDS = (
 
 @dataclass(frozen=True)
 class SafePath:
-    """A path that passed the policy: `path` is canonical, `display` is what the caller asked for."""
+    """A path that passed the policy: `path` is canonical, `display` is what the caller asked for,
+    `root` the allowed root it lies in (every operation on it happens beneath that root)."""
 
     path: str
     display: str
     stat: os.stat_result | None
+    root: str
+
+    def open(self, flags: int, mode: int = 0o666) -> int:
+        """A descriptor of the file, reached beneath the root through no symlink (OSError if it changed)."""
+        return sandbox.open_beneath(self.root, self.path, flags, mode)
+
+    @contextmanager
+    def open_dir(self, flags: int = sandbox.O_PATH) -> Iterator[int]:
+        """A descriptor of the directory itself, reached beneath the root, closed on exit."""
+        fd = self.open(flags | os.O_DIRECTORY)
+        try:
+            yield fd
+        finally:
+            os.close(fd)
+
+    def parent(self, *, create: bool = False) -> AbstractContextManager[sandbox.Parent]:
+        """Its directory, held open beneath the root (`create`: the missing directories are made)."""
+        return sandbox.parent_of(self.root, self.path, create=create)
 
     @property
     def exists(self) -> bool:
@@ -57,6 +84,12 @@ def within_roots(ctx: ExecutionContext, canonical: str) -> bool:
     return any(is_within(canonical, root) for root in ctx.roots)
 
 
+def root_of(ctx: ExecutionContext, canonical: str) -> str | None:
+    """The innermost allowed root that contains `canonical`, or None."""
+    inside = [root for root in ctx.roots if is_within(canonical, root)]
+    return max(inside, key=len) if inside else None
+
+
 def resolve_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path") -> SafePath:
     """Validate and canonicalise a user-supplied path, or raise ToolError saying why not."""
     if not isinstance(raw, str) or not raw:
@@ -70,8 +103,31 @@ def resolve_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path"
             raise ToolError(ErrorCode.INVALID_PATH, f"{param} must be an absolute path, got: {raw}")
         raw = os.path.join(ctx.working_dir, raw)
     display = os.path.abspath(raw)
-    canonical = os.path.realpath(raw)
-    if not within_roots(ctx, canonical):
+    for attempt in range(_RESOLVE_ATTEMPTS):
+        canonical = os.path.realpath(raw)
+        root = _allowed(ctx, display, canonical)
+        try:
+            st: os.stat_result | None = sandbox.stat_beneath(root, canonical)
+        except (FileNotFoundError, NotADirectoryError):
+            st = None
+        except PermissionError:
+            raise ToolError(ErrorCode.PERMISSION_DENIED, f"Permission denied: {display}") from None
+        except OSError as exc:
+            if exc.errno in sandbox.RACE_ERRNOS and attempt + 1 < _RESOLVE_ATTEMPTS:
+                continue  # a component became a symlink since realpath saw it: resolve again
+            raise ToolError(ErrorCode.INVALID_PATH, f"Invalid path: {display} ({exc.strerror})") from None
+        break
+    if st is not None:
+        for check, kind in _SPECIAL_KINDS:
+            if check(st.st_mode):
+                raise ToolError(ErrorCode.INVALID_PATH, f"Refusing to open {kind}: {display}")
+    return SafePath(canonical, display, st, root)
+
+
+def _allowed(ctx: ExecutionContext, display: str, canonical: str) -> str:
+    """The root `canonical` lies in; ToolError when it is outside every root or a secret."""
+    root = root_of(ctx, canonical)
+    if root is None:
         where = display if canonical == display else f"{display} (resolves to {canonical})"
         raise ToolError(
             ErrorCode.PATH_OUTSIDE_WORKSPACE,
@@ -84,21 +140,7 @@ def resolve_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path"
                 ErrorCode.SENSITIVE_PATH,
                 f"Access to a sensitive file is refused: {display} (matches {hit!r})",
             )
-    try:
-        st: os.stat_result | None = os.stat(canonical)
-    except FileNotFoundError:
-        st = None
-    except NotADirectoryError:
-        st = None
-    except PermissionError:
-        raise ToolError(ErrorCode.PERMISSION_DENIED, f"Permission denied: {display}") from None
-    except OSError as exc:
-        raise ToolError(ErrorCode.INVALID_PATH, f"Invalid path: {display} ({exc.strerror})") from None
-    if st is not None:
-        for check, kind in _SPECIAL_KINDS:
-            if check(st.st_mode):
-                raise ToolError(ErrorCode.INVALID_PATH, f"Refusing to open {kind}: {display}")
-    return SafePath(canonical, display, st)
+    return root
 
 
 def resolve_file_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path") -> SafePath:

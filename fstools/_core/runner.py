@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import threading
 from collections.abc import Iterator, Sequence
 from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .confinement import Confinement
 
 _STDERR_CAP = 64 * 1024
 # Where a child starts when the caller names no directory. Never the inherited working
@@ -18,24 +23,36 @@ DEFAULT_CWD = "/"
 class StreamingProcess:
     """A child process whose stdout is read line by line.
 
-    The child is killed when the timeout expires (then `timed_out` is set and the
-    stream simply ends) or when the reader stops early and closes this object, so an
-    abandoned search never keeps running.
+    With a `confinement` the child starts in a verified directory and, where the kernel
+    allows, can read nothing outside the allowed roots. The child is killed when the timeout
+    expires (then `timed_out` is set and the stream simply ends) or when the reader stops
+    early and closes this object, so an abandoned search never keeps running.
     """
 
-    def __init__(self, argv: Sequence[str], *, timeout: float | None, cwd: str | None = None) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float | None,
+        cwd: str | None = None,
+        confinement: Confinement | None = None,
+    ) -> None:
         self.argv = list(argv)
         self.timed_out = False
         self._eof = False
         self._stderr_chunks: list[bytes] = []
-        self._proc = subprocess.Popen(
-            self.argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd if cwd is not None else DEFAULT_CWD,
-            bufsize=1 << 16,
-        )
+        # Opened here, not by Popen: a confined starter may not open /dev/null itself.
+        devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+
+        def start(where: str | None) -> subprocess.Popen[bytes]:
+            return subprocess.Popen(
+                self.argv, stdin=devnull, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=where, bufsize=1 << 16
+            )
+
+        try:
+            self._proc = confinement.spawn(start) if confinement is not None else start(cwd or DEFAULT_CWD)
+        finally:
+            os.close(devnull)
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
         self._timer: threading.Timer | None = None

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .._core import sandbox
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES
@@ -21,7 +22,7 @@ from .._core.globmatch import MAGIC_CHARS, GlobError, byte_glob_superset, compil
 from .._core.hints import param
 from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import resolve_path, within_roots
+from .._core.paths import resolve_path, root_of, within_roots
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize, drop_denied
@@ -200,6 +201,21 @@ def _followed_and_allowed(ctx: ExecutionContext, base: str, paths: list[str]) ->
     return kept
 
 
+def _beneath_roots(ctx: ExecutionContext, page: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The page without paths that are not files beneath the roots now (checked through the
+    sandbox): an unconfined walker may have listed a directory swapped in from outside."""
+    kept = []
+    for path, mtime in page:
+        canonical = os.path.realpath(path)
+        root = root_of(ctx, canonical)
+        try:
+            if root is not None and sandbox.stat_beneath(root, canonical):
+                kept.append((path, mtime))
+        except OSError:
+            continue
+    return kept
+
+
 # The walker's name excludes, and the path excludes matched in Python.
 Excludes = tuple[tuple[str, ...], list[str]]
 
@@ -236,6 +252,8 @@ def _walk(
             follow_symlinks=follow_symlinks,
             excludes=(*DEFAULT_EXCLUDES, *pruned, *excludes[0]),
             glob_ignore_case=not plan.case_sensitive,
+            roots=ctx.roots,
+            root=root_of(ctx, plan.base),
         ),
         timeout=ctx.timeout,
     )
@@ -282,6 +300,8 @@ def _glob(
     if listing is None:
         return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, files=[], **meta)
     top = newest_first(listing, limit)
+    if not listing.confined:
+        top = _beneath_roots(ctx, top)
     count = len(listing.paths)
     warnings = _shown_warnings(ctx, listing.warnings)
     extra: dict[str, object] = {"warnings": warnings} if warnings else {}

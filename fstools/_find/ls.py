@@ -14,14 +14,15 @@ import time
 from dataclasses import dataclass
 
 from .._core.binaries import require_binary
+from .._core.confinement import confined
 from .._core.context import ExecutionContext
-from .._core.errors import ErrorCode, ToolError
+from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._core.globmatch import GlobError, GlobSet
 from .._core.hints import param
 from .._core.outputs import TRUNCATED, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import resolve_path, within_roots
+from .._core.paths import SafePath, resolve_path, within_roots
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.runner import StreamingProcess
@@ -64,34 +65,42 @@ def _format(entry: Entry) -> str:
     return f"{entry.type:<7} {size:>12}  {when}  {entry.name}{suffix}"
 
 
-def _shown_target(ctx: ExecutionContext, link: str) -> str | None:
+def _shown_target(ctx: ExecutionContext, directory: str, dir_fd: int, name: str) -> str | None:
     """Where a link points, as written in it, only when that is inside the roots and not a secret:
     the text of a link may name what the agent must not see (`-> /home/u/.aws/credentials`)."""
-    canonical = os.path.realpath(link)
+    text = os.readlink(name, dir_fd=dir_fd)
+    canonical = os.path.realpath(os.path.join(directory, text))  # where it leads: decides only what is shown
     if not within_roots(ctx, canonical) or (ctx.sensitive and ctx.sensitive.matches(canonical)):
         return None
-    return os.readlink(link)
+    return text
 
 
-def _entry(ctx: ExecutionContext, de: os.DirEntry[str]) -> Entry | None:
+def _entry(ctx: ExecutionContext, directory: str, dir_fd: int, de: os.DirEntry[str]) -> Entry | None:
+    """The entry `de` of the open directory `dir_fd` (whose path is `directory`): stat and link
+    target are read relative to that descriptor, never through a path."""
     try:
         st = de.stat(follow_symlinks=False)
         kind = _entry_type(st.st_mode)
-        target = _shown_target(ctx, de.path) if kind == "symlink" else None
+        target = _shown_target(ctx, directory, dir_fd, de.name) if kind == "symlink" else None
     except OSError:
         return None  # gone since the directory was read
-    return Entry(de.name, de.path, kind, st.st_size, st.st_mtime, target)
+    return Entry(de.name, os.path.join(directory, de.name), kind, st.st_size, st.st_mtime, target)
 
 
-def _not_ignored(ctx: ExecutionContext, directory: str, warnings: list[str]) -> set[str]:
-    """The names in `directory` that no ignore file excludes (fd, one level, hidden names included)."""
+def _not_ignored(ctx: ExecutionContext, target: SafePath, warnings: list[str]) -> set[str]:
+    """The names in the directory `target` that no ignore file excludes (fd, one level, hidden names
+    included; fd runs confined like every walker, and its names only ever narrow the listing)."""
+    directory = target.path
     fd = require_binary("fd")
     argv = [fd, "--max-depth", "1", "--hidden", "--print0", "--color", "never"]
     if fd_version(fd) >= (8, 7, 0):
         argv.append("--no-require-git")
     elif not in_git_worktree(directory):
         warnings.append("fd < 8.7 reads .gitignore only inside a git repository; it was not applied here")
-    with StreamingProcess([*argv, "--", ".", directory], timeout=ctx.timeout, cwd=directory) as proc:
+    with (
+        confined(ctx.roots, target.root, directory, fd) as confinement,
+        StreamingProcess([*argv, "--", ".", "."], timeout=ctx.timeout, cwd=directory, confinement=confinement) as proc,
+    ):
         listing = proc.read_all()
     if proc.timed_out:
         raise ToolError(ErrorCode.TIMEOUT, f"Timed out after {ctx.timeout:g}s applying ignore files in {directory}")
@@ -116,38 +125,56 @@ def _ls(
         ignored = GlobSet([*(ignore or ()), *DEFAULT_EXCLUDES])
     except GlobError as exc:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid argument 'ignore': {exc}") from None
-    candidates: list[os.DirEntry[str]] = []
-    hidden_skipped = 0
     try:
-        with os.scandir(target.path) as it:
-            for de in it:
-                if not hidden and is_hidden(de.name):
-                    hidden_skipped += 1
-                elif not ignored.matches(de.name):
-                    candidates.append(de)
+        with target.open_dir(os.O_RDONLY) as dir_fd:
+            return _listing(ctx, target, dir_fd, ignored, hidden, limit, respect_gitignore)
     except PermissionError:
         raise ToolError(ErrorCode.PERMISSION_DENIED, f"Permission denied: {target.display}") from None
+    except OSError as exc:
+        raise changed_or_failed(exc, target.display) from None
+
+
+def _listing(
+    ctx: ExecutionContext,
+    target: SafePath,
+    dir_fd: int,
+    ignored: GlobSet,
+    hidden: bool,
+    limit: int,
+    respect_gitignore: bool,
+) -> ToolResult:
+    """The entries of the open directory `dir_fd`, the directory `target` names."""
+    directory = target.path
+    candidates: list[os.DirEntry[str]] = []
+    hidden_skipped = 0
+    with os.scandir(dir_fd) as it:
+        for de in it:
+            if not hidden and is_hidden(de.name):
+                hidden_skipped += 1
+            elif not ignored.matches(de.name):
+                candidates.append(de)
     warnings: list[str] = []
     if respect_gitignore:
-        kept = _not_ignored(ctx, target.path, warnings)
+        kept = _not_ignored(ctx, target, warnings)
         candidates = [de for de in candidates if de.name in kept]
     if ctx.sensitive or ctx.permissions is not None:
-        paths = [de.path for de in candidates]
+        prefix = directory.rstrip("/") + "/"
+        paths = [prefix + de.name for de in candidates]
         allowed = set(drop_denied(ctx, "LS", ctx.sensitive.exclude(paths) if ctx.sensitive else paths))
-        candidates = [de for de in candidates if de.path in allowed]
+        candidates = [de for de in candidates if prefix + de.name in allowed]
     # The order needs only the entry type the directory listing already carries; only the
     # entries shown are stat-ed, so a huge directory costs one stat per shown entry.
     candidates.sort(key=lambda de: (not de.is_dir(follow_symlinks=False), de.name.lower(), de.name))
-    shown = [e for e in (_entry(ctx, de) for de in candidates[:limit]) if e is not None]
+    shown = [e for e in (_entry(ctx, directory, dir_fd, de) for de in candidates[:limit]) if e is not None]
     entries_total = len(candidates) - (min(limit, len(candidates)) - len(shown))
-    lines = [f"{target.path}/"] + [_format(e) for e in shown]
+    lines = [f"{directory.rstrip('/')}/"] + [_format(e) for e in shown]
     truncated = entries_total > len(shown)
     if truncated:
         more = entries_total - len(shown)
         lines.append(f"... {more} more entries not shown (raise {param(ctx, 'limit')} to see them)")
     return ToolResult.ok(
         "\n".join(lines),
-        path=target.path,
+        path=directory,
         count=entries_total,
         returned=len(shown),
         truncated=truncated,

@@ -1,11 +1,15 @@
 """Listing the files below a directory with fd or `rg --files`, with their mtimes, newest first.
 
 Both backends get the same filters (hidden, ignore files, excludes, symlinks) and return
-absolute paths. The name pattern is a regular expression over the path relative to the
-base: fd gets it as a full-path regex; rg's listing is filtered by it in Python, after a
-file-type prefilter on the last component (`rg --glob` would not do: it is an override
-that lists gitignored and hidden files when they match). Each path is stat-ed as it
-streams in, while the walker is still working, unless the walker sorts by mtime itself.
+absolute paths. The walker runs confined (`confinement`): started in the verified base
+directory's descriptor, walking "." and, where the kernel has Landlock, unable to read
+outside the allowed roots; its relative paths are joined to the base here.
+
+The name pattern is a regular expression over the path relative to the base: fd gets it as
+a full-path regex; rg's listing is filtered by it in Python, after a file-type prefilter
+on the last component (`rg --glob` would not do: it is an override that lists gitignored
+and hidden files when they match). Each path is stat-ed as it streams in, while the walker
+is still working, unless the walker sorts by mtime itself.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from .._core.binaries import find_binary, require_binary
+from .._core.confinement import confined
 from .._core.errors import ErrorCode, ToolError
 from .._core.excludes import DEFAULT_EXCLUDES
 from .._core.globmatch import compile_glob
@@ -43,7 +48,9 @@ class WalkSpec:
 
     `name_glob` is a glob over the file name that every match satisfies (a filter rg
     applies while walking); when `name_glob_exact`, it decides alone and rg's listing
-    needs no regex. `excludes` are gitignore-style globs pruned anywhere.
+    needs no regex. `excludes` are gitignore-style globs pruned anywhere. `roots` are the
+    allowed roots the walker may read beneath (default: `base` alone), `root` the one
+    holding `base`.
     """
 
     base: str
@@ -57,6 +64,8 @@ class WalkSpec:
     follow_symlinks: bool = False
     excludes: tuple[str, ...] = DEFAULT_EXCLUDES
     glob_ignore_case: bool = False  # `regex` is the glob's in `(?i:...)`
+    roots: tuple[str, ...] = ()
+    root: str | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,7 @@ class Listing:
     neg_mtimes: list[int] | None = None
     timed_out: bool = False
     warnings: list[str] = field(default_factory=list)
+    confined: bool = False  # the walker could read nothing outside the allowed roots
 
     def keep(self, kept: list[str]) -> None:
         """Keep only the files in `kept`, a filtered copy of `self.paths` (order is kept)."""
@@ -193,7 +203,7 @@ def fd_argv(spec: WalkSpec, fd: str, strategy: Strategy) -> list[str]:
     for name in spec.excludes:
         argv += ["--exclude", name]
     regex = "(?s:.*)" if spec.regex is None else f"(?:{spec.regex})"
-    return [*argv, *_common_flags(spec, strategy), "--", f"^{_rust_escape(_prefix(spec.base))}{regex}$", spec.base]
+    return [*argv, *_common_flags(spec, strategy), "--", f"^{_rust_escape(_prefix(spec.base))}{regex}$", "."]
 
 
 def rg_argv(spec: WalkSpec, rg: str, strategy: Strategy) -> list[str]:
@@ -205,7 +215,7 @@ def rg_argv(spec: WalkSpec, rg: str, strategy: Strategy) -> list[str]:
         argv += ["--type-add", f"{_TYPE_NAME}:{spec.name_glob}", "--type", _TYPE_NAME]
     if strategy.walker_sorts:
         argv += ["--sortr", "modified"]
-    return [*argv, *_common_flags(spec, strategy), "--", spec.base]
+    return [*argv, *_common_flags(spec, strategy), "--", "."]
 
 
 # Keeps the wanted paths of a batch, in order.
@@ -256,10 +266,16 @@ def _decode(body: bytes) -> list[str]:
         return names
 
 
+def _absolute(names: list[str], prefix: str) -> list[str]:
+    """Walker names relative to the base (`./a/b` or `a/b`) as absolute paths under `prefix`."""
+    return [prefix + (name[2:] if name.startswith("./") else name) for name in names]
+
+
 def _read_stream(
-    chunks: Iterable[bytes], wanted: PathFilter | None, stat_each: bool
+    chunks: Iterable[bytes], base: str, wanted: PathFilter | None, stat_in: int | None
 ) -> tuple[list[str], list[int] | None]:
-    """The NUL-separated paths as the walker writes them, each batch stat-ed on arrival if asked.
+    """The NUL-separated paths as the walker writes them (relative to `base`, made absolute), a
+    batch at a time, each stat-ed on arrival relative to the base directory's descriptor `stat_in` if given.
 
     A name that is not UTF-8 cannot reach an agent as text and is left out; so is a file
     that vanished before its stat, and an unterminated tail (a walker killed mid-write).
@@ -267,6 +283,8 @@ def _read_stream(
     paths: list[str] = []
     neg_mtimes: list[int] = []
     stat_ = os.stat
+    prefix = _prefix(base)
+    start = len(prefix)
     rest = b""
     for chunk in chunks:
         data = rest + chunk if rest else chunk
@@ -275,19 +293,46 @@ def _read_stream(
             rest = data
             continue
         body, rest = data[:cut], data[cut + 1 :]
-        batch = _decode(body)
+        batch = _absolute(_decode(body), prefix)
         if wanted is not None:
             batch = wanted(batch)
-        if not stat_each:
+        if stat_in is None:
             paths += batch
             continue
         for path in batch:
             try:
-                neg_mtimes.append(-stat_(path).st_mtime_ns)
+                neg_mtimes.append(-stat_(path[start:], dir_fd=stat_in).st_mtime_ns)
             except OSError:
                 continue
             paths.append(path)
-    return paths, (neg_mtimes if stat_each else None)
+    return paths, (neg_mtimes if stat_in is not None else None)
+
+
+_DENIED = "Permission denied (os error 13)"
+
+
+_LEADS = ("rg: ", "[fd error]: ")
+
+
+def _walker_warnings(stderr: str, confined: bool, base: str) -> list[str]:
+    """The walker's complaints, at most 20, its paths (relative to `base`, where it ran) made
+    absolute. A confined walker is refused whatever leaves the roots (a followed link out): rg
+    says so without naming the path, so the warning explains."""
+    lines = []
+    for line in stderr.splitlines():
+        if line.strip():
+            lead = next((lead for lead in _LEADS if line.startswith(lead + "./")), None)
+            lines.append(line if lead is None else lead + _prefix(base) + line[len(lead) + 2 :])
+    if confined and any(_DENIED in line for line in lines):
+        lines = [line for line in lines if _DENIED not in line]
+        lines.insert(
+            0,
+            "some paths could not be read (permission denied), such as links leading outside "
+            "the allowed directories, which are never followed",
+        )
+    return lines[:20]
+
+
 
 
 def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: float | None = None) -> Listing:
@@ -301,13 +346,16 @@ def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: flo
             warnings.append("fd < 8.7 reads .gitignore only inside a git repository; it was not applied here")
     else:
         argv = rg_argv(spec, binary, strategy)
-    with StreamingProcess(argv, timeout=timeout, cwd=spec.base) as proc:
-        paths, neg_mtimes = _read_stream(
-            proc.chunks(), _path_filter(spec, strategy.backend), stat_each=not strategy.walker_sorts
-        )
-    messages = [line for line in proc.stderr.splitlines() if line.strip()][:20]
+    root = spec.root or spec.base
+    with (
+        confined(spec.roots or (root,), root, spec.base, binary) as confinement,
+        StreamingProcess(argv, timeout=timeout, confinement=confinement) as proc,
+    ):
+        stat_in = None if strategy.walker_sorts else confinement.cwd_fd
+        paths, neg_mtimes = _read_stream(proc.chunks(), spec.base, _path_filter(spec, strategy.backend), stat_in)
+    messages = _walker_warnings(proc.stderr, confinement.confined, spec.base)
     warnings += redact_ignore_messages(messages, lambda p: is_within(p, spec.base))
-    return Listing(paths, strategy.backend, neg_mtimes, proc.timed_out, warnings)
+    return Listing(paths, strategy.backend, neg_mtimes, proc.timed_out, warnings, confinement.confined)
 
 
 class ContainmentFilter:

@@ -19,13 +19,16 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from .._core.binaries import require_binary
 from .._core.errors import ErrorCode, ToolError
 from .._core.ignorefiles import redact_ignore_messages
 from .._core.paths import is_within
 from .._core.runner import StreamingProcess
+
+if TYPE_CHECKING:
+    from .._core.confinement import Confinement
 from .command import (
     GrepQuery,
     count_argv,
@@ -83,8 +86,17 @@ class SearchOutcome:
 
 
 class _Deadline:
-    def __init__(self, seconds: float) -> None:
+    """The call's time budget, and how its rg runs are started (`confinement`)."""
+
+    def __init__(self, seconds: float, confinement: Confinement | None = None) -> None:
         self.end = time.monotonic() + seconds
+        self.confinement = confinement
+
+    def start(self, argv: list[str], q: GrepQuery, timeout: float | None = None) -> StreamingProcess:
+        """An rg run of q's search, started in the searched directory (globs are relative to it) and
+        in the call's confinement, killed at `timeout` (default: what is left of the budget)."""
+        left = self.remaining() if timeout is None else timeout
+        return StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement)
 
     def remaining(self) -> float:
         return max(0.0, self.end - time.monotonic())
@@ -96,11 +108,6 @@ def rg_type_names(rg: str) -> tuple[str, ...]:
     with StreamingProcess(type_list_argv(rg), timeout=10) as proc:
         listing = proc.read_all().decode("utf-8", "replace")
     return tuple(line.split(":", 1)[0] for line in listing.splitlines() if ":" in line)
-
-
-def _start(argv: list[str], q: GrepQuery, timeout: float) -> StreamingProcess:
-    """An rg run of q's search, started in the searched directory so globs are relative to it."""
-    return StreamingProcess(argv, timeout=timeout, cwd=run_dir(q))
 
 
 def _explain(stderr: str) -> str:
@@ -179,7 +186,7 @@ def _fetch_page(
         size += len(path) + 1
         if size >= _ARGV_BUDGET or i == len(paths) - 1:
             argv = json_argv(rg, q, batch, context=True, max_count=max_count)
-            _run(rg, q, _start(argv, q, max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
+            _run(rg, q, deadline.start(argv, q, max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
             batch, size = [], 0
     out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
 
@@ -207,7 +214,7 @@ def _search_file(
     _run(
         rg,
         q,
-        _start(json_argv(rg, q, context=content), q, deadline.remaining()),
+        deadline.start(json_argv(rg, q, context=content), q),
         out,
         _collect(collector),
     )
@@ -234,7 +241,7 @@ def _search_all(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadli
             blocks[block.path] = block
             yield block
 
-    proc = _start(lines_argv(rg, q), q, deadline.remaining())
+    proc = deadline.start(lines_argv(rg, q), q)
     out.files = page_order(_run(rg, q, proc, out, lambda p: _keep(remember(p), sensitive, out)))
     if out.capped:
         blocks.clear()
@@ -266,20 +273,22 @@ def _count_files(
 ) -> list[FileHit]:
     """Step one: every matching file with its number of matching lines."""
     if q.multiline:
-        proc = _start(json_argv(rg, q), q, deadline.remaining())
+        proc = deadline.start(json_argv(rg, q), q)
         return _run(rg, q, proc, out, lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
-    proc = _start(count_argv(rg, q), q, deadline.remaining())
+    proc = deadline.start(count_argv(rg, q), q)
     return _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
 
 
-def _probe(rg: str, q: GrepQuery, sensitive: HiddenPaths, budget: float, out: SearchOutcome) -> None:
+def _probe(
+    rg: str, q: GrepQuery, sensitive: HiddenPaths, budget: float, deadline: _Deadline, out: SearchOutcome
+) -> None:
     """After finding nothing: binary or ignored files that contain the pattern, oversized files.
 
     Both rg runs start at once: the walk for oversized files overlaps the search.
     """
     probe = SearchOutcome()
-    search_proc = _start(probe_argv(rg, q), q, budget)
-    files_proc = _start(files_argv(rg, q), q, budget)
+    search_proc = deadline.start(probe_argv(rg, q), q, budget)
+    files_proc = deadline.start(files_argv(rg, q), q, budget)
     try:
         ends = _run(rg, q, search_proc, probe, lambda p: list(scan_ends(p.chunks())))
     finally:
@@ -313,11 +322,13 @@ def search(
     timeout: float,
     sensitive: HiddenPaths,
     line_numbers: bool = True,
+    confinement: Confinement | None = None,
 ) -> SearchOutcome:
-    """Run the rg searches a call needs and return every matching file in page order."""
+    """Run the rg searches a call needs and return every matching file in page order; each rg
+    starts in `confinement` (see `_core.confinement`) when given."""
     rg = require_binary("rg")
     out = SearchOutcome()
-    deadline = _Deadline(timeout)
+    deadline = _Deadline(timeout, confinement)
     started = time.monotonic()
     if q.root_is_file:
         _search_file(rg, q, content, offset, limit, sensitive, deadline, out)
@@ -331,5 +342,5 @@ def search(
             _fetch_page(rg, q, out.files, offset, limit, deadline, out)
     if not out.files and not out.timed_out:
         elapsed = time.monotonic() - started
-        _probe(rg, q, sensitive, min(deadline.remaining(), max(1.0, 2 * elapsed)), out)
+        _probe(rg, q, sensitive, min(deadline.remaining(), max(1.0, 2 * elapsed)), deadline, out)
     return out

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._core import sandbox
+from .._core.binaries import require_binary
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.hints import setting
 from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import resolve_path
+from .._core.paths import resolve_path, root_of
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize, denied_test
@@ -45,6 +48,25 @@ def _hidden(ctx: ExecutionContext) -> HiddenPaths:
     sensitive = ctx.sensitive.walker_split[1]
     denied = denied_test(ctx, "Grep")
     return sensitive if denied is None else _SecretOrDenied(sensitive, denied)
+
+
+def _drop_unverified(ctx: ExecutionContext, out: SearchOutcome) -> None:
+    """Without Landlock rg could have read a directory swapped in from outside: keep only the
+    files that are, now, files beneath the roots (checked through the sandbox)."""
+
+    def beneath(path: str) -> bool:
+        root = root_of(ctx, path)
+        try:
+            return root is not None and stat.S_ISREG(sandbox.stat_beneath(root, path).st_mode)
+        except OSError:
+            return False
+
+    found = len(out.files)
+    out.files = [f for f in out.files if beneath(f.path)]
+    if len(out.files) < found:
+        kept = {f.path for f in out.files}
+        out.lines = [hit for hit in out.lines if hit.path in kept]
+        out.text = None  # rg's own printout holds the dropped files: show the checked lines instead
 
 
 def _types(value: str | None) -> tuple[str, ...]:
@@ -125,7 +147,8 @@ def _grep(
     respect_gitignore: bool,
 ) -> ToolResult:
     # The search machinery loads on first use, so `import fstools` stays light.
-    from .command import GrepQuery, exclusion_globs
+    from .._core.confinement import confined
+    from .command import GrepQuery, exclusion_globs, run_dir
     from .format import NO_MATCHES, format_content, format_counts, format_files
     from .runs import search
 
@@ -154,15 +177,19 @@ def _grep(
         excludes=exclusion_globs(ctx.sensitive),
     )
     content = output_mode == "content"
-    out = search(
-        query,
-        content=content,
-        offset=offset,
-        limit=head_limit,
-        timeout=ctx.timeout,
-        sensitive=_hidden(ctx),
-        line_numbers=line_numbers,
-    )
+    with confined(ctx.roots, target.root, run_dir(query), require_binary("rg")) as confinement:
+        out = search(
+            query,
+            content=content,
+            offset=offset,
+            limit=head_limit,
+            timeout=ctx.timeout,
+            sensitive=_hidden(ctx),
+            line_numbers=line_numbers,
+            confinement=confinement,
+        )
+    if not confinement.confined:
+        _drop_unverified(ctx, out)
     total_matches = sum(f.lines for f in out.files)
     total_files = len(out.files)
     meta: dict[str, Any] = {}

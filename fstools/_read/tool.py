@@ -16,7 +16,7 @@ import stat
 from .._content.encodings import SNIFF_BYTES, looks_binary
 from .._content.fingerprints import DIGEST_LIMIT, content_hasher, remember, remember_digest
 from .._core.context import ExecutionContext
-from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.hardlinks import note_hard_links
 from .._core.hints import param, setting
 from .._core.outputs import FILE_PATH, ResultField
@@ -59,11 +59,12 @@ def _read(ctx: ExecutionContext, file_path: str, offset: int, limit: int, pages:
 
 
 def _open(target: SafePath) -> int:
+    """The file, opened beneath its root through no symlink: a path swapped since the check fails."""
     # O_NONBLOCK: if the path was swapped for a FIFO since it was checked, opening must not hang.
     try:
-        return os.open(target.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return target.open(os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
-        raise error_from_oserror(exc, target.display) from None
+        raise changed_or_failed(exc, target.display) from None
 
 
 def _dispatch(

@@ -172,6 +172,23 @@ def test_unwritable_directory_with_writable_file_means_in_place(seen, ctx, monke
     assert seen.read_text() == "changed content\n"
 
 
+def _at(path):
+    """(directory descriptor, name) of `path`, as the atomic layer takes a file (closed at test end)."""
+    fd = os.open(os.path.dirname(os.fspath(path)), os.O_PATH | os.O_DIRECTORY)
+    _open_dirs.append(fd)
+    return fd, os.path.basename(os.fspath(path))
+
+
+_open_dirs: list[int] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_dirs():
+    yield
+    while _open_dirs:
+        os.close(_open_dirs.pop())
+
+
 def _raise(code):
     def fail(*args, **kwargs):
         raise OSError(code, os.strerror(code))
@@ -452,19 +469,19 @@ def test_locked_retries_when_the_file_is_replaced_while_waiting(project, seen):
 
     timer = threading.Timer(0.05, swap)
     timer.start()
-    with _atomic.locked(str(seen), shared=False, timeout=5) as held:
+    with _atomic.locked(*_at(seen), shared=False, timeout=5) as held:
         fd, st = held
         assert os.pread(fd, 100, 0) == b"replaced\n"
     timer.join()
 
 
 def test_snapshot_of_a_missing_file_and_a_directory(project):
-    assert _atomic.snapshot(str(project / "none"), max_bytes=None, timeout=1) is None
+    assert _atomic.snapshot(*_at(project / "none"), max_bytes=None, timeout=1) is None
     with pytest.raises(IsADirectoryError):
-        _atomic.snapshot(str(project), max_bytes=None, timeout=1)
+        _atomic.snapshot(*_at(project), max_bytes=None, timeout=1)
     big = project / "big"
     big.write_bytes(b"x" * 10)
-    assert _atomic.snapshot(str(big), max_bytes=5, timeout=1).data is None
+    assert _atomic.snapshot(*_at(big), max_bytes=5, timeout=1).data is None
 
 
 def test_stat_only_snapshot_is_checked_by_stat(project, ctx):
@@ -476,10 +493,10 @@ def test_stat_only_snapshot_is_checked_by_stat(project, ctx):
     r = fstools.write(str(big), "short\n", ctx=small)
     assert r.success and "previous content not shown" in r.metadata["diff"]
     assert big.read_text() == "short\n"
-    seen = _atomic.snapshot(str(big), max_bytes=1, timeout=1)
+    seen = _atomic.snapshot(*_at(big), max_bytes=1, timeout=1)
     big.write_text("changed\n")
     with pytest.raises(_atomic.Conflict):
-        _atomic.commit(str(big), b"mine", seen, timeout=1)
+        _atomic.commit(*_at(big), b"mine", seen, timeout=1)
 
 
 def test_backup_numbering_skips_taken_names(project, seen, ctx):
@@ -501,18 +518,18 @@ def test_lock_timeout_while_loading(project, seen):
 def test_temp_names_are_bounded_and_unique(project):
     long_name = "é" * 120 + ".txt"  # 244 bytes: the temp name must still fit in NAME_MAX
     target = project / long_name
-    with _atomic._TempFile(str(target), 0o600) as a, _atomic._TempFile(str(target), 0o600) as b:
-        assert a.path != b.path
-        assert all(len(os.fsencode(os.path.basename(t.path))) <= 255 for t in (a, b))
+    with _atomic._TempFile(*_at(target), 0o600) as a, _atomic._TempFile(*_at(target), 0o600) as b:
+        assert a.name != b.name
+        assert all(len(os.fsencode(t.name)) <= 255 for t in (a, b))
     assert temp_files(project) == []
 
 
 def test_temp_name_collision_is_retried(project, monkeypatch):
     tokens = iter([b"\x00" * 4, b"\x00" * 4, b"\x01" * 4])
     monkeypatch.setattr(os, "urandom", lambda n: next(tokens))
-    with _atomic._TempFile(str(project / "f"), 0o600) as first:
-        with _atomic._TempFile(str(project / "f"), 0o600) as second:
-            assert first.path != second.path and second.path.endswith(".01010101.fstools.tmp")
+    with _atomic._TempFile(*_at(project / "f"), 0o600) as first:
+        with _atomic._TempFile(*_at(project / "f"), 0o600) as second:
+            assert first.name != second.name and second.name.endswith(".01010101.fstools.tmp")
 
 
 def test_directory_fsync_is_best_effort(project, ctx, monkeypatch):
@@ -639,7 +656,7 @@ def test_unreadable_file(seen, ctx, monkeypatch):
     real_open = os.open
 
     def deny_read(path, flags, mode=0o777, **kw):
-        if os.fspath(path) == str(seen):
+        if os.fspath(path) == seen.name and kw.get("dir_fd") is not None:
             raise PermissionError(errno.EACCES, "Permission denied", path)
         return real_open(path, flags, mode, **kw)
 
@@ -658,8 +675,8 @@ def test_created_parents_that_cannot_be_removed_are_left(project, ctx, monkeypat
 
 
 def test_temp_file_removed_by_someone_else(project):
-    with _atomic._TempFile(str(project / "f"), 0o600) as temp:
-        os.unlink(temp.path)
+    with _atomic._TempFile(*_at(project / "f"), 0o600) as temp:
+        os.unlink(temp.name, dir_fd=temp.dir_fd)
     assert os.listdir(project) == []
 
 
@@ -667,7 +684,7 @@ def test_read_only_file_is_not_replaced(seen, ctx, monkeypatch):
     """A file without write permission is refused, although renaming over it would work.
     (As root every file is writable, so the non-root answer of access(2) is injected.)"""
     real_access = os.access
-    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if p == str(seen) else real_access(p, mode, **kw))
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if p == seen.name else real_access(p, mode, **kw))
     r = fstools.write(str(seen), "new\n", ctx=ctx)
     monkeypatch.undo()
     assert r.error_code == "permission_denied" and "Permission denied" in r.error
@@ -677,12 +694,12 @@ def test_read_only_file_is_not_replaced(seen, ctx, monkeypatch):
 def test_same_size_change_before_commit_is_caught(project):
     path = project / "f.txt"
     path.write_bytes(b"abc" * 1000)
-    seen = _atomic.snapshot(str(path), max_bytes=None, timeout=1)
+    seen = _atomic.snapshot(*_at(path), max_bytes=None, timeout=1)
     with open(path, "r+b") as f:  # same size, one byte different, same inode
         f.seek(2000)
         f.write(b"X")
     with pytest.raises(_atomic.Conflict):
-        _atomic.commit(str(path), b"mine", seen, timeout=1)
+        _atomic.commit(*_at(path), b"mine", seen, timeout=1)
     assert path.read_bytes()[2000:2001] == b"X"
 
 

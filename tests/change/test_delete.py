@@ -161,6 +161,7 @@ def test_partial_failure_is_reported(project, ctx, monkeypatch):
     r = fstools.delete(str(d), recursive=True, ctx=ctx)
     monkeypatch.undo()
     assert r.error_code == "permission_denied" and "0 of 2 entries deleted" in r.error
+    assert (d / "a").exists()
 
 
 def test_delete_then_write_a_new_file_needs_no_read(project, ctx):

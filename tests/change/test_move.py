@@ -217,14 +217,14 @@ def test_dry_run_changes_nothing(project, src):
 
 def _create_meanwhile(monkeypatch, dst: Path, text: str) -> None:
     """Fault injection: another process creates `dst` between Move's checks and its rename."""
-    real_open_dir = _move._open_dir
+    real_rename = _move._rename
 
-    def open_dir(path: str) -> int:
+    def rename(plan, src_fd: int, dst_fd: int) -> bool:
         if not dst.exists():
             dst.write_text(text)
-        return real_open_dir(path)
+        return real_rename(plan, src_fd, dst_fd)
 
-    monkeypatch.setattr(_move, "_open_dir", open_dir)
+    monkeypatch.setattr(_move, "_rename", rename)
 
 
 @pytest.mark.parametrize("kernel", ["renameat2", "link-fallback"])

@@ -61,8 +61,8 @@ def test_an_append_during_the_backup_is_caught_before_an_in_place_or_renamed_wri
     agent_read(ctx, path)
     backup = _atomic._backup
 
-    def append_meanwhile(p, src, st):
-        made = backup(p, src, st)
+    def append_meanwhile(dir_fd, name, src, st):
+        made = backup(dir_fd, name, src, st)
         _append(path, b"more\n")
         return made
 

@@ -74,7 +74,8 @@ def test_write_permission_denied(project, ctx, monkeypatch):
     real_open = os.open
 
     def deny_in_protected(path, flags, mode=0o777, **kw):
-        if os.fspath(path).startswith(str(protected)) and flags & os.O_CREAT:
+        where = os.readlink(f"/proc/self/fd/{kw['dir_fd']}") if kw.get("dir_fd") is not None else os.fspath(path)
+        if where.startswith(str(protected)) and flags & os.O_CREAT:
             raise PermissionError(errno.EACCES, "Permission denied", path)
         return real_open(path, flags, mode, **kw)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import fstools
+from fstools._core import sandbox
 from fstools._core.errors import ErrorCode, ToolError
 from fstools._core.paths import is_within, resolve_path
 
@@ -254,14 +255,14 @@ def test_unsearchable_parent_is_permission_denied(tree, monkeypatch):
     # Injected fault: CI runs as root, which can search any directory.
     _, proj, ctx = tree
     target = str(proj / "locked" / "f")
-    real_stat = os.stat
+    real_stat = sandbox.stat_beneath
 
-    def denying_stat(path, *args, **kwargs):
+    def denying_stat(root, path):
         if str(path) == target:
             raise PermissionError(13, "Permission denied", path)
-        return real_stat(path, *args, **kwargs)
+        return real_stat(root, path)
 
-    monkeypatch.setattr(os, "stat", denying_stat)
+    monkeypatch.setattr(sandbox, "stat_beneath", denying_stat)
     assert target in refused(ctx, target, ErrorCode.PERMISSION_DENIED)
 
 
@@ -269,10 +270,10 @@ def test_other_stat_error_is_invalid_path(tree, monkeypatch):
     _, proj, ctx = tree
     target = str(proj / "odd")
 
-    def failing_stat(path, *args, **kwargs):
+    def failing_stat(root, path):
         raise OSError(5, "Input/output error", path)
 
-    monkeypatch.setattr(os, "stat", failing_stat)
+    monkeypatch.setattr(sandbox, "stat_beneath", failing_stat)
     assert "Input/output error" in refused(ctx, target, ErrorCode.INVALID_PATH)
 
 

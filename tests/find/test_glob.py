@@ -528,7 +528,7 @@ def test_permission_rules_apply(project):
 def test_timeout_is_flagged(project, monkeypatch):
     make(project, "a.py")
     slow = project.parent / "slow-rg"
-    slow.write_text(f"#!/bin/sh\nprintf '{project}/a.py\\0'\nexec sleep 30\n")
+    slow.write_text("#!/bin/sh\nprintf './a.py\\0'\nexec sleep 30\n")  # walkers print paths relative to "."
     slow.chmod(0o755)
     monkeypatch.setenv("FSTOOLS_RG", str(slow))
     find_binary.cache_clear()

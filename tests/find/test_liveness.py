@@ -50,7 +50,11 @@ def test_glob_following_links_in_a_tree_deeper_than_the_recursion_limit(project,
         r = fstools.glob("**/*.txt", str(project), follow_symlinks=True, ctx=ctx)
         assert r.success and r.metadata["count"] == 1 and r.output.endswith("/d/f.txt")
     finally:
-        remove_tree(str(project / "top"))  # pytest's own cleanup (shutil.rmtree) recurses
+        parent = os.open(project, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            remove_tree(parent, "top")  # pytest's own cleanup (shutil.rmtree) recurses
+        finally:
+            os.close(parent)
 
 
 def test_delete_a_tree_deeper_than_the_recursion_limit(project, ctx):

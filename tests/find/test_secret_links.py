@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import fstools
+from fstools._core.confinement import landlock
 
 
 def test_ls_shows_link_targets_only_inside_the_root_and_not_secret(project, ctx, tmp_path):
@@ -57,7 +58,8 @@ def test_a_symlinked_ignore_file_does_not_leak_its_lines(project, ctx, tmp_path)
         assert r.success and "a.txt" in r.output
         said = " ".join(r.metadata.get("warnings", []))
         assert "TOKEN" not in said and "abc" not in said
-        assert ".gitignore: line 1" in said and "not shown" in said
+        if not landlock.usable():  # confined, rg cannot even read the link's target: nothing to report
+            assert ".gitignore: line 1" in said and "not shown" in said
 
 
 def test_a_regular_ignore_file_inside_keeps_its_message(project, ctx):

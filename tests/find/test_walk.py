@@ -151,7 +151,7 @@ def test_fd_version_parsing_and_new_fd_flags(tmp_path):
 
 
 def test_timeout_returns_what_was_found(tmp_path, monkeypatch):
-    slow = fake_binary(tmp_path, "rg", f"printf '{tmp_path}/a.txt\\0'; exec sleep 30")
+    slow = fake_binary(tmp_path, "rg", "printf './a.txt\\0'; exec sleep 30")
     monkeypatch.setenv("FSTOOLS_RG", slow)
     find_binary.cache_clear()
     (tmp_path / "a.txt").write_text("x")
@@ -171,19 +171,22 @@ def test_names_that_are_not_utf8_are_left_out(tmp_path, backend):
 
 def test_stream_is_split_across_chunks_and_vanished_files_are_dropped(tmp_path):
     paths = tree(tmp_path, 40, lambda i: T0 + (0 if i < 30 else 10 + i))
+    rel = [os.path.relpath(p, tmp_path).encode() for p in paths]
     chunks = [
-        b"\0".join(p.encode() for p in paths[:25]) + b"\0" + paths[25].encode()[:7],
-        paths[25].encode()[7:] + b"\0" + str(tmp_path / "gone.txt").encode() + b"\0",
-        b"\0".join(p.encode() for p in paths[26:]) + b"\0" + paths[0].encode(),
+        b"\0".join(b"./" + r for r in rel[:25]) + b"\0" + rel[25][:7],  # rg writes "./x", fd "x"
+        rel[25][7:] + b"\0" + b"gone.txt\0",
+        b"\0".join(rel[26:]) + b"\0" + rel[0],
     ]  # cut off: dropped
-    got, neg_mtimes = _walk._read_stream(chunks, None, stat_each=True)
+    base_fd = os.open(tmp_path, os.O_PATH | os.O_DIRECTORY)
+    got, neg_mtimes = _walk._read_stream(chunks, str(tmp_path), None, base_fd)
+    os.close(base_fd)
     assert got == paths and neg_mtimes == [-os.stat(p).st_mtime_ns for p in paths]
     listing = Listing(got, "fd", neg_mtimes)
     expected = sorted(((p, os.stat(p).st_mtime_ns) for p in paths), key=lambda t: (-t[1], t[0]))
     assert newest_first(listing, 15) == expected[:15] and newest_first(listing, 100) == expected
     listing.keep(got[:3])
     assert listing.paths == got[:3] and listing.neg_mtimes == neg_mtimes[:3]
-    unstated, none = _walk._read_stream(chunks, None, stat_each=False)
+    unstated, none = _walk._read_stream(chunks, str(tmp_path), None, None)
     assert none is None and unstated == [*paths[:26], str(tmp_path / "gone.txt"), *paths[26:]]
 
 

@@ -15,6 +15,7 @@ import pytest
 
 import fstools
 from fstools._content.fingerprints import unchanged_since
+from fstools._core import sandbox
 from fstools._core.paths import SafePath
 from tests.helpers.samples import make_notebook, make_pdf
 
@@ -130,14 +131,14 @@ def test_scenario_read_jupyter_notebook(project, ctx):
 
 def _open_fails(monkeypatch, target: Path, error: OSError) -> None:
     """Fault injection: opening `target` fails with `error` (root cannot make chmod fail, nor stage a race)."""
-    real_open = os.open
+    real_open = sandbox.open_beneath
 
-    def failing_open(path, flags, *args, **kwargs):
-        if os.fspath(path) == str(target):
+    def failing_open(root, path, flags, *args, **kwargs):
+        if os.fspath(path) == str(target) and not flags & os.O_PATH:
             raise error
-        return real_open(path, flags, *args, **kwargs)
+        return real_open(root, path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(os, "open", failing_open)
+    monkeypatch.setattr(sandbox, "open_beneath", failing_open)
 
 
 def test_scenario_read_file_with_permission_denied(project, ctx, monkeypatch):
@@ -342,7 +343,7 @@ def _path_check_saw_a_file(monkeypatch, project: Path) -> None:
     regular.write_text("x")
 
     def saw_a_file(ctx, raw):
-        return SafePath(raw, raw, os.stat(regular))
+        return SafePath(raw, raw, os.stat(regular), ctx.roots[0])
 
     monkeypatch.setattr(fstools._read.tool, "resolve_path", saw_a_file)
 

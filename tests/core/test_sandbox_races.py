@@ -1,0 +1,165 @@
+"""The race battery: a flipper swaps a directory or file inside the root with a symlink to
+outside (renameat2 RENAME_EXCHANGE) while every tool runs; no call may read, list, create,
+change or delete anything outside. Short here; `scripts/stress` runs the long version."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import fstools
+from fstools._core import confinement, sandbox
+from tests.helpers.races import CANARY, INSIDE, Flipper, Scene, build_scene, renameat2_supported
+
+# Grep's pattern matches the canary without containing it: results echo the pattern back.
+PATTERN = CANARY[:-1] + f"[{CANARY[-1]}]"
+# Calls per tool and scenario: enough that the unprotected code escapes many times (see docs/security.md).
+CALLS = 60
+STRESS_CALLS = 2000
+
+
+def _text(r: fstools.ToolResult) -> str:
+    return f"success={r.success}\n{r.output}\n{r.error}\n{r.metadata!r}"
+
+
+def _read_then(tool: Callable[..., fstools.ToolResult], path: Path, ctx, **args) -> str:
+    fstools.read(str(path), ctx=ctx)
+    return _text(tool(str(path), ctx=ctx, **args))
+
+
+# Each attack makes one call and returns everything it produced, to be searched for the canary.
+DIR_ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] = {
+    "Read": lambda s, ctx, i: _text(fstools.read(str(s.d / ("peek.txt" if i % 2 else "secret.txt")), ctx=ctx)),
+    "Grep": lambda s, ctx, i: _text(
+        fstools.grep(PATTERN, str(s.d if i % 2 else s.root), output_mode="content", hidden=True, ctx=ctx)
+    ),
+    "Grep files": lambda s, ctx, i: _text(fstools.grep(PATTERN, str(s.d), ctx=ctx)),
+    "LS": lambda s, ctx, i: _text(fstools.ls(str(s.d), ctx=ctx)),
+    "Glob": lambda s, ctx, i: _text(fstools.glob("**/*" if i % 2 else "*", str(s.root if i % 2 else s.d), ctx=ctx)),
+    "Write new": lambda s, ctx, i: _text(fstools.write(str(s.d / "new.txt"), "new\n", ctx=ctx)),
+    "Write": lambda s, ctx, i: _read_then(fstools.write, s.d / "file.txt", ctx, content=f"written {i}\n"),
+    "Edit": lambda s, ctx, i: _read_then(fstools.edit, s.d / "file.txt", ctx, old_string="inside", new_string="edit"),
+    "MultiEdit": lambda s, ctx, i: _read_then(
+        fstools.multi_edit, s.d / "file.txt", ctx, edits=[{"old_string": "inside", "new_string": "multi"}]
+    ),
+    "Delete": lambda s, ctx, i: _text(fstools.delete(str(s.d / "victim.txt"), ctx=ctx)),
+    "Move": lambda s, ctx, i: _text(fstools.move(str(s.d / "victim.txt"), str(s.d / "moved.txt"), ctx=ctx)),
+    "Delete recursive": lambda s, ctx, i: _text(fstools.delete(str(s.d / "tree"), recursive=True, ctx=ctx)),
+}
+
+FILE_ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] = {
+    "Read": lambda s, ctx, i: _text(fstools.read(str(s.root / "f.txt"), ctx=ctx)),
+    "Grep": lambda s, ctx, i: _text(fstools.grep(PATTERN, str(s.root / "f.txt"), output_mode="content", ctx=ctx)),
+    "Write": lambda s, ctx, i: _read_then(fstools.write, s.root / "g.txt", ctx, content=f"written {i}\n"),
+    "Edit": lambda s, ctx, i: _read_then(fstools.edit, s.root / "g.txt", ctx, old_string="inside", new_string="e"),
+    "MultiEdit": lambda s, ctx, i: _read_then(
+        fstools.multi_edit, s.root / "g.txt", ctx, edits=[{"old_string": "inside", "new_string": "m"}]
+    ),
+}
+
+
+def run_battery(scene: Scene, attack, pair: tuple[str, str], calls: int, *, process: bool) -> tuple[int, int]:
+    """(escapes, successful calls) of `calls` attacks while `pair` is being swapped."""
+    ctx = fstools.ExecutionContext(working_dir=str(scene.root))
+    before = scene.outside_state()
+    escapes = succeeded = 0
+    with Flipper(scene.root / pair[0], scene.root / pair[1], process=process):
+        for i in range(calls):
+            produced = attack(scene, ctx, i)
+            succeeded += produced.startswith("success=True")
+            now = scene.outside_state()
+            if CANARY in produced or now != before:
+                escapes += 1
+                scene.restore_outside(before)
+            scene.restore_inside()
+            if pair[0] == "g.txt":
+                scene.restore_file("g.txt", ".gswap")
+    return escapes, succeeded
+
+
+@pytest.fixture
+def scene(tmp_path: Path):
+    if not renameat2_supported(tmp_path):
+        pytest.skip("renameat2(RENAME_EXCHANGE) is not available here")
+    s = build_scene(tmp_path)
+    yield s
+    os.close(s.inside_dir_fd)
+
+
+@pytest.mark.parametrize("tool", sorted(DIR_ATTACKS))
+def test_no_escape_when_a_directory_is_swapped(scene, tool):
+    escapes, _ = run_battery(scene, DIR_ATTACKS[tool], ("d", ".swap"), CALLS, process=False)
+    assert escapes == 0
+
+
+@pytest.mark.parametrize("tool", sorted(FILE_ATTACKS))
+def test_no_escape_when_the_file_is_swapped(scene, tool):
+    pair = ("f.txt", ".fswap") if tool in ("Read", "Grep") else ("g.txt", ".gswap")
+    escapes, _ = run_battery(scene, FILE_ATTACKS[tool], pair, CALLS, process=False)
+    assert escapes == 0
+
+
+@pytest.mark.parametrize("tool", ["Read", "Write new", "Delete recursive", "Grep"])
+def test_no_escape_with_a_flipper_process(scene, tool):
+    escapes, _ = run_battery(scene, DIR_ATTACKS[tool], ("d", ".swap"), CALLS, process=True)
+    assert escapes == 0
+
+
+# Without Landlock rg itself can be redirected mid-walk; docs/security.md says what remains for Grep.
+_FALLBACK_SAFE = sorted(t for t in DIR_ATTACKS if not t.startswith("Grep"))
+
+
+def _force_fallbacks(monkeypatch) -> None:
+    """No openat2 (the O_NOFOLLOW walk) and no Landlock (walkers only pinned to their directory)."""
+    monkeypatch.setattr(sandbox.openat2, "available", False)
+    monkeypatch.setattr(confinement.landlock, "abi", 0)
+
+
+@pytest.mark.parametrize("tool", _FALLBACK_SAFE)
+def test_no_escape_with_the_fallbacks(scene, tool, monkeypatch):
+    _force_fallbacks(monkeypatch)
+    escapes, _ = run_battery(scene, DIR_ATTACKS[tool], ("d", ".swap"), CALLS, process=True)
+    assert escapes == 0
+
+
+def test_tools_still_work_between_swaps(scene):
+    """The sandbox refuses mid-swap calls, but the same calls succeed when nothing races."""
+    ctx = fstools.ExecutionContext(working_dir=str(scene.root))
+    for attack in (DIR_ATTACKS["LS"], DIR_ATTACKS["Glob"], DIR_ATTACKS["Write new"], DIR_ATTACKS["Delete"]):
+        assert attack(scene, ctx, 1).startswith("success=True")
+    r = fstools.read(str(scene.d / "file.txt"), ctx=ctx)
+    assert r.success and INSIDE.strip() in r.output
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("process", [False, True], ids=["thread", "process"])
+@pytest.mark.parametrize("tool", sorted(DIR_ATTACKS))
+def test_stress_directory_swap(scene, tool, process):
+    started = time.monotonic()
+    escapes, succeeded = run_battery(scene, DIR_ATTACKS[tool], ("d", ".swap"), STRESS_CALLS, process=process)
+    print(
+        f"{tool}: {escapes} escapes, {succeeded} of {STRESS_CALLS} calls succeeded, {time.monotonic() - started:.1f}s"
+    )
+    assert escapes == 0
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("tool", _FALLBACK_SAFE)
+def test_stress_fallbacks(scene, tool, monkeypatch):
+    _force_fallbacks(monkeypatch)
+    escapes, succeeded = run_battery(scene, DIR_ATTACKS[tool], ("d", ".swap"), STRESS_CALLS, process=True)
+    print(f"{tool} (fallbacks): {escapes} escapes, {succeeded} of {STRESS_CALLS} calls succeeded")
+    assert escapes == 0
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("tool", sorted(FILE_ATTACKS))
+def test_stress_file_swap(scene, tool):
+    pair = ("f.txt", ".fswap") if tool in ("Read", "Grep") else ("g.txt", ".gswap")
+    escapes, succeeded = run_battery(scene, FILE_ATTACKS[tool], pair, STRESS_CALLS, process=False)
+    print(f"{tool}: {escapes} escapes, {succeeded} of {STRESS_CALLS} calls succeeded")
+    assert escapes == 0
