@@ -333,8 +333,6 @@ def _walker_warnings(stderr: str, confined: bool, base: str) -> list[str]:
     return lines[:20]
 
 
-
-
 def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: float | None = None) -> Listing:
     """Run one walker over `spec.base`: the matching files' absolute paths and mtimes."""
     strategy = strategy or choose_strategy(spec)
