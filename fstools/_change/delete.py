@@ -20,6 +20,7 @@ from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
+from .._index.registry import notify_changed
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
 from .guard import load
@@ -149,7 +150,10 @@ def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
     authorize(ctx, "Delete", removal.victim, preview, covers=removal.paths[1:], removed=len(removal.paths))
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would delete {what}:\n{_listing(removal)}", **meta)
-    _remove(target, removal)
+    try:
+        _remove(target, removal)
+    finally:  # what is gone, even in part, an open search index learns now
+        notify_changed(removal.paths)
     for p in removal.paths:
         ctx.forget_read(p)
     return ToolResult.ok(f"Deleted {what}:\n{_listing(removal)}", **meta)

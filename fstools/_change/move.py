@@ -29,6 +29,7 @@ from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
+from .._index.registry import notify_changed
 from .guard import load, require_fresh_read
 from .renames import fsync_dir, move_across, rename_at
 from .tree import walk_tree
@@ -271,6 +272,8 @@ def _move(ctx: ExecutionContext, source: str, destination: str, overwrite: bool)
         ) from None
     except OSError as exc:
         raise changed_or_failed(exc, f"{src.display} -> {dst.display}") from None
+    finally:  # an open search index learns of both ends now (also of a move that failed halfway)
+        notify_changed([src.path, dst.path, *plan.inside, *moved_to])
     _carry_reads(ctx, plan, valid)
     note = " (across filesystems: copied, then removed at the source)" if cross_device else ""
     return ToolResult.ok(f"Moved {what}{note}", cross_device=cross_device, created_dirs=created, **meta)
