@@ -1,4 +1,4 @@
-"""Shared fixtures: a real project directory in tmp and a context sandboxed to it."""
+"""Shared fixtures: a real project directory in tmp, a context sandboxed to it, a file the agent has read."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import fstools
+from tests.helpers.tools import agent_read
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -27,3 +28,16 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def ctx(project: Path) -> fstools.ExecutionContext:
     return fstools.ExecutionContext(working_dir=str(project))
+
+
+@pytest.fixture
+def code(project: Path, ctx: fstools.ExecutionContext):
+    """A factory of files the agent has read: code(content, name="code.py") -> path."""
+
+    def make(content: str | bytes, name: str = "code.py") -> Path:
+        path = project / name
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        agent_read(ctx, path)
+        return path
+
+    return make

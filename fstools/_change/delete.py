@@ -15,7 +15,7 @@ from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.hints import setting
 from .._core.outputs import DIFF, DRY_RUN, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, resolve_path
+from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, refuse_sensitive, resolve_path
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
@@ -60,9 +60,7 @@ def _link(ctx: ExecutionContext, path: str) -> SafePath | None:
         return None
     directory = resolve_path(ctx, head, param="path")
     link = os.path.join(directory.path, name)
-    hit = (ctx.sensitive.first_match(link) or ctx.sensitive.first_match(display)) if ctx.sensitive else None
-    if hit is not None:
-        raise ToolError(ErrorCode.SENSITIVE_PATH, f"Access to a sensitive file is refused: {display} (matches {hit!r})")
+    refuse_sensitive(ctx, link, display)
     try:
         with directory.open_dir() as dir_fd:
             st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)

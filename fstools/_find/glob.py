@@ -166,7 +166,12 @@ def _split_excludes(exclude: list[str] | None) -> tuple[tuple[str, ...], list[st
         stripped = item.strip("/")
         if not stripped.strip() or "\x00" in item or len(item) > MAX_PATTERN_LENGTH:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid exclude pattern {item!r}: blank, too long or NUL")
-        (paths if "/" in stripped else names).append(stripped)
+        if "/" in stripped or byte_glob_superset(stripped) != stripped:
+            # A name rg or fd would read otherwise (an unclosed `[` or `{` is literal here, an error
+            # there; a class may need a multi-byte character) is matched here, at any depth.
+            paths.append(stripped if "/" in stripped else f"**/{stripped}")
+        else:
+            names.append(stripped)
         try:
             compile_glob(stripped)
         except GlobError as exc:
