@@ -136,3 +136,24 @@ def test_every_line_past_the_output_cap_becomes_a_first_page(project, ctx, monke
     monkeypatch.undo()
     whole = fstools.grep("match", str(project), output_mode="content", head_limit=0, ctx=ctx)
     assert whole.metadata["returned_matches"] == 1200 and not whole.metadata["truncated"]
+
+
+def test_every_line_of_a_file_with_millions_of_matches_within_the_timeout(project):
+    """One file's lines arrive in thousands of chunks: joined once, not at every chunk (which
+    took 30 s for these 5M lines, past the timeout, with partial totals)."""
+    (project / "many.txt").write_bytes(b"m\n" * 5_000_000)
+    ctx = fstools.ExecutionContext(working_dir=str(project), timeout=20)
+    r = fstools.grep("m", str(project), output_mode="content", head_limit=0, ctx=ctx)
+    assert r.success and not r.metadata["timed_out"]
+    assert r.metadata["total_matches"] == 5_000_000 and r.metadata["next_offset"] == r.metadata["returned_matches"]
+
+
+def test_blocks_are_the_same_however_rg_output_is_chunked():
+    from fstools._grep.rglines import split_blocks
+
+    output = b"/r/a\x001> x\n2> y\n\n/r/b\x003> z\n\n/r/c\x00" + b"".join(b"%d> m\n" % i for i in range(40))
+    whole = list(split_blocks([output], with_context=False))
+    assert [b.path for b in whole] == ["/r/a", "/r/b", "/r/c"] and whole[2].matched_lines == 40
+    for size in range(1, 12):
+        chunks = [output[i : i + size] for i in range(0, len(output), size)]
+        assert list(split_blocks([b"", *chunks, b""], with_context=False)) == whole
