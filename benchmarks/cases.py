@@ -87,8 +87,9 @@ CASES = Registry()
 case = CASES.case
 
 
-def ctx_for(root: str) -> fstools.ExecutionContext:
-    return fstools.ExecutionContext(working_dir=root)
+def ctx_for(root: str, search_index: str = "off") -> fstools.ExecutionContext:
+    """The scan rows measure Grep and Glob without the index (`index_cases` measures it)."""
+    return fstools.ExecutionContext(working_dir=root, search_index=search_index)
 
 
 def rg_lines(*flags: str, pattern: str, path: str) -> Callable[[], list[str]]:
@@ -287,11 +288,12 @@ def grep_case(
     oracle_flags: Sequence[str] | None = None,
     python: bool = False,
     skip: Sequence[str] = (),
+    search_index: str = "off",
 ) -> Case:
     """Grep `pattern` under `root`, checked against rg with `oracle_flags` (default: `ref_flags`)."""
     oracle = rg_lines(*(oracle_flags or ref_flags), pattern=pattern, path=root)
     return Case(
-        run=bind("Grep", ctx_for(root), pattern=pattern, path=root, **grep_args),
+        run=bind("Grep", ctx_for(root, search_index), pattern=pattern, path=root, **grep_args),
         check=lambda r: check(r, oracle()),
         refs=grep_refs(ref_flags, pattern, root, python, skip),
     )
@@ -447,3 +449,7 @@ def corpus_for(group: str) -> Any:
     if group == "kernel":
         return corpus.kernel()
     return corpus.files_dir()
+
+
+# The rows with the search index (registered after the scan rows they mirror).
+from . import index_cases  # noqa: E402, F401

@@ -40,6 +40,7 @@ __all__ = [
     "__version__",
     "anthropic_text_editor",
     "apply_patch",
+    "build_index",
     "create_registry",
     "default_context",
     "delete",
@@ -83,6 +84,7 @@ _EXPORTS: dict[str, str] = {
     "WriteTool": "_change.write",
     "anthropic_text_editor": "_agents.text_editor",
     "apply_patch": "_change.patch",
+    "build_index": "_index.service",
     "create_registry": "_agents.registry",
     "default_context": "_core.context",
     "delete": "_change.delete",
@@ -135,4 +137,5 @@ if TYPE_CHECKING:
     from ._find.glob import GlobTool, glob
     from ._find.ls import LSTool, ls
     from ._grep.tool import GrepTool, grep
+    from ._index.service import build_index
     from ._read.tool import ReadTool, read

@@ -1,4 +1,4 @@
-"""Shared fixtures: a real project directory in tmp and a context sandboxed to it."""
+"""Shared fixtures: a real project directory in tmp, a context sandboxed to it, a file the agent has read."""
 
 from __future__ import annotations
 
@@ -7,6 +7,15 @@ from pathlib import Path
 import pytest
 
 import fstools
+from tests.helpers.tools import agent_read
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_index_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Search indexes built by tests go to a temporary cache, and a developer's own never answer a test."""
+    import os
+
+    os.environ["FSTOOLS_CACHE_DIR"] = str(tmp_path_factory.mktemp("fstools-cache"))
 
 
 @pytest.fixture
@@ -19,3 +28,16 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def ctx(project: Path) -> fstools.ExecutionContext:
     return fstools.ExecutionContext(working_dir=str(project))
+
+
+@pytest.fixture
+def code(project: Path, ctx: fstools.ExecutionContext):
+    """A factory of files the agent has read: code(content, name="code.py") -> path."""
+
+    def make(content: str | bytes, name: str = "code.py") -> Path:
+        path = project / name
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        agent_read(ctx, path)
+        return path
+
+    return make

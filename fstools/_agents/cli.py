@@ -32,6 +32,7 @@ from .._core.permissions import PermissionRequest
 from .._core.registry import ToolRegistry
 from .._core.result import ToolResult, jsonable, printable
 from .._core.tool import BaseTool
+from .index_cli import add_index_command, run_index
 from .registry import create_registry
 from .settings import Confirm, SessionSettings, parse_rule, usable_roots
 
@@ -268,6 +269,7 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
         "directory is skipped with a warning; the server starts unless none is usable.",
     )
     mcp.add_argument("--rate-limit", type=int, metavar="N", help="At most N operations per minute")
+    add_index_command(commands)
     return CommandLine(parser, dict(commands.choices))
 
 
@@ -449,6 +451,8 @@ def run(
     if args.command is None:
         command_line.parser.print_help(stderr)
         return EXIT_USAGE
+    if args.command == "index":
+        return run_index(args, stdout, stderr)
     try:
         settings = _settings(args)
         _check_rule_tools(settings, registry)

@@ -13,7 +13,7 @@ import hashlib
 import logging
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 import anyio
@@ -33,6 +33,9 @@ from .._core.tool import BaseTool
 from .mcpwire import PathQueues, TolerantReadStream
 from .registry import create_registry
 from .settings import SessionSettings
+
+if TYPE_CHECKING:
+    from .._index.keeper import Keeper
 
 log = logging.getLogger("fstools.mcp")
 
@@ -196,6 +199,7 @@ class McpSession:
         self.settings = settings
         self.registry = registry
         self._ctx: ExecutionContext | None = None
+        self._keeper: Keeper | None = None
         self._queues = PathQueues()
 
     def tools(self) -> list[BaseTool]:
@@ -224,7 +228,19 @@ class McpSession:
         if self._ctx is None:
             roots = await self._client_roots(session)
             self._ctx = self.settings.context(roots=roots, confirm=_confirm)
+            self._keep_indexes_fresh(self._ctx)
         return self._ctx
+
+    def _keep_indexes_fresh(self, ctx: ExecutionContext) -> None:
+        """Watch (and rebuild when stale) the search indexes covering this session's roots."""
+        if self._keeper is not None:
+            self._keeper.stop()
+        self._keeper = None
+        if ctx.search_index == "off":
+            return
+        from .._index.keeper import Keeper
+
+        self._keeper = Keeper(ctx.roots, tuple(ctx.sensitive_patterns), ctx.grep_max_filesize).start()
 
     async def call(
         self, params: types.CallToolRequestParams, rctx: ServerRequestContext[Any, Any]

@@ -15,11 +15,12 @@ from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.hints import setting
 from .._core.outputs import DIFF, DRY_RUN, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, resolve_path
+from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, refuse_sensitive, resolve_path
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
+from .._index.registry import notify_changed
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
 from .guard import load
@@ -59,9 +60,7 @@ def _link(ctx: ExecutionContext, path: str) -> SafePath | None:
         return None
     directory = resolve_path(ctx, head, param="path")
     link = os.path.join(directory.path, name)
-    hit = (ctx.sensitive.first_match(link) or ctx.sensitive.first_match(display)) if ctx.sensitive else None
-    if hit is not None:
-        raise ToolError(ErrorCode.SENSITIVE_PATH, f"Access to a sensitive file is refused: {display} (matches {hit!r})")
+    refuse_sensitive(ctx, link, display)
     try:
         with directory.open_dir() as dir_fd:
             st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -149,7 +148,10 @@ def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
     authorize(ctx, "Delete", removal.victim, preview, covers=removal.paths[1:], removed=len(removal.paths))
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would delete {what}:\n{_listing(removal)}", **meta)
-    _remove(target, removal)
+    try:
+        _remove(target, removal)
+    finally:  # what is gone, even in part, an open search index learns now
+        notify_changed(removal.paths)
     for p in removal.paths:
         ctx.forget_read(p)
     return ToolResult.ok(f"Deleted {what}:\n{_listing(removal)}", **meta)

@@ -16,6 +16,7 @@ from .._content.spliced import Spliced
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.paths import SafePath
+from .._index.registry import notify_changed
 from .atomic import Conflict, LockTimeout, Snapshot, Written, commit, snapshot
 
 PARALLEL_DIGEST_MIN = 1 << 20
@@ -106,5 +107,6 @@ def save(
     except OSError as exc:
         raise changed_or_failed(exc, target.display) from None
     remember_digest(ctx, target.path, written.stat, new_digest.result())
+    notify_changed([target.path])
     backup_path = os.path.join(os.path.dirname(target.path), written.backup_name) if written.backup_name else None
     return written, backup_path

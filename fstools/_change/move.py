@@ -24,13 +24,14 @@ from .._core.context import ExecutionContext, ReadRecord
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.outputs import DRY_RUN, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, resolve_path
+from .._core.paths import SafePath, absolute_path, is_within, refuse_sensitive, resolve_path
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
+from .._index.registry import notify_changed
 from .guard import load, require_fresh_read
-from .renames import fsync_dir, move_across, rename_at
+from .renames import SourceKept, fsync_dir, move_across, rename_at
 from .tree import walk_tree
 
 LISTED = 100
@@ -59,15 +60,7 @@ class End:
 
 
 def _end(ctx: ExecutionContext, raw: object, param: str) -> End:
-    if not isinstance(raw, str) or not raw:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{param} must be a non-empty string")
-    if "\x00" in raw or len(raw) > MAX_PATH_LENGTH:
-        raise ToolError(ErrorCode.INVALID_PATH, f"Invalid path: {param} contains a NUL byte or is too long")
-    if not os.path.isabs(raw):
-        if not ctx.allow_relative_paths:
-            raise ToolError(ErrorCode.INVALID_PATH, f"{param} must be an absolute path, got: {raw}")
-        raw = os.path.join(ctx.working_dir, raw)
-    display = os.path.abspath(raw)
+    display = os.path.abspath(absolute_path(ctx, raw, param=param))
     head, name = os.path.split(display)
     if not name:
         raise ToolError(ErrorCode.INVALID_PATH, f"Invalid path: {param} names the filesystem root")
@@ -75,9 +68,7 @@ def _end(ctx: ExecutionContext, raw: object, param: str) -> End:
     if parent.exists and not parent.is_dir:
         raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {parent.display}")
     path = os.path.join(parent.path, name)
-    hit = (ctx.sensitive.first_match(path) or ctx.sensitive.first_match(display)) if ctx.sensitive else None
-    if hit is not None:
-        raise ToolError(ErrorCode.SENSITIVE_PATH, f"Access to a sensitive file is refused: {display} (matches {hit!r})")
+    refuse_sensitive(ctx, path, display)
     st: os.stat_result | None = None
     if parent.exists:
         try:
@@ -99,7 +90,7 @@ class MovePlan:
     replaces: bool
 
 
-def _contents(ctx: ExecutionContext, src: End) -> tuple[list[str], list[str]]:
+def _contents(ctx: ExecutionContext, src: End, dst: End) -> tuple[list[str], list[str]]:
     if src.kind != "directory":
         return [], []
     inside, special = [], []
@@ -110,25 +101,33 @@ def _contents(ctx: ExecutionContext, src: End) -> tuple[list[str], list[str]]:
                 for rel, _ in walk_tree(top):
                     inside.append(os.path.join(src.path, rel))
                     mode = os.stat(rel, dir_fd=top, follow_symlinks=False).st_mode
-                    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+                    if not _movable(mode):
                         special.append(inside[-1])
             finally:
                 os.close(top)
     except OSError as exc:
         raise changed_or_failed(exc, src.display) from None
-    secret = next((p for p in inside if ctx.sensitive and ctx.sensitive.matches(p)), None)
+    secret = next((p for p in inside if ctx.sensitive.matches(p)), None)
     if secret is not None:
         raise ToolError(
             ErrorCode.SENSITIVE_PATH, f"Refusing to move {src.display}: it contains a sensitive file ({secret})"
         )
+    # What is harmless here may be a secret there (x/credentials moved to .aws): Write would refuse it too.
+    there = (end + p[len(src.path) :] for end in (dst.path, dst.display) for p in inside)
+    secret = next((p for p in there if ctx.sensitive.matches(p)), None)
+    if secret is not None:
+        raise ToolError(ErrorCode.SENSITIVE_PATH, f"Refusing to move {src.display}: {secret} would be a sensitive file")
     return inside, special
+
+
+def _movable(mode: int) -> bool:
+    return stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)
 
 
 def _check_source(ctx: ExecutionContext, src: End) -> None:
     if src.stat is None:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {src.display}")
-    mode = src.stat.st_mode
-    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+    if not _movable(src.stat.st_mode):
         raise ToolError(
             ErrorCode.INVALID_PATH, f"Refusing to move a special file (FIFO, socket or device): {src.display}"
         )
@@ -137,6 +136,15 @@ def _check_source(ctx: ExecutionContext, src: End) -> None:
             ErrorCode.PERMISSION_DENIED,
             f"Refusing to move {src.display}: it is, or contains, an allowed root directory",
         )
+
+
+def _target_id(link: str) -> tuple[int, int] | None:
+    """Device and inode of what the symlink `link` finally points to (None when it dangles)."""
+    try:
+        st = os.stat(link)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _check_destination(ctx: ExecutionContext, src: End, dst: End, overwrite: bool) -> bool:
@@ -149,10 +157,10 @@ def _check_destination(ctx: ExecutionContext, src: End, dst: End, overwrite: boo
         return False
     if (dst.stat.st_dev, dst.stat.st_ino) == (src.stat.st_dev, src.stat.st_ino):  # type: ignore[union-attr]
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{src.display} and {dst.display} are the same file (hard links)")
-    if not overwrite:
-        raise ToolError(
-            ErrorCode.INVALID_ARGUMENT, f"Destination already exists: {dst.display}. Set overwrite=true to replace it"
-        )
+    if src.kind == "symlink" and _target_id(src.path) == (dst.stat.st_dev, dst.stat.st_ino):
+        # The file would be replaced by a link to itself: its content gone, the link dangling.
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{src.display} is a symlink to {dst.display}: the same file")
+    # What overwrite could never replace is said first: "set overwrite=true" would be wrong advice.
     if dst.kind == "directory":
         raise ToolError(
             ErrorCode.IS_DIRECTORY,
@@ -162,6 +170,10 @@ def _check_destination(ctx: ExecutionContext, src: End, dst: End, overwrite: boo
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Cannot replace the file {dst.display} with a directory")
     if dst.kind == "file" and not stat.S_ISREG(dst.stat.st_mode):
         raise ToolError(ErrorCode.INVALID_PATH, f"Refusing to replace a FIFO, socket or device: {dst.display}")
+    if not overwrite:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT, f"Destination already exists: {dst.display}. Set overwrite=true to replace it"
+        )
     if dst.kind == "file":  # its content is lost: as for Write, the agent must have seen it
         target = SafePath(dst.path, dst.display, dst.stat, dst.root)
         require_fresh_read(ctx, target, load(ctx, target, max_bytes=ctx.max_edit_bytes))
@@ -174,7 +186,7 @@ def plan_move(ctx: ExecutionContext, source: str, destination: str, overwrite: b
     dst = _end(ctx, destination, "destination")
     authorize(ctx, "Move", src.path, ask=False, covers=[dst.path])  # a deny refuses before anything is looked at
     replaces = _check_destination(ctx, src, dst, overwrite)
-    inside, special = _contents(ctx, src)
+    inside, special = _contents(ctx, src, dst)
     return MovePlan(src, dst, inside, special, replaces)
 
 
@@ -261,6 +273,8 @@ def _move(ctx: ExecutionContext, source: str, destination: str, overwrite: bool)
             created = list(dst_parent.made)
             try:
                 cross_device = _rename(plan, src_parent.fd, dst_parent.fd)
+            except SourceKept:
+                raise  # the copy is in place: its directories stay
             except BaseException:
                 dst_parent.remove_created()
                 raise
@@ -269,8 +283,17 @@ def _move(ctx: ExecutionContext, source: str, destination: str, overwrite: bool)
             ErrorCode.CONCURRENT_MODIFICATION,
             f"Destination was created while moving: {dst.display}; nothing was moved. Set overwrite=true to replace it",
         ) from None
+    except SourceKept as exc:  # nothing is lost, but the agent must know both copies exist now
+        reason = changed_or_failed(exc.error, src.display)
+        raise ToolError(
+            reason.code,
+            f"Copied {src.display} to {dst.display}, but could not remove the source ({reason.message}): "
+            "both exist now",
+        ) from None
     except OSError as exc:
         raise changed_or_failed(exc, f"{src.display} -> {dst.display}") from None
+    finally:  # an open search index learns of both ends now (also of a move that failed halfway)
+        notify_changed([src.path, dst.path, *plan.inside, *moved_to])
     _carry_reads(ctx, plan, valid)
     note = " (across filesystems: copied, then removed at the source)" if cross_device else ""
     return ToolResult.ok(f"Moved {what}{note}", cross_device=cross_device, created_dirs=created, **meta)
@@ -281,7 +304,7 @@ MOVE_SPEC = ToolSpec(
     description=(
         "Moves or renames a file, symlink (the link itself) or directory within the allowed directories. "
         "Missing parent directories of the destination are created. An existing destination is never "
-        "replaced unless overwrite=true, and then only a file (or symlink) that was read first in this "
+        "replaced unless overwrite=true, and then only a symlink or a file that was read first in this "
         "session. Works across filesystems (copy, then delete). What was read before stays read at the new path."
     ),
     parameters=(

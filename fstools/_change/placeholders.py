@@ -7,8 +7,10 @@ own text) is refused unless the caller sets allow_placeholders.
 
 Only whole-line comments count, and only when the comment reads as an omission: an
 ellipsis alone, "rest of ...", "existing/remaining <code> unchanged/...", "<code> omitted",
-"... for brevity". A bare `...` in Python is code (Ellipsis), not a comment, and a comment
-such as "# Initialize the rest of the fields" does not start with the omission.
+"... for brevity". The word that says so must end the comment (or be an ellipsis): "# Import
+here to avoid a cycle" goes on as prose. A bare `...` in Python is code (Ellipsis), not a
+comment, an ellipsis in a doc comment elides an example, and a comment such as
+"# Initialize the rest of the fields" does not start with the omission.
 """
 
 from __future__ import annotations
@@ -19,33 +21,45 @@ from dataclasses import dataclass
 
 from .._core.errors import ErrorCode, ToolError
 
-_COMMENT = re.compile(
-    r"^\s*(?:\{\s*/\*+|//+|#+|/\*+|\*+|<!--|--|;+|%+)\s*(?P<body>.*?)\s*(?:\*+/\s*\}?|-->)?\s*$", re.DOTALL
-)
+# A whole-line comment's opening mark; its body is the rest of the line, minus a closing mark
+# (taken off in Python: a regex with `.*?` between two `\s*` backtracks cubically on long blank runs).
+_COMMENT = re.compile(r"\s*(?P<lead>\{\s*/\*+|//+!?|#+|/\*+|\*+|<!--|--|;+|%+)")
+# Doc-comment lines (a block comment's inner `*` line, Rust's `///` and `//!`): an ellipsis
+# there elides an example, as documentation does.
+_DOC_LEADS = re.compile(r"\*+|///|//!")
 _LEAD = r"^[\s.…\[\(<{\-]*"
-_ELLIPSIS = re.compile(r"\.\.\.|…")
+_ELLIPSIS_ONLY = {"...", "....", "…"}  # longer runs of dots are rulers
 _SUBJECT = (
     r"(?:code|implementation|methods?|functions?|class(?:es)?|files?|logic|contents?|lines?|body|imports?|"
     r"tests?|properties|fields|styles|members|cases|handlers|components?|definitions?|exports?|routes?|"
-    r"config(?:uration)?|markup|html|text|stuff|parts?|sections?|elements?|items?|entries|rules?|steps?)"
+    r"config(?:uration)?|markup|html|text|stuff|parts?|sections?|elements?|items?|entries|rules?|steps?)\b"
 )
+# What ends an omission comment: the comment ends there (a continued sentence is prose:
+# "# Import here to avoid a cycle", "# Remaining elements stay in list order").
+_END = r"[\s.…)\]]*$"
 _SIGNAL = re.compile(
-    r"\.\.\.|…|\b(?:unchanged|omitted|elided|truncated|skipped|remains?|stays?|same|as\s+before|as\s+is|"
-    r"here|goes|continues?|not\s+shown|follows?)\b",
+    r"(?:\.\.\.|…|\b(?:unchanged|omitted|elided|truncated|skipped|remains?(?:\s+(?:the\s+)?same)?|"
+    r"stays?(?:\s+(?:the\s+)?same)?|(?:is\s+|are\s+)?(?:the\s+)?same|as\s+before|as\s+is|goes\s+here|"
+    r"continues?|not\s+shown|follows?))" + _END + r"|\.\.\.|…",
     re.IGNORECASE,
 )
 _PHRASES = [
-    # "rest of the code ...", "... remainder of file unchanged"
-    re.compile(_LEAD + r"(?:the\s+)?(?:rest|remainder)\s+of\b", re.IGNORECASE),
+    # "rest of the code ...", "rest of the page", "... remainder of file unchanged"
+    re.compile(
+        _LEAD + r"(?:the\s+)?(?:rest|remainder)\s+of\s+(?:(?:the|this|your)\s+)?[\w.]+(?:" + _END + r"|\s.*?"
+        r"(?:\.\.\.|…|\b(?:unchanged|omitted|here|(?:the\s+)?same|as\s+before)" + _END + r"))",
+        re.IGNORECASE,
+    ),
     # "existing code ...", "remaining methods unchanged", "other functions stay the same" (with a signal)
     re.compile(
         _LEAD + r"(?:existing|remaining|other|previous|original|unchanged|same|more)\s+(?:\w+\s+){0,2}?" + _SUBJECT,
         re.IGNORECASE,
     ),
-    # "code omitted", "implementation here", "... methods unchanged ..."
+    # "code omitted", "your code here", "(implementation omitted)", "... methods unchanged ..."
     re.compile(
-        _LEAD + r"(?:the\s+)?(?:\w+\s+)?" + _SUBJECT + r"\s+(?:is\s+|are\s+)?(?:omitted|unchanged|elided|"
-        r"truncated|skipped|goes\s+here|here|remains?|stays?|as\s+before|not\s+shown)\b",
+        _LEAD + r"(?:(?:the\s+)?(?:\w+\s+)?" + _SUBJECT + r"\s+(?:is\s+|are\s+)?(?:omitted|unchanged|elided|"
+        r"truncated|skipped|goes\s+here|remains?|stays?|as\s+before|not\s+shown)|(?:\w+\s+)?(?:code|"
+        r"implementation|logic|stuff)\s+here)" + _END,
         re.IGNORECASE,
     ),
     re.compile(r"\bfor\s+brevity\b", re.IGNORECASE),
@@ -67,14 +81,23 @@ class Placeholder:
     text: str  # the line, stripped
 
 
+def _body(comment: str) -> str:
+    """A comment's text without its closing mark (`*/`, `*/}`, `-->`) and surrounding blanks."""
+    body = comment.strip()
+    if body.endswith("-->"):
+        return body[:-3].rstrip()
+    closed = body[:-1].rstrip() if body.endswith("}") else body
+    return closed[:-2].rstrip("*").rstrip() if closed.endswith("*/") else body
+
+
 def is_placeholder(line: str) -> bool:
     """Whether `line` is a comment-only line that stands for omitted code."""
     match = _COMMENT.match(line)
     if match is None:
         return False
-    body = match.group("body")
-    if not body.strip(" \t.…()[]"):
-        return bool(_ELLIPSIS.search(body))  # "// ...", "# …"
+    body = _body(line[match.end() :])
+    if not body.strip(" \t.…()[]"):  # "// ...", "# …", "/* ... */"
+        return body.strip(" \t()[]") in _ELLIPSIS_ONLY and not _DOC_LEADS.fullmatch(match.group("lead"))
     if _PHRASES[0].match(body) or _PHRASES[2].match(body) or _PHRASES[3].search(body) or _PHRASES[4].match(body):
         return True
     kept = _PHRASES[1].match(body)  # "existing code" is a placeholder only with "unchanged", "...", "here"

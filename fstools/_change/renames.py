@@ -16,16 +16,23 @@ import ctypes
 import errno
 import os
 import secrets
-import shutil
 import stat
 from collections.abc import Callable
 from functools import cache
 from typing import cast
 
-from .tree import remove_tree
+from .tree import remove_tree, walk_tree
 
 RENAME_NOREPLACE = 1
 _COPY_CHUNK = 1 << 20
+
+
+class SourceKept(Exception):
+    """A move across filesystems put the whole copy in place, but removing the source failed."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 @cache
@@ -82,20 +89,6 @@ def rename_at(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, is
     os.rename(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
 
 
-def _fsync_tree(path: str) -> None:
-    """fsync every regular file and directory of a copied tree (bottom-up: contents before names)."""
-    for root, _dirs, files in os.walk(path, topdown=False):
-        for name in files:
-            full = os.path.join(root, name)
-            if not os.path.islink(full):
-                fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-        fsync_dir(root)
-
-
 def fsync_dir(path_or_fd: str | int) -> None:
     """fsync a directory (its entries: a rename is durable once its directories are). A descriptor
     may be O_PATH (the sandbox's): the directory is reopened through it for reading."""
@@ -109,12 +102,34 @@ def fsync_dir(path_or_fd: str | int) -> None:
         os.close(fd)
 
 
-def _copy_file(src_fd: int, src: str, dst_fd: int, tmp: str) -> None:
-    """A copy of the regular file or symlink `src` as `tmp`, with mode and times, fsynced."""
+def _carry_metadata(src: int | str, dst: int | str, st: os.stat_result) -> None:
+    """Owner and extended attributes of `src` on its copy `dst`, as far as this process may set
+    them (as mv does); before the mode, since a chown clears set-id bits."""
+    try:
+        os.chown(dst, st.st_uid, st.st_gid)
+    except PermissionError:
+        pass
+    try:
+        for name in os.listxattr(src):
+            os.setxattr(dst, name, os.getxattr(src, name))
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EACCES, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
+
+
+def _copy_file(src_fd: int | None, src: str, dst_fd: int | None, tmp: str) -> None:
+    """A copy of the regular file or symlink `src` as `tmp`, with owner, mode, times and extended
+    attributes, fsynced."""
     st = os.stat(src, dir_fd=src_fd, follow_symlinks=False)
     if stat.S_ISLNK(st.st_mode):
         os.symlink(os.readlink(src, dir_fd=src_fd), tmp, dir_fd=dst_fd)
+        try:
+            os.chown(tmp, st.st_uid, st.st_gid, dir_fd=dst_fd, follow_symlinks=False)
+        except PermissionError:
+            pass
         return
+    if not stat.S_ISREG(st.st_mode):  # a FIFO made since the plan: opening it could block forever
+        raise OSError(errno.EINVAL, "not a regular file, directory or symlink", src)
     fin = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=src_fd)
     try:
         fout = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600, dir_fd=dst_fd)
@@ -123,6 +138,7 @@ def _copy_file(src_fd: int, src: str, dst_fd: int, tmp: str) -> None:
                 view = memoryview(chunk)
                 while view:
                     view = view[os.write(fout, view) :]
+            _carry_metadata(fin, fout, st)
             os.fchmod(fout, stat.S_IMODE(st.st_mode))
             os.utime(fout, ns=(st.st_atime_ns, st.st_mtime_ns))
             os.fsync(fout)
@@ -130,6 +146,27 @@ def _copy_file(src_fd: int, src: str, dst_fd: int, tmp: str) -> None:
             os.close(fout)
     finally:
         os.close(fin)
+
+
+def _copy_tree(top: int, dst: str) -> None:
+    """Copy the open directory `top` as the new `dst` without recursion, whatever its depth: files
+    as _copy_file copies them, links as links; each directory gets its owner, mode, times and
+    extended attributes, and is fsynced, once its contents are in place (deepest first)."""
+    src = f"/proc/self/fd/{top}"
+    directories = [(src, dst, os.fstat(top))]
+    os.mkdir(dst, 0o700)
+    for rel, is_dir in walk_tree(top):  # parents before their contents
+        path, target = f"{src}/{rel}", f"{dst}/{rel}"
+        if is_dir:
+            os.mkdir(target, 0o700)
+            directories.append((path, target, os.lstat(path)))
+        else:
+            _copy_file(None, path, None, target)
+    for path, target, st in reversed(directories):
+        _carry_metadata(path, target, st)
+        os.chmod(target, stat.S_IMODE(st.st_mode))
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+        fsync_dir(target)
 
 
 def _pinned(dir_fd: int, name: str) -> str:
@@ -143,17 +180,17 @@ def move_across(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, 
 
     The destination appears whole or not at all; if anything fails before the rename the copy
     is removed and the source is untouched. A directory is copied through its parents' /proc
-    descriptor links (shutil works on paths) and removed through descriptors.
+    descriptor links, without recursion, and removed through descriptors. SourceKept when the
+    source cannot be removed after the copy is in place.
     """
     tmp = f".{dst}.fstools-move-{secrets.token_hex(4)}"
     try:
         if is_dir:
             top = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=src_fd)
             try:  # the source directory itself is pinned by its descriptor, never followed as a link
-                shutil.copytree(f"/proc/self/fd/{top}", _pinned(dst_fd, tmp), symlinks=True)
+                _copy_tree(top, _pinned(dst_fd, tmp))
             finally:
                 os.close(top)
-            _fsync_tree(_pinned(dst_fd, tmp))
         else:
             _copy_file(src_fd, src, dst_fd, tmp)
         rename_at(dst_fd, tmp, dst_fd, dst, replace=replace, is_dir=is_dir)
@@ -161,8 +198,11 @@ def move_across(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, 
         _remove(dst_fd, tmp)
         raise
     fsync_dir(dst_fd)
-    _remove(src_fd, src, strict=True)
-    fsync_dir(src_fd)
+    try:
+        _remove(src_fd, src, strict=True)
+        fsync_dir(src_fd)
+    except OSError as exc:
+        raise SourceKept(exc) from exc
 
 
 def _remove(dir_fd: int, name: str, *, strict: bool = False) -> None:

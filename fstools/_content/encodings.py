@@ -86,8 +86,10 @@ _CONTROL_BYTES = bytes([*range(1, 8), *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x
 # opencode), and the trace allowed in legacy-encoded text, which random bytes always exceed.
 _MAX_CONTROL_SHARE = 0.3
 _MAX_LEGACY_CONTROL_SHARE = 0.01
-# Share of a legacy decoding's non-ASCII characters that may be symbols or controls.
+# Share of a legacy decoding's non-ASCII characters that may be symbols or controls, unless
+# ASCII makes up most of the text: then its few others may be anything (©, °, €, ±, ×).
 _MAX_ODD_SHARE = 0.25
+_MIN_ASCII_SHARE = 0.8
 # Text of _MIN_VARIED_CHARS characters or more uses at least _MIN_DISTINCT_CHARS different ones.
 _MIN_VARIED_CHARS = 16
 _MIN_DISTINCT_CHARS = 4
@@ -154,7 +156,8 @@ def looks_binary(head: bytes) -> bool:
         return True
     if not head:
         return False
-    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    # A final ^Z is DOS's end-of-file mark, not data: it alone must not make a short old file binary.
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES)) - head.endswith(b"\x1a")
     # ASCII and valid UTF-8 (C-speed checks) need no detection; mostly-UTF-8 and legacy bytes do.
     utf8 = head.isascii() or _is_utf8(head, complete=False)
     encoding = UTF8 if utf8 else sniff_encoding(head, complete=False)
@@ -165,7 +168,9 @@ def looks_binary(head: bytes) -> bool:
 
 def _reads_as_text(head: bytes, codec: str) -> bool:
     """Whether the non-ASCII characters of `head` decoded with `codec` are mostly letters,
-    marks, digits, punctuation and spaces, not symbols, controls or undecodable bytes."""
+    marks, digits, punctuation and spaces, not symbols, controls or undecodable bytes; or few
+    among ASCII text (a Western file's only non-ASCII may be a `©` or `°`: random bytes are
+    half non-ASCII)."""
     from collections import Counter
     from unicodedata import category
 
@@ -178,7 +183,7 @@ def _reads_as_text(head: bytes, codec: str) -> bool:
             non_ascii += n
             if category(char)[0] in "SC":
                 odd += n
-    return odd <= _MAX_ODD_SHARE * non_ascii
+    return odd <= _MAX_ODD_SHARE * non_ascii or non_ascii <= (1 - _MIN_ASCII_SHARE) * counts.total()
 
 
 def _is_utf8(sample: bytes, complete: bool) -> bool:

@@ -99,6 +99,8 @@ class ExecutionContext:
     audit_hook: Callable[[AuditRecord], Any] | None = None
     audit_log: str | None = None
     rate_limit_per_minute: int | None = None
+    # "auto": Grep and Glob answer from a fresh search index when one covers the path; "off": always scan.
+    search_index: str = "auto"
     # How notices and errors name parameters: "call" (offset=10, for models and Python
     # callers) or "flags" (--offset 10, for a person at the command line).
     arg_style: str = "call"
@@ -106,6 +108,8 @@ class ExecutionContext:
     def __post_init__(self) -> None:
         if not os.path.isabs(self.working_dir):
             raise ValueError(f"working_dir must be an absolute path: {self.working_dir}")
+        if self.search_index not in ("auto", "off"):
+            raise ValueError(f"search_index must be 'auto' or 'off', not {self.search_index!r}")
         if self.arg_style not in ARG_STYLES:
             raise ValueError(f"arg_style must be one of {ARG_STYLES}, not {self.arg_style!r}")
         dirs = list(self.allowed_dirs) if self.allowed_dirs else [self.working_dir]

@@ -90,8 +90,10 @@ def root_of(ctx: ExecutionContext, canonical: str) -> str | None:
     return max(inside, key=len) if inside else None
 
 
-def resolve_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path") -> SafePath:
-    """Validate and canonicalise a user-supplied path, or raise ToolError saying why not."""
+def absolute_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path") -> str:
+    """A user-supplied path checked (a non-empty string, no NUL byte, not too long, absolute unless
+    the context allows relative ones) and joined to the working directory if relative, but not
+    normalised (`link/..` is the kernel's to resolve); ToolError if not."""
     if not isinstance(raw, str) or not raw:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{param} must be a non-empty string")
     if "\x00" in raw:
@@ -102,6 +104,23 @@ def resolve_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path"
         if not ctx.allow_relative_paths:
             raise ToolError(ErrorCode.INVALID_PATH, f"{param} must be an absolute path, got: {raw}")
         raw = os.path.join(ctx.working_dir, raw)
+    return raw
+
+
+def refuse_sensitive(ctx: ExecutionContext, path: str, display: str) -> None:
+    """ToolError when `path` (as used) or `display` (as given) names a secret: a link cannot hide one."""
+    if ctx.sensitive:
+        hit = ctx.sensitive.first_match(path) or ctx.sensitive.first_match(display)
+        if hit is not None:
+            raise ToolError(
+                ErrorCode.SENSITIVE_PATH,
+                f"Access to a sensitive file is refused: {display} (matches {hit!r})",
+            )
+
+
+def resolve_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path") -> SafePath:
+    """Validate and canonicalise a user-supplied path, or raise ToolError saying why not."""
+    raw = absolute_path(ctx, raw, param=param)
     display = os.path.abspath(raw)
     for attempt in range(_RESOLVE_ATTEMPTS):
         canonical = os.path.realpath(raw)
@@ -133,13 +152,7 @@ def _allowed(ctx: ExecutionContext, display: str, canonical: str) -> str:
             ErrorCode.PATH_OUTSIDE_WORKSPACE,
             f"Path is outside the allowed directories: {where}; allowed: {', '.join(ctx.roots)}",
         )
-    if ctx.sensitive:
-        hit = ctx.sensitive.first_match(canonical) or ctx.sensitive.first_match(display)
-        if hit is not None:
-            raise ToolError(
-                ErrorCode.SENSITIVE_PATH,
-                f"Access to a sensitive file is refused: {display} (matches {hit!r})",
-            )
+    refuse_sensitive(ctx, canonical, display)
     return root
 
 

@@ -86,6 +86,42 @@ DEFAULT_SENSITIVE_PATTERNS: tuple[str, ...] = (
 )
 
 
+# Hidden names: walkers skip them unless asked, so "/." is a selective literal in results.
+_HIDDEN = "/."
+# A character class a walker's byte-wise globset reads as Python does: plain ASCII members, not negated.
+_PLAIN_CLASS = re.compile(r"\[[A-Za-z0-9._-]+\]")
+# Non-nested braces without empty options (which rg rejects) and without "/".
+_PLAIN_BRACES = re.compile(r"\{[^{},/]+(?:,[^{},/]+)*\}")
+
+
+def _walker_portable(pattern: str) -> bool:
+    """Whether rg and fd read `pattern` (a `--glob !p` / `--exclude p`) exactly as GlobSet does.
+
+    Not rooted, no escapes and no `?` (a walker's `?` matches one byte, not one character);
+    `*`, non-nested `{a,b}` and plain ASCII classes such as `[a-p]` read the same in both.
+    """
+    if pattern.startswith("/") or "\\" in pattern or "?" in pattern:
+        return False
+    rest = _PLAIN_BRACES.sub("", _PLAIN_CLASS.sub("", pattern))
+    return not MAGIC_CHARS.difference("*").intersection(rest)
+
+
+def _required_literal(pattern: str) -> str | None:
+    """A substring of every absolute path `pattern` matches (see GlobSet), or None.
+
+    A relative pattern's match starts a path component, so its leading literal text follows
+    a "/"; for a hidden name that is "/." alone, shared by every such pattern.
+    """
+    body = pattern[3:] if pattern.startswith("**/") and len(pattern) > 3 else pattern
+    cut = next((i for i, c in enumerate(body) if c in MAGIC_CHARS), len(body))
+    lead = body[:cut] if body.startswith("/") else "/" + body[:cut]
+    if lead.startswith(_HIDDEN):
+        return _HIDDEN
+    runs = [lead] if MAGIC_CHARS.difference("*?").intersection(body) else [lead, *re.split(r"[*?]+", body)]
+    longest = max(runs, key=len)
+    return longest if longest not in ("", "/") else None
+
+
 @lru_cache(maxsize=64)
 def sensitive_matcher(patterns: tuple[str, ...]) -> SensitiveMatcher:
     """One shared matcher per pattern list: building one compiles a few hundred globs."""
@@ -110,6 +146,14 @@ class SensitiveMatcher:
         return bool(self._deny) or self._variants is not None
 
     def matches(self, path: str) -> bool:
+        literals = self._required_literals
+        if literals is not None and path[:1] == "/" and path == path.lower():
+            # Lower-case: case variants cannot match, and a deny pattern only with its literal.
+            for lit in literals:
+                if lit in path:
+                    break
+            else:
+                return False
         denied = self._deny_set.matches(path) or (
             self._variants is not None and path != path.lower() and self._variants.matches(path)
         )
@@ -120,8 +164,8 @@ class SensitiveMatcher:
         """Globs a walker can prune while it walks (fd --exclude, rg --glob !), and a matcher for the rest.
 
         Checking every result in Python costs more than the walk on a big tree, so a deny
-        pattern goes to the walker when its gitignore-style reading is the same (only `*`
-        wildcards, not rooted) and no exemption can match what it matches; with
+        pattern goes to the walker when its gitignore-style reading is the same (see
+        `_walker_portable`) and no exemption can match what it matches; with
         non-literal exemptions nothing is handed over. A pruned directory hides everything
         below it, exempt templates included.
 
@@ -135,8 +179,7 @@ class SensitiveMatcher:
         rest: list[str] = []
         variants: list[str] = []
         for p in self._deny:
-            portable = not p.startswith("/") and not MAGIC_CHARS.difference("*").intersection(p)
-            if portable and not any(glob_match(p, a, ignore_case=True) for a in self._allow):
+            if _walker_portable(p) and not any(glob_match(p.lower(), a.lower()) for a in self._allow):
                 # Pruning a directory hides what is below it: `.ssh/**` becomes the cheaper `.ssh`.
                 pruned = (p[:-3] if p.endswith("/**") else p).lower()
                 walker.append(pruned if "/" not in pruned else "**/" + pruned)
@@ -153,24 +196,35 @@ class SensitiveMatcher:
 
     @cached_property
     def _required_literals(self) -> tuple[str, ...] | None:
-        """For each deny pattern, a substring every path it matches contains; None if one has none."""
-        literals = []
-        for p in self._deny:
-            runs = [] if MAGIC_CHARS.difference("*?").intersection(p) else re.split(r"[*?]+", p)
-            longest = max(runs, key=len, default="")
-            if not longest:
-                return None
-            literals.append(longest.lower())
-        return tuple(dict.fromkeys(literals))
+        """For each deny pattern, a lower-case substring of every path it matches; None if one has none."""
+        literals = [_required_literal(p.lower()) for p in self._deny]
+        if not all(literals):
+            return None
+        return tuple(dict.fromkeys(lit for lit in literals if lit))
+
+    def _suspects(self, paths: list[str]) -> set[str] | None:
+        """The paths that may match, found with a few C-level scans: None when every path must be checked.
+
+        A path with an upper-case letter (or a relative one) is always a suspect; any other path is
+        its own lower-case spelling, so a required literal is tested on it as it is.
+        """
+        literals = self._required_literals
+        # Each literal costs a scan of all paths: past a few the per-path check is cheaper (measured).
+        if literals is None or len(literals) > 8:
+            return None
+        suspects = {p for p in paths if p != p.lower() or p[:1] != "/"}
+        # One joined string answers "does any path hold this?" in a single C-level scan.
+        blob = "\0".join(paths)
+        for lit in literals:
+            if lit in blob:
+                suspects.update(p for p in paths if lit in p)
+        return suspects
 
     def exclude(self, paths: list[str]) -> list[str]:
-        """`paths` without the sensitive ones: one substring scan per pattern, exact checks on suspects only."""
-        literals = self._required_literals
-        # Each literal costs a scan of all paths: past ~20 the per-path check is cheaper (measured).
-        if literals is None or len(literals) > 8 or self._variants is not None:
+        """`paths` without the sensitive ones: a few substring scans, exact checks on suspects only."""
+        suspects = self._suspects(paths)
+        if suspects is None:
             return [p for p in paths if not self.matches(p)]
-        folded = [p.lower() for p in paths]
-        suspects = {p for lit in literals for p, low in zip(paths, folded, strict=True) if lit in low}
         if not suspects:
             return paths
         return [p for p in paths if p not in suspects or not self.matches(p)]

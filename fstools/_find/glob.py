@@ -27,6 +27,7 @@ from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize, drop_denied
 from .._core.tool import FileTool
+from .indexed import index_listing
 from .links import escaping_links
 from .walk import ContainmentFilter, Listing, WalkSpec, list_files, newest_first
 
@@ -165,7 +166,12 @@ def _split_excludes(exclude: list[str] | None) -> tuple[tuple[str, ...], list[st
         stripped = item.strip("/")
         if not stripped.strip() or "\x00" in item or len(item) > MAX_PATTERN_LENGTH:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid exclude pattern {item!r}: blank, too long or NUL")
-        (paths if "/" in stripped else names).append(stripped)
+        if "/" in stripped or byte_glob_superset(stripped) != stripped:
+            # A name rg or fd would read otherwise (an unclosed `[` or `{` is literal here, an error
+            # there; a class may need a multi-byte character) is matched here, at any depth.
+            paths.append(stripped if "/" in stripped else f"**/{stripped}")
+        else:
+            names.append(stripped)
         try:
             compile_glob(stripped)
         except GlobError as exc:
@@ -227,8 +233,9 @@ def _walk(
     respect_gitignore: bool,
     follow_symlinks: bool,
     excludes: Excludes,
-) -> Listing:
-    """The files `plan` matches, minus links out of the roots, secrets, denied paths and `excludes`."""
+) -> tuple[Listing, str]:
+    """The files `plan` matches, minus links out of the roots, secrets, denied paths and `excludes`,
+    and metadata["index"]: from the search index when it holds this walk's files."""
     assert plan.base is not None
     pruned, sensitive = ctx.sensitive.walker_split if ctx.sensitive else ((), ctx.sensitive)
     notes: list[str] = []
@@ -239,7 +246,18 @@ def _walk(
             notes.append(f"{len(leaving)} links lead out of the allowed directories: no link was followed")
         else:
             pruned = (*pruned, *leaving)
-    listing = list_files(
+    listing, index_status = index_listing(
+        ctx,
+        plan.base,
+        plan.regex,
+        glob=plan.glob,
+        glob_ignore_case=not plan.case_sensitive,
+        hidden=hidden or plan.wants_hidden,
+        respect_gitignore=respect_gitignore,
+        follow_symlinks=follow_symlinks,
+        name_excludes=excludes[0],
+    )
+    listing = listing or list_files(
         WalkSpec(
             base=plan.base,
             glob=plan.glob,
@@ -260,14 +278,14 @@ def _walk(
     listing.warnings[:0] = notes
     if follow_symlinks:
         listing.keep(_followed_and_allowed(ctx, plan.base, listing.paths))
-    if sensitive:
+    if sensitive and listing.backend != "index":  # the index holds no file these patterns match
         listing.keep(sensitive.exclude(listing.paths))
     if ctx.permissions is not None:
         listing.keep(drop_denied(ctx, "Glob", listing.paths))
     if excludes[1]:
         excluded = _path_excluded(plan.root or plan.base, excludes[1])
         listing.keep([p for p in listing.paths if not excluded(p)])
-    return listing
+    return listing, index_status
 
 
 def _glob(
@@ -285,18 +303,21 @@ def _glob(
     excludes = _split_excludes(exclude)
     meta: dict[str, object] = {"pattern": pattern, "path": plan.base, "limit": limit}
     listing = None
+    index_status = "unsupported"
     if plan.base is not None:
         authorize(ctx, "Glob", plan.base)
-        listing = _walk(ctx, plan, hidden, respect_gitignore, follow_symlinks, excludes)
+        listing, index_status = _walk(ctx, plan, hidden, respect_gitignore, follow_symlinks, excludes)
     literal = literal_brackets(pattern)
     if literal is not None and (listing is None or not listing.paths):
         # `file[1].txt`, `app/[id]/page.tsx`: the class matched nothing; the name may be literal.
         retry = plan_glob(ctx, literal, path, case_sensitive=case_sensitive)
         if retry.base is not None:
             authorize(ctx, "Glob", retry.base)
-            found = _walk(ctx, retry, hidden, respect_gitignore, follow_symlinks, excludes)
+            found, found_status = _walk(ctx, retry, hidden, respect_gitignore, follow_symlinks, excludes)
             if found.paths:
                 listing, meta["path"], meta["literal_brackets"] = found, retry.base, True
+                index_status = found_status
+    meta["index"] = index_status
     if listing is None:
         return ToolResult.ok("", count=0, returned=0, truncated=False, backend=None, files=[], **meta)
     top = newest_first(listing, limit)
@@ -376,6 +397,12 @@ GLOB_SPEC = ToolSpec(
         ResultField("files", "array", "The paths returned, newest first (the output without its notice)", always=True),
         TRUNCATED,
         ResultField("backend", ("string", "null"), "What listed the files"),
+        ResultField(
+            "index",
+            "string",
+            'The search index: "used", or why the call walked instead (off, none, unsupported, stale, ...)',
+            always=True,
+        ),
         ResultField("timed_out", "boolean", "The listing stopped at the time limit"),
         ResultField(
             "literal_brackets",

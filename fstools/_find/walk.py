@@ -218,7 +218,11 @@ def rg_argv(spec: WalkSpec, rg: str, strategy: Strategy) -> list[str]:
     return [*argv, *_common_flags(spec, strategy), "--", "."]
 
 
-def _path_filter(spec: WalkSpec, backend: str) -> Callable[[str], bool] | None:
+# Keeps the wanted paths of a batch, in order.
+PathFilter = Callable[[list[str]], list[str]]
+
+
+def _path_filter(spec: WalkSpec, backend: str) -> PathFilter | None:
     """What rg's listing still needs in Python: the pattern beyond the name prefilter, and the
     hidden rule for names its type filter whitelists. fd applies both itself."""
     if backend != "rg":
@@ -237,42 +241,70 @@ def _path_filter(spec: WalkSpec, backend: str) -> Callable[[str], bool] | None:
     if match is None and not drop_hidden:
         return None
 
-    def wanted(path: str) -> bool:
-        if drop_hidden and path[path.rfind("/") + 1] == ".":
-            return False
-        return match is None or match(path, start) not in (None, False)
+    def wanted(paths: list[str]) -> list[str]:
+        # A hidden name follows a "/": one scan of the batch usually shows there is none.
+        if drop_hidden and "/." in "\0".join(paths):
+            paths = [p for p in paths if p[p.rfind("/") + 1] != "."]
+        if match is not None:
+            paths = [p for p in paths if match(p, start) not in (None, False)]
+        return paths
 
     return wanted
 
 
+def _decode(body: bytes) -> list[str]:
+    """NUL-separated names: the whole batch at once, or name by name without the non-UTF-8 ones."""
+    try:
+        return body.decode("utf-8").split("\0")
+    except UnicodeDecodeError:
+        names = []
+        for raw in body.split(b"\0"):
+            try:
+                names.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                continue
+        return names
+
+
+def _absolute(names: list[str], prefix: str) -> list[str]:
+    """Walker names relative to the base (`./a/b` or `a/b`) as absolute paths under `prefix`."""
+    return [prefix + (name[2:] if name.startswith("./") else name) for name in names]
+
+
 def _read_stream(
-    chunks: Iterable[bytes], base: str, wanted: Callable[[str], bool] | None, stat_in: int | None
+    chunks: Iterable[bytes], base: str, wanted: PathFilter | None, stat_in: int | None
 ) -> tuple[list[str], list[int] | None]:
-    """The NUL-separated paths as the walker writes them (relative to `base`, made absolute),
-    each stat-ed on arrival relative to the base directory's descriptor `stat_in` if given.
+    """The NUL-separated paths as the walker writes them (relative to `base`, made absolute), a
+    batch at a time, each stat-ed on arrival relative to the base directory's descriptor `stat_in` if given.
 
     A name that is not UTF-8 cannot reach an agent as text and is left out; so is a file
     that vanished before its stat, and an unterminated tail (a walker killed mid-write).
     """
     paths: list[str] = []
     neg_mtimes: list[int] = []
-    add_path, add_mtime = paths.append, neg_mtimes.append
     stat_ = os.stat
     prefix = _prefix(base)
+    start = len(prefix)
     rest = b""
     for chunk in chunks:
-        *complete, rest = (rest + chunk).split(b"\0")
-        for raw in complete:
+        data = rest + chunk if rest else chunk
+        cut = data.rfind(b"\0")
+        if cut < 0:
+            rest = data
+            continue
+        body, rest = data[:cut], data[cut + 1 :]
+        batch = _absolute(_decode(body), prefix)
+        if wanted is not None:
+            batch = wanted(batch)
+        if stat_in is None:
+            paths += batch
+            continue
+        for path in batch:
             try:
-                rel = raw.decode("utf-8")
-                rel = rel[2:] if rel.startswith("./") else rel
-                path = prefix + rel
-                if wanted is None or wanted(path):
-                    if stat_in is not None:
-                        add_mtime(-stat_(rel, dir_fd=stat_in).st_mtime_ns)
-                    add_path(path)
-            except (UnicodeDecodeError, OSError):
+                neg_mtimes.append(-stat_(path[start:], dir_fd=stat_in).st_mtime_ns)
+            except OSError:
                 continue
+            paths.append(path)
     return paths, (neg_mtimes if stat_in is not None else None)
 
 

@@ -17,8 +17,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .._core.excludes import DEFAULT_EXCLUDES
-from .._core.sensitive import SensitiveMatcher
+# Re-exported: Grep builds its queries with it; the index lists files with the same globs.
+from .._core.excludes import exclusion_globs as exclusion_globs
 
 
 @dataclass(frozen=True)
@@ -44,16 +44,6 @@ class GrepQuery:
 def run_dir(q: GrepQuery) -> str:
     """The working directory of q's rg runs: the searched directory (a file's own directory)."""
     return os.path.dirname(q.root) if q.root_is_file else q.root
-
-
-def exclusion_globs(sensitive: SensitiveMatcher) -> tuple[str, ...]:
-    """rg `--glob` overrides: the default excludes, then the secrets a walker may prune.
-
-    The split is the one Glob uses (SensitiveMatcher.walker_split); what rg cannot be told
-    is checked on each result path by `sensitive.walker_split[1]`.
-    """
-    pruned = sensitive.walker_split[0]
-    return tuple(dict.fromkeys(["!" + name for name in DEFAULT_EXCLUDES] + ["!" + glob for glob in pruned]))
 
 
 def _matcher_args(q: GrepQuery) -> list[str]:
@@ -90,7 +80,7 @@ def _tail(q: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
     return ["-e", q.pattern, "--", *(paths if paths is not None else [q.root])]
 
 
-def count_argv(rg: str, q: GrepQuery) -> list[str]:
+def count_argv(rg: str, q: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
     """Matching lines per file (`path NUL count`), one line per file as soon as it is searched."""
     return [
         rg,
@@ -101,7 +91,7 @@ def count_argv(rg: str, q: GrepQuery) -> list[str]:
         "--line-buffered",
         *_matcher_args(q),
         *_filter_args(q),
-        *_tail(q),
+        *_tail(q, paths),
     ]
 
 
@@ -117,7 +107,7 @@ def json_argv(
     return [*args, *_filter_args(q), *_tail(q, paths)]
 
 
-def lines_argv(rg: str, q: GrepQuery) -> list[str]:
+def lines_argv(rg: str, q: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
     """rg's line printer, one `path NUL` headed block per file, lines already `N> text` / `N  text`."""
     return [
         rg,
@@ -135,7 +125,7 @@ def lines_argv(rg: str, q: GrepQuery) -> list[str]:
         str(q.after),
         *_matcher_args(q),
         *_filter_args(q),
-        *_tail(q),
+        *_tail(q, paths),
     ]
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -45,6 +45,8 @@ from .rgjson import FileEnd, PageCollector, parse_counts, scan_ends
 from .rglines import Block, block_lines, blocks_text, split_blocks
 
 T = TypeVar("T")
+# The files to search: None walks the root.
+Scope = Sequence[str] | None
 
 
 class HiddenPaths(Protocol):
@@ -55,6 +57,9 @@ class HiddenPaths(Protocol):
 
 # A page's files go to rg as arguments; batches stay far below the kernel's ARG_MAX.
 _ARGV_BUDGET = 100_000
+# Candidates from the index: fewer, bigger runs (each rg start walks its arguments in parallel);
+# Linux allows 2 MiB of arguments and environment together.
+_CANDIDATES_BUDGET = 768 * 1024
 # After a timeout the page's lines are still fetched, from the few files already found.
 _PAGE_GRACE = 1.0
 # Structured lines of an "every line" result: its first this many output lines.
@@ -152,6 +157,20 @@ def _run(
     return value
 
 
+def _batches(paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[list[str]]:
+    """`paths` cut into argument lists that fit a command line."""
+    batch: list[str] = []
+    size = 0
+    for path in paths:
+        batch.append(path)
+        size += len(path) + 1
+        if size >= budget:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
 def _collect(collector: PageCollector) -> Callable[[StreamingProcess], None]:
     return lambda proc: collector.feed_all(proc)
 
@@ -178,16 +197,9 @@ def _fetch_page(
         return
     collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
     max_count = max(stop for _, stop in ranges.values())
-    batch: list[str] = []
-    size = 0
-    paths = list(ranges)
-    for i, path in enumerate(paths):
-        batch.append(path)
-        size += len(path) + 1
-        if size >= _ARGV_BUDGET or i == len(paths) - 1:
-            argv = json_argv(rg, q, batch, context=True, max_count=max_count)
-            _run(rg, q, deadline.start(argv, q, max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
-            batch, size = [], 0
+    for batch in _batches(list(ranges)):
+        argv = json_argv(rg, q, batch, context=True, max_count=max_count)
+        _run(rg, q, deadline.start(argv, q, max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
     out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
 
 
@@ -222,7 +234,9 @@ def _search_file(
     out.lines = collector.lines.get(q.root, [])
 
 
-def _search_all(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome) -> None:
+def _search_all(
+    rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome, candidates: Scope
+) -> None:
     """Content mode, every line: one pass of rg's line printer, the first lines also structured.
 
     Past MAX_ALL_LINES_BYTES of printed lines the rest is only counted (memory stays bounded),
@@ -241,8 +255,11 @@ def _search_all(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadli
             blocks[block.path] = block
             yield block
 
-    proc = deadline.start(lines_argv(rg, q), q)
-    out.files = page_order(_run(rg, q, proc, out, lambda p: _keep(remember(p), sensitive, out)))
+    hits: list[FileHit] = []
+    for paths in _scopes(candidates):
+        proc = deadline.start(lines_argv(rg, q, paths), q)
+        hits += _run(rg, q, proc, out, lambda p: _keep(remember(p), sensitive, out))
+    out.files = page_order(hits)
     if out.capped:
         blocks.clear()
         _fetch_page(rg, q, out.files, 0, CAPPED_PAGE_LINES, deadline, out)
@@ -268,15 +285,27 @@ def _stream_counts(proc: StreamingProcess, sensitive: HiddenPaths) -> list[FileH
     return hits
 
 
+def _scopes(candidates: Scope) -> Iterator[list[str] | None]:
+    """What each rg run searches: the root (None), or the index's candidates a command line at a time."""
+    if candidates is None:
+        yield None
+    else:
+        yield from _batches(list(candidates), _CANDIDATES_BUDGET)
+
+
 def _count_files(
-    rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome
+    rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome, candidates: Scope
 ) -> list[FileHit]:
     """Step one: every matching file with its number of matching lines."""
-    if q.multiline:
-        proc = deadline.start(json_argv(rg, q), q)
-        return _run(rg, q, proc, out, lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
-    proc = deadline.start(count_argv(rg, q), q)
-    return _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
+    hits: list[FileHit] = []
+    for paths in _scopes(candidates):
+        if q.multiline:
+            proc = deadline.start(json_argv(rg, q, paths), q)
+            hits += _run(rg, q, proc, out, lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
+        else:
+            proc = deadline.start(count_argv(rg, q, paths), q)
+            hits += _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
+    return hits
 
 
 def _probe(
@@ -309,6 +338,10 @@ def _probe(
                 continue
             if too_large and not sensitive.matches(path):
                 out.too_large.append(path)
+    # rg walks in parallel: sorted, the lists (and the warnings naming their first paths) are stable.
+    out.binary.sort()
+    out.ignored.sort()
+    out.too_large.sort()
     out.probed = True
     out.probe_complete = not probe.timed_out
 
@@ -323,9 +356,14 @@ def search(
     sensitive: HiddenPaths,
     line_numbers: bool = True,
     confinement: Confinement | None = None,
+    candidates: Scope = None,
 ) -> SearchOutcome:
     """Run the rg searches a call needs and return every matching file in page order; each rg
-    starts in `confinement` (see `_core.confinement`) when given."""
+    starts in `confinement` (see `_core.confinement`) when given.
+
+    `candidates`, from the search index, are the only files that can match: rg searches
+    them instead of walking the root (the probe after an empty result still walks it).
+    """
     rg = require_binary("rg")
     out = SearchOutcome()
     deadline = _Deadline(timeout, confinement)
@@ -335,12 +373,14 @@ def search(
         out.probed = True
         return out
     if content and limit == 0 and offset == 0 and line_numbers:
-        _search_all(rg, q, sensitive, deadline, out)
+        _search_all(rg, q, sensitive, deadline, out, candidates)
     else:
-        out.files = page_order(_count_files(rg, q, sensitive, deadline, out))
+        out.files = page_order(_count_files(rg, q, sensitive, deadline, out, candidates))
         if content:
             _fetch_page(rg, q, out.files, offset, limit, deadline, out)
     if not out.files and not out.timed_out:
         elapsed = time.monotonic() - started
-        _probe(rg, q, sensitive, min(deadline.remaining(), max(1.0, 2 * elapsed)), deadline, out)
+        # After the index answered, the search took no measure of the tree: the probe gets the whole deadline.
+        budget = deadline.remaining() if candidates is not None else min(deadline.remaining(), max(1.0, 2 * elapsed))
+        _probe(rg, q, sensitive, budget, deadline, out)
     return out

@@ -150,6 +150,7 @@ def _grep(
     from .._core.confinement import confined
     from .command import GrepQuery, exclusion_globs, run_dir
     from .format import NO_MATCHES, format_content, format_counts, format_files
+    from .indexed import index_scope
     from .runs import search
 
     if not pattern:
@@ -177,6 +178,7 @@ def _grep(
         excludes=exclusion_globs(ctx.sensitive),
     )
     content = output_mode == "content"
+    candidates, index_status = index_scope(ctx, query)
     with confined(ctx.roots, target.root, run_dir(query), require_binary("rg")) as confinement:
         out = search(
             query,
@@ -187,6 +189,7 @@ def _grep(
             sensitive=_hidden(ctx),
             line_numbers=line_numbers,
             confinement=confinement,
+            candidates=candidates,
         )
     if not confinement.confined:
         _drop_unverified(ctx, out)
@@ -241,6 +244,7 @@ def _grep(
             "unreadable": out.unreadable[:_EXAMPLES],
         },
         warnings=warnings,
+        index=index_status,
         **meta,
     )
 
@@ -348,6 +352,12 @@ GREP_SPEC = ToolSpec(
         ResultField("timed_out", "boolean", "The search stopped at the time limit", always=True),
         ResultField("skipped", "object", "Counts of files not searched, per reason (null: not checked)", always=True),
         ResultField("skipped_paths", "object", "Some paths not searched, per reason", always=True),
+        ResultField(
+            "index",
+            "string",
+            'The search index: "used", or why the call walked instead (off, none, unsupported, stale, ...)',
+            always=True,
+        ),
         ResultField("files", "array", "Files returned with their matching-line counts (files and count modes)"),
         ResultField("matches", "array", "Lines returned, structured (content mode)"),
         ResultField("matches_complete", "boolean", "matches holds every returned line (content mode)"),

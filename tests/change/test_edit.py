@@ -9,20 +9,6 @@ import pytest
 import fstools
 from tests.helpers.tools import agent_read, edits
 
-
-@pytest.fixture
-def code(project, ctx):
-    """A file the agent has read."""
-
-    def make(content: str | bytes, name: str = "code.py"):
-        path = project / name
-        path.write_bytes(content if isinstance(content, bytes) else content.encode())
-        agent_read(ctx, path)
-        return path
-
-    return make
-
-
 # --- Feature: Edit Tool (acceptance scenarios) ------------------------------------------------
 
 

@@ -5,21 +5,6 @@ from __future__ import annotations
 import pytest
 
 import fstools
-from tests.helpers.tools import agent_read
-
-
-@pytest.fixture
-def code(project, ctx):
-    """A file the agent has read."""
-
-    def make(content: str | bytes, name: str = "code.txt"):
-        path = project / name
-        path.write_bytes(content if isinstance(content, bytes) else content.encode())
-        agent_read(ctx, path)
-        return path
-
-    return make
-
 
 NESTED_JS = "function a() {\n  if (x) {\n    b();\n  }\n}\n"
 

@@ -14,8 +14,10 @@ import pytest
 import fstools
 from fstools._change import move as _move
 from fstools._change import renames
+from fstools._change.tree import remove_tree
 from tests.helpers.processes import fstools_cmd
 from tests.helpers.tools import agent_read
+from tests.helpers.trees import deep_tree
 
 
 def files(root: Path) -> dict[str, str]:
@@ -81,6 +83,16 @@ def test_overwrite_never_replaces_a_directory(project, ctx, src):
     assert files(project) == {"a.txt": "alpha\n", "d/keep.txt": "k"}
 
 
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_what_overwrite_cannot_replace_is_said_without_suggesting_it(project, ctx, src, overwrite):
+    (project / "d").mkdir()
+    r = fstools.move(str(src), str(project / "d"), overwrite=overwrite, ctx=ctx)
+    assert r.error_code == "is_directory" and "full path inside it" in r.error and "overwrite=true" not in r.error
+    r = fstools.move(str(project / "d"), str(src), overwrite=overwrite, ctx=ctx)
+    assert r.error_code == "invalid_argument" and "with a directory" in r.error and "overwrite=true" not in r.error
+    assert files(project) == {"a.txt": "alpha\n"} and (project / "d").is_dir()
+
+
 def test_the_read_record_follows_the_file(project, ctx, src):
     agent_read(ctx, src)
     assert fstools.move(str(src), str(project / "b.txt"), ctx=ctx).success
@@ -102,6 +114,21 @@ def test_same_path_and_hard_links(project, ctx, src):
     os.link(src, project / "twin.txt")
     r = fstools.move(str(src), str(project / "twin.txt"), overwrite=True, ctx=ctx)
     assert r.error_code == "invalid_argument" and "same file" in r.error
+
+
+@pytest.mark.parametrize("target", ["absolute", "relative", "chained"])
+def test_a_symlink_never_replaces_its_own_target(project, ctx, src, target):
+    # mv refuses too: the file would become a link to itself, its content lost.
+    link = project / "link"
+    if target == "chained":
+        (project / "hop").symlink_to(src)
+        link.symlink_to("hop")
+    else:
+        link.symlink_to(src if target == "absolute" else "a.txt")
+    agent_read(ctx, src)
+    r = fstools.move(str(link), str(src), overwrite=True, ctx=ctx)
+    assert r.error_code == "invalid_argument" and "same file" in r.error
+    assert src.read_text() == "alpha\n" and not src.is_symlink() and link.is_symlink()
 
 
 def test_missing_source_and_special_files(project, ctx):
@@ -180,6 +207,16 @@ def test_secrets_at_either_end(project, ctx, src):
     r = fstools.move(str(project / "conf"), str(project / "conf2"), ctx=ctx)
     assert r.error_code == "sensitive_path" and "contains a sensitive file" in r.error
     assert (project / ".env").exists() and src.exists() and (project / "conf/id_rsa").exists()
+
+
+def test_a_directory_whose_files_would_be_secrets_at_the_destination(project, ctx):
+    # x/credentials is nothing; .aws/credentials is a secret Write would refuse to create.
+    (project / "x").mkdir()
+    (project / "x" / "credentials").write_text("[default]\n")
+    r = fstools.move(str(project / "x"), str(project / ".aws"), ctx=ctx)
+    assert r.error_code == "sensitive_path" and str(project / ".aws" / "credentials") in r.error
+    assert files(project) == {"x/credentials": "[default]\n"}
+    assert fstools.move(str(project / "x"), str(project / "y"), ctx=ctx).success
 
 
 def test_deny_rules_apply_to_the_destination(project, src):
@@ -278,10 +315,30 @@ def test_exdev_for_a_directory_with_a_link(project, ctx, monkeypatch):
     (project / "d" / "s").mkdir(parents=True)
     (project / "d" / "s" / "f.txt").write_text("f")
     (project / "d" / "ln").symlink_to("s/f.txt")
+    (project / "d" / "s").chmod(0o750)
+    mtime = (project / "d" / "s").stat().st_mtime_ns
     r = fstools.move(str(project / "d"), str(project / "e"), ctx=ctx)
     assert r.success and r.metadata["cross_device"]
+    copied = (project / "e" / "s").stat()
+    assert stat.S_IMODE(copied.st_mode) == 0o750 and copied.st_mtime_ns == mtime
     assert files(project) == {"e/s/f.txt": "f", "e/ln": "f"} and os.readlink(project / "e" / "ln") == "s/f.txt"
     assert not (project / "d").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_exdev_keeps_owner_and_extended_attributes(project, ctx, monkeypatch):
+    _exdev(monkeypatch)
+    (project / "d" / "s").mkdir(parents=True)
+    for path in (project / "d" / "s", project / "d" / "s" / "f.txt", project / "g.txt"):
+        if not path.exists():
+            path.write_text("x")
+        os.chown(path, 1234, 5678)
+        os.setxattr(path, "user.origin", b"kept")
+    assert fstools.move(str(project / "d"), str(project / "e"), ctx=ctx).success
+    assert fstools.move(str(project / "g.txt"), str(project / "h.txt"), ctx=ctx).success
+    for path in (project / "e" / "s", project / "e" / "s" / "f.txt", project / "h.txt"):
+        st = path.stat()
+        assert (st.st_uid, st.st_gid) == (1234, 5678) and os.getxattr(path, "user.origin") == b"kept", path
 
 
 def test_a_failed_copy_leaves_the_source_and_no_debris(project, ctx, src, monkeypatch):
@@ -294,6 +351,44 @@ def test_a_failed_copy_leaves_the_source_and_no_debris(project, ctx, src, monkey
     r = fstools.move(str(src), str(project / "b.txt"), ctx=ctx)
     assert r.error_code == "disk_full"
     assert sorted(os.listdir(project)) == ["a.txt"] and src.read_text() == "alpha\n"
+
+
+@pytest.mark.parametrize("kind", ["file", "directory"])
+def test_a_source_that_cannot_be_removed_after_the_copy_is_reported(project, ctx, src, monkeypatch, kind):
+    _exdev(monkeypatch)
+    (project / "d").mkdir()
+    (project / "d" / "f.txt").write_text("f")
+    source = src if kind == "file" else project / "d"
+
+    def refused(*args, **kwargs):  # fault injection: the source directory is not writable
+        raise OSError(errno.EACCES, os.strerror(errno.EACCES))
+
+    monkeypatch.setattr(renames.os, "unlink", refused)
+    monkeypatch.setattr(renames, "remove_tree", refused)
+    r = fstools.move(str(source), str(project / "new"), ctx=ctx)
+    assert r.error_code == "permission_denied" and "both exist now" in r.error and f"to {project / 'new'}" in r.error
+    copied = {"new": "alpha\n"} if kind == "file" else {"new/f.txt": "f"}
+    assert files(project) == {"a.txt": "alpha\n", "d/f.txt": "f", **copied}
+
+
+@pytest.mark.parametrize("across", [False, True])
+def test_a_tree_deeper_than_the_recursion_limit(project, ctx, monkeypatch, across):
+    if across:
+        _exdev(monkeypatch)
+    deep_tree(project / "top", 1200)
+    try:
+        r = fstools.move(str(project / "top"), str(project / "moved"), ctx=ctx)
+        assert r.success, r.error
+        assert r.metadata["moved_count"] == 1202 and r.metadata["cross_device"] == across
+        assert (project / "moved" / ("d/" * 1200) / "f.txt").is_file() and not (project / "top").exists()
+    finally:
+        parent = os.open(project, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for name in ("top", "moved"):  # pytest's own cleanup (shutil.rmtree) recurses
+                if (project / name).exists():
+                    remove_tree(parent, name)
+        finally:
+            os.close(parent)
 
 
 @pytest.fixture

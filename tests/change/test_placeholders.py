@@ -22,6 +22,12 @@ PLACEHOLDERS = [
     "// other methods remain the same",
     "-- rest of query",
     "    /* ... */",
+    "// your code here",
+    "# Rest of the implementation remains the same",
+    "// (rest of the code unchanged)",
+    "# rest of the file",
+    "  // ... other handlers",
+    "# existing imports stay the same",
 ]
 
 ORDINARY = [
@@ -38,6 +44,20 @@ ORDINARY = [
     "// see https://example.com/...",
     "/** Returns the rest of the list */",
     "# Copyright (c) ...",
+    # Comments of real code (CPython, site-packages, system headers): prose, not omissions.
+    "# Import here to avoid circular imports.",
+    "# The logic here was pulled directly from the original implementation",
+    "/* These entries are here for sys.builtin_module_names */",
+    "# Remaining elements stay in list order.",
+    "# Message body is omitted for cases described in RFC 7230",
+    "# the rest of this function so that we don't get extraneous output",
+    "# Rest of sin calculation algorithm",
+    "# The rest of the supported tags",
+    "# other threads importing at the same time.",
+    "# The logic here:",
+    " *      ...",  # an example elided in a doc comment
+    "///     ...",
+    "# ................................",  # a ruler
 ]
 
 
@@ -138,3 +158,14 @@ def test_the_parameter_is_in_every_schema():
     for name in ("Write", "Edit", "MultiEdit"):
         prop = schemas[name]["input_schema"]["properties"]["allow_placeholders"]
         assert prop["type"] == "boolean" and "allow_placeholders" not in schemas[name]["input_schema"]["required"]
+
+
+@pytest.mark.parametrize(
+    "line", ["# existing" + " " * 20000 + "x", "// rest of the" + " " * 20000 + "x is computed below"]
+)
+def test_long_blank_runs_in_a_comment_are_read_in_linear_time(project, ctx, line):
+    # A regex with `.*?` between two `\s*` took hours on such a line (cubic backtracking).
+    path = project / "table.py"
+    r = fstools.write(str(path), f"x = 1\n{line}\n", ctx=ctx)
+    assert r.success, r.error
+    assert not is_placeholder(line)

@@ -6,7 +6,7 @@ import pytest
 
 import fstools
 from fstools._content.encodings import decode, looks_binary, sniff_encoding
-from tests.helpers.corpus import ENCODINGS, TEXTS, legacy_texts, random_blobs, sniffing_rates
+from tests.helpers.corpus import ENCODINGS, SYMBOLS, TEXTS, legacy_texts, random_blobs, sniffing_rates
 from tests.helpers.tools import agent_read
 
 
@@ -36,6 +36,22 @@ def test_legacy_text_files_read_as_their_text(project, ctx, language):
         r = fstools.read(str(path), ctx=ctx, limit=3)
         assert r.success, (codec, r.error)
         assert r.output.splitlines()[0].endswith(text.splitlines()[0]), codec
+
+
+@pytest.mark.parametrize("name", sorted(SYMBOLS))
+def test_ascii_text_with_a_few_legacy_symbols_is_text(project, ctx, name):
+    # A licence header's ©, a ° or a € is often the only non-ASCII byte of an old Western file.
+    path = project / f"{name}.txt"
+    path.write_bytes(SYMBOLS[name].encode("cp1252"))
+    r = fstools.read(str(path), ctx=ctx)
+    assert r.success, r.error
+    assert r.metadata["encoding"] == "cp1252" and SYMBOLS[name].splitlines()[0] in r.output
+
+
+def test_a_short_dos_file_ending_in_ctrl_z_is_text():
+    # DOS editors ended files with ^Z (0x1A); in a 50-byte cp1252 file that is 2% control bytes.
+    assert not looks_binary("Grüße aus München, schöne Straße\r\n".encode("cp1252") + b"\x1a")
+    assert looks_binary("Grüße aus München\r\n".encode("cp1252") + b"\x1a\x1a")
 
 
 def test_the_corpus_rates(tmp_path):

@@ -106,10 +106,11 @@ def test_the_family_graph():
     assert graph == {
         "_content": ["_core"],
         "_read": ["_content", "_core"],
-        "_change": ["_content", "_core"],
-        "_find": ["_core"],
-        "_grep": ["_core"],
-        "_agents": ["_change", "_content", "_core", "_find", "_grep", "_read"],
+        "_index": ["_core"],
+        "_change": ["_content", "_core", "_index"],
+        "_find": ["_core", "_index"],
+        "_grep": ["_core", "_index"],
+        "_agents": ["_change", "_content", "_core", "_find", "_grep", "_index", "_read"],
     }
 
 

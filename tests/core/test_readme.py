@@ -100,3 +100,26 @@ def test_architecture_describes_every_module():
     }
     assert sorted(modules - described) == []
     assert sorted(described - modules) == []
+
+
+def test_the_contract_spells_each_public_signature_as_it_is():
+    """docs/contract.md's "Calling fstools" block: names, order, keyword-only marker and defaults of every call."""
+    import ast
+    import inspect
+
+    block = code_blocks((WORKTREE / "docs" / "contract.md").read_text(), "python")[0]
+    calls = re.findall(r"^fstools\.(\w+)\((.*?)\)(?=\s*(?:#.*)?$)", block, flags=re.M | re.S)
+    assert {"read", "write", "edit", "multi_edit", "delete", "move", "ls", "glob", "grep"} <= {n for n, _ in calls}
+    for name, params in calls:
+        documented = ast.parse(f"def f({params}): pass").body[0].args  # type: ignore[attr-defined]
+        real = inspect.signature(getattr(fstools, name)).parameters.values()
+        positional = [p for p in real if p.kind is p.POSITIONAL_OR_KEYWORD]
+        keyword = [p for p in real if p.kind is p.KEYWORD_ONLY]
+        assert [a.arg for a in documented.args] == [p.name for p in positional], name
+        assert [a.arg for a in documented.kwonlyargs] == [p.name for p in keyword], name
+        defaults = [ast.literal_eval(d) for d in documented.defaults]
+        assert defaults == [p.default for p in positional if p.default is not p.empty], name
+        kw_defaults = [
+            ast.literal_eval(d) if d is not None else inspect.Parameter.empty for d in documented.kw_defaults
+        ]
+        assert kw_defaults == [p.default for p in keyword], name

@@ -47,16 +47,24 @@ def test_default_list_split():
         rest.patterns
     )
     assert rest.matches("/p/.env.local") and not rest.matches("/p/.env.example") and not rest.matches("/p/.env")
-    assert rest.matches("/p/.ENV.LOCAL") and rest.matches("/p/#.env#") and rest.matches("/p/.id_rsa.swp")
+    assert rest.matches("/p/.ENV.LOCAL")
+    # Backups ({a,b} and [a-p] read the same in rg and fd): pruned in lower case, other spellings checked here.
+    assert {"#{" in g or ".sw[a-p]" in g for g in pruned} == {True, False}
+    assert not rest.matches("/p/#.env#") and rest.matches("/p/#.ENV#") and rest.matches("/p/.ID_RSA.swp")
+    assert rest.exclude(["/p/.ID_RSA.swp", "/p/a.pem~", "/p/A.PEM~", "/p/ok~"]) == ["/p/a.pem~", "/p/ok~"]
 
 
 def test_nothing_is_pruned_with_wildcard_exemptions_and_rooted_patterns_stay():
     wild = SensitiveMatcher(["*.key", "!test_*.key"])
     assert wild.walker_split == ((), wild)
     pruned, rest = SensitiveMatcher(["/etc/shadow", "*.key", "[ab].secret", "!public.key"]).walker_split
-    assert pruned == ()  # *.key would also match the exempt public.key
-    pruned, rest = SensitiveMatcher(["/etc/shadow", "*.pem", "[ab].secret"]).walker_split
-    assert pruned == ("*.pem",) and rest.patterns == ("/etc/shadow", "[ab].secret") and rest.case_variants == ("*.pem",)
+    assert pruned == ("[ab].secret",)  # *.key would also match the exempt public.key
+    pruned, rest = SensitiveMatcher(["/etc/shadow", "*.pem", "[!ab].secret", "a?.key", "{x,}.tok"]).walker_split
+    assert pruned == ("*.pem",) and rest.case_variants == ("*.pem",)
+    # A walker's `?` and negated class match one byte, and rg rejects an empty {a,} option: kept here.
+    assert rest.patterns == ("/etc/shadow", "[!ab].secret", "a?.key", "{x,}.tok")
+    pruned, rest = SensitiveMatcher(["[ab].secret", "*.{p12,pfx}{~,.sw[a-p]}"]).walker_split
+    assert pruned == ("[ab].secret", "*.{p12,pfx}{~,.sw[a-p]}") and rest.patterns == ()
 
 
 @pytest.mark.parametrize(

@@ -156,6 +156,19 @@ def test_path_excludes_are_relative_to_path_even_when_the_pattern_narrows_the_wa
     assert sorted(rels(r, tree)) == ["src/app.test.ts", "src/app.ts", "src/lib/gen/inner.ts"]
 
 
+@pytest.mark.parametrize("exclude", ["a[b.ts", "{a,b.ts", "[äö]x.ts", "*[!x].test.ts"])
+def test_name_excludes_the_walker_cannot_read_exactly(tree, ctx, exclude):
+    # An unclosed `[` or `{` is literal (as in patterns), not an rg error that empties the listing.
+    make(tree, "src/a[b.ts", "src/{a,b.ts", "deep/äx.ts", "src/z.test.ts")
+    r = run("**/*.ts", ctx, exclude=[exclude])
+    gone = {"a[b.ts": {"src/a[b.ts"}, "{a,b.ts": {"src/{a,b.ts"}, "[äö]x.ts": {"deep/äx.ts"}}
+    tests = {"src/app.test.ts", "src/z.test.ts"}
+    everything = {"src/a[b.ts", "src/{a,b.ts", "deep/äx.ts", "src/z.test.ts", "src/app.test.ts"}
+    everything |= {"src/app.ts", "src/gen/api.ts", "src/lib/gen/inner.ts", "dist/app.ts", "lib/x.min.ts", "lib/x.ts"}
+    assert set(rels(r, tree)) == everything - gone.get(exclude, tests)
+    assert not any("glob" in w for w in r.metadata.get("warnings", []))
+
+
 def test_one_exclude_string_is_taken_as_a_list(tree, ctx):
     r = fstools.create_registry().run("Glob", ctx, pattern="**/*.ts", exclude="dist")
     assert "dist/app.ts" not in rels(r, tree) and r.metadata["count"] == 6

@@ -99,3 +99,33 @@ def test_secrets_in_any_letter_case_are_hidden_and_refused(project, ctx):
     assert shown == [".Aws", "ok.txt"]  # the directory .Aws is not itself a secret; its credentials are
     for name in names:
         assert fstools.read(str(project / name), ctx=ctx).error_code == "sensitive_path", name
+
+
+def test_backups_of_secrets_are_pruned_by_each_walker_and_caught_in_any_case(project, ctx):
+    from fstools._core.sensitive import SensitiveMatcher
+    from fstools._find.walk import Strategy, WalkSpec, list_files
+
+    backups = [
+        ".env.bak",
+        "#.env#",
+        ".id_rsa.swp",
+        "server.pem~",
+        ".#x.pem",
+        "x.p12.orig",
+        "creds/credentials.json.tmp",
+    ]
+    spelled = [".ENV.BAK", "#.Env#", "SERVER.PEM~"]
+    for name in [*backups, *spelled, "keep.py", "id_rsa.sw", ".env.example"]:
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("TOKEN=1\n")
+    pruned = SensitiveMatcher(ctx.sensitive.patterns).walker_split[0]
+    for backend in ("rg", "fd"):
+        walked = list_files(WalkSpec(base=str(project), hidden=True, excludes=pruned), Strategy(backend, 1)).paths
+        names = sorted(os.path.relpath(p, project) for p in walked)
+        # The walker prunes the lower-case spellings; the others reach the result check.
+        assert names == sorted([*spelled, "keep.py", "id_rsa.sw", ".env.example"]), backend
+    kept = sorted(str(project / n) for n in ("keep.py", "id_rsa.sw", ".env.example"))
+    assert sorted(fstools.glob("**/*", str(project), hidden=True, ctx=ctx).output.splitlines()) == kept
+    found = fstools.grep("TOKEN", str(project), hidden=True, head_limit=0, ctx=ctx)
+    assert sorted(found.output.splitlines()) == kept and found.metadata["total_files"] == 3

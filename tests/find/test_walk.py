@@ -173,7 +173,8 @@ def test_stream_is_split_across_chunks_and_vanished_files_are_dropped(tmp_path):
     paths = tree(tmp_path, 40, lambda i: T0 + (0 if i < 30 else 10 + i))
     rel = [os.path.relpath(p, tmp_path).encode() for p in paths]
     chunks = [
-        b"\0".join(b"./" + r for r in rel[:25]) + b"\0" + rel[25][:7],  # rg writes "./x", fd "x"
+        b"\0".join(b"./" + r for r in rel[:25]) + b"\0" + rel[25][:3],  # rg writes "./x", fd "x"
+        rel[25][3:7],  # a chunk inside one name: held until the name ends
         rel[25][7:] + b"\0" + b"gone.txt\0",
         b"\0".join(rel[26:]) + b"\0" + rel[0],
     ]  # cut off: dropped

@@ -73,3 +73,13 @@ def test_a_file_path_is_searched_whatever_the_cwd(tree, ctx, tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     r = fstools.grep("hit", path=str(tree / "src/a.ts"), ctx=ctx, output_mode="content")
     assert r.output == f"{tree / 'src/a.ts'}:1> hit"
+
+
+@pytest.mark.parametrize("glob", ["*.ts", "*.py", "src/*.ts", "sub/*.ts", "!*.ts"])
+@pytest.mark.parametrize("mode", ["files_with_matches", "count", "content"])
+def test_a_file_path_is_searched_whatever_the_glob(tree, ctx, tmp_path, monkeypatch, glob, mode):
+    # The caller named the file: as rg does for a file it is given, no glob filters it out, from any cwd.
+    for cwd in (tmp_path, tree, tree / "src"):
+        monkeypatch.chdir(cwd)
+        r = fstools.grep("hit", path=str(tree / "src/a.ts"), glob=glob, output_mode=mode, ctx=ctx)
+        assert r.metadata["total_matches"] == 1 and str(tree / "src/a.ts") in r.output, (cwd, r.output)

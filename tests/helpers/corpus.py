@@ -63,6 +63,14 @@ CODE_COMMENTS: dict[str, str] = {
     "japanese": "# 注文の合計金額を計算する関数\ndef total(items):\n    return sum(i.price for i in items)  # 税込み\n",
 }
 
+# Western files that are ASCII but for a few symbols: a licence header's ©, units, prices.
+SYMBOLS: dict[str, str] = {
+    "copyright": "/* Copyright © 2003 Example Corp. All rights reserved. */\nint main(void) {\n    return 0;\n}\n",
+    "units": "Temperature: 23°C\nTolerance: ± 0.5 mm\nScreen: 1920×1080\n",
+    "prices": "Apple;1,20€\nPear;2,10€\nTea;£3.50\n",
+    "trademarks": "Widget® and Gadget™ are trademarks of Example Corp.\n",
+}
+
 ENCODINGS: dict[str, tuple[str, ...]] = {
     "russian": ("cp1251", "koi8_r"),
     "ukrainian": ("cp1251",),
@@ -89,6 +97,9 @@ def legacy_texts() -> Iterator[tuple[str, bytes]]:
             code = CODE_COMMENTS.get(language)
             if code is not None:
                 yield f"{language}/{codec}/code", code.encode(codec, "replace")
+    for name, text in SYMBOLS.items():
+        for codec in ("cp1252", "latin-1"):
+            yield f"symbols/{codec}/{name}", text.encode(codec, "replace")
 
 
 def _random_blob(rng: random.Random, size: int, low: int = 1, high: int = 255) -> bytes:

@@ -1,0 +1,70 @@
+"""Glob's seam to the search index: the file list with mtimes, without a walk."""
+
+from __future__ import annotations
+
+import re
+
+from .._core.context import ExecutionContext
+from .._core.globmatch import compile_glob
+from .walk import Listing, in_git_worktree
+
+# Matches of recent patterns, keyed by the exact index state they were cut from.
+_RECENT = 16
+_recent: dict[tuple[object, ...], tuple[list[str], list[int]]] = {}
+
+
+def index_listing(
+    ctx: ExecutionContext,
+    base: str,
+    regex: str | None,
+    *,
+    glob: str | None = None,
+    glob_ignore_case: bool = False,
+    hidden: bool,
+    respect_gitignore: bool,
+    follow_symlinks: bool,
+    name_excludes: tuple[str, ...] = (),
+) -> tuple[Listing | None, str]:
+    """(listing, metadata["index"]): the files below `base` whose relative path matches `regex`.
+
+    The index lists Grep's default walk: .gitignore on, hidden files off, links not
+    followed. Glob reads .gitignore outside git repositories too (`--no-require-git`),
+    so the index answers only inside one. Caller-given name excludes prune the walk itself:
+    those calls walk too.
+    """
+    if ctx.search_index == "off":
+        return None, "off"
+    if hidden or not respect_gitignore or follow_symlinks or name_excludes:
+        return None, "unsupported"
+    from .._index.location import covering_root
+
+    if covering_root(base) is None:  # the common case: no index, and nothing heavy loaded to learn it
+        return None, "none"
+    try:
+        from .._index.listing import Filters
+        from .._index.service import glob_snapshot
+    except ImportError:  # numpy missing
+        return None, "unsupported"
+    filters = Filters.of(tuple(ctx.sensitive_patterns), ctx.grep_max_filesize)
+    lookup = glob_snapshot(base, filters)
+    snap = lookup.snapshot
+    if snap is None:
+        return None, lookup.status
+    if not in_git_worktree(base):
+        return None, "unsupported"
+    key = (*snap.key, regex, glob, glob_ignore_case)
+    listing = _recent.get(key)
+    if listing is None:
+        paths, mtimes = snap.paths, snap.mtimes
+        if regex is not None:
+            # The walk's own matcher: the glob as an automaton (no backtracking on a crafted name).
+            match = (
+                compile_glob(glob, glob_ignore_case).match if glob is not None else re.compile(f"(?:{regex})\\Z").match
+            )
+            start = len(base.rstrip("/")) + 1
+            kept = [(p, m) for p, m in zip(paths, mtimes, strict=True) if match(p, start) not in (None, False)]
+            paths, mtimes = [p for p, _ in kept], [m for _, m in kept]
+        listing = _recent[key] = (paths, [-m for m in mtimes])
+        while len(_recent) > _RECENT:
+            del _recent[next(iter(_recent))]
+    return Listing(list(listing[0]), "index", list(listing[1])), "used"

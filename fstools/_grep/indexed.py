@@ -1,0 +1,32 @@
+"""Grep's seam to the search index: the files that can match, or why every file must be searched."""
+
+from __future__ import annotations
+
+from .._core.context import ExecutionContext
+from .command import GrepQuery
+
+
+def index_scope(ctx: ExecutionContext, q: GrepQuery) -> tuple[list[str] | None, str]:
+    """(candidates, metadata["index"]): candidates None means walk the root as without an index.
+
+    The index holds the files of Grep's default walk, so a search with a glob, a type,
+    hidden files or ignore files off lists other files: it scans.
+    """
+    if ctx.search_index == "off":
+        return None, "off"
+    if q.root_is_file or q.glob or q.types or q.hidden or not q.respect_gitignore:
+        return None, "unsupported"
+    from .._index.location import covering_root
+
+    if covering_root(q.root) is None:  # the common case: no index, and nothing heavy loaded to learn it
+        return None, "none"
+    try:
+        from .._index.listing import Filters
+        from .._index.service import grep_candidates
+    except ImportError:  # numpy missing
+        return None, "unsupported"
+    filters = Filters(q.excludes, tuple(ctx.sensitive_patterns), q.max_filesize)
+    lookup = grep_candidates(
+        q.root, q.pattern, case_insensitive=q.case_insensitive, fixed_strings=q.fixed_strings, filters=filters
+    )
+    return lookup.paths, lookup.status

@@ -1,0 +1,63 @@
+"""Keeping the indexes of a long-lived process's roots fresh (the MCP server runs one).
+
+A daemon thread opens the index covering each root (so its inotify watch starts at
+once, not at the first search), drains the watch every second so events never pile up
+to an overflow, and rebuilds an index that turned stale (its ignore rules changed, or
+too much changed since the build) in the background, while searches scan. It never
+builds an index that does not exist: building reads the whole tree, so that stays the
+user's call (`fstools index build`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+
+from .live import Unusable
+
+log = logging.getLogger(__name__)
+INTERVAL = 1.0
+
+
+class Keeper:
+    def __init__(self, roots: Sequence[str], sensitive_patterns: tuple[str, ...], max_filesize: int) -> None:
+        self.roots = list(roots)
+        self.sensitive_patterns = sensitive_patterns
+        self.max_filesize = max_filesize
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="fstools-index-keeper", daemon=True)
+
+    def start(self) -> Keeper:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def tick(self) -> None:
+        """One round: open, drain, and rebuild what turned stale."""
+        from .build import build
+        from .service import open_live
+
+        for root in self.roots:
+            try:
+                live = open_live(root)
+            except Unusable:
+                continue  # no index (or a damaged one: the next build replaces it)
+            with live.lock:
+                try:
+                    live.refresh()
+                    continue
+                except Unusable:
+                    pass
+            log.info("rebuilding the stale search index of %s", live.root)
+            try:
+                build(live.root, sensitive_patterns=self.sensitive_patterns, max_filesize=self.max_filesize)
+            except Exception:  # a failed rebuild leaves the old index; searches keep scanning
+                log.exception("rebuilding the search index of %s failed", live.root)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.tick()
+            self._stop.wait(INTERVAL)

@@ -1,0 +1,144 @@
+"""The files an index covers and the directories and ignore files whose change it must notice.
+
+The files are what Grep's default search walks: `rg --files` with Grep's ignore rules
+and excludes (no size limit: Glob lists big files too; Grep's limit is applied from the
+recorded sizes), minus sensitive files. The directories are a superset of those rg
+enters (every directory below the root except hidden and excluded ones): a create,
+delete or rename changes one of their mtimes. The ignore files are the ones rg reads:
+`.gitignore`, `.ignore`, `.rgignore` in those directories and above the root, the
+repository's `info/exclude` and the global git ignore file.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+
+from .._core.binaries import require_binary
+from .._core.excludes import exclusion_globs, is_hidden
+from .._core.runner import StreamingProcess
+from .._core.sensitive import SensitiveMatcher
+
+IGNORE_NAMES = (".gitignore", ".ignore", ".rgignore")
+# Above the root, a new `.git` changes whether rg reads .gitignore at all.
+ANCESTOR_NAMES = (*IGNORE_NAMES, ".git")
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The file set's definition; an index answers only queries with the same one."""
+
+    excludes: tuple[str, ...]
+    sensitive_patterns: tuple[str, ...]
+    max_filesize: int
+
+    @classmethod
+    def of(cls, sensitive_patterns: tuple[str, ...], max_filesize: int) -> Filters:
+        return cls(exclusion_globs(SensitiveMatcher(sensitive_patterns)), tuple(sensitive_patterns), max_filesize)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "excludes": list(self.excludes),
+            "sensitive_patterns": list(self.sensitive_patterns),
+            "max_filesize": self.max_filesize,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Filters:
+        excludes, patterns, size = data["excludes"], data["sensitive_patterns"], data["max_filesize"]
+        assert isinstance(excludes, list) and isinstance(patterns, list) and isinstance(size, int)
+        return cls(tuple(excludes), tuple(patterns), size)
+
+
+def files_argv(rg: str, root: str, filters: Filters, *, max_depth: int | None = None) -> list[str]:
+    argv = [rg, "--no-config", "--files", "--null"]
+    for glob in filters.excludes:
+        argv += ["--glob", glob]
+    if max_depth is not None:
+        argv += ["--max-depth", str(max_depth)]
+    return [*argv, "--", root]
+
+
+def list_files(root: str, filters: Filters, *, timeout: float = 120.0, max_depth: int | None = None) -> list[str]:
+    """Absolute paths of the files Grep's walk reaches below `root`, secrets left out."""
+    argv = files_argv(require_binary("rg"), root, filters, max_depth=max_depth)
+    with StreamingProcess(argv, timeout=timeout) as proc:
+        raw = proc.read_all()
+    if proc.timed_out:
+        raise TimeoutError(f"listing {root} took longer than {timeout:g}s")
+    secret = SensitiveMatcher(filters.sensitive_patterns).walker_split[1]
+    paths = [os.fsdecode(p) for p in raw.split(b"\0") if p]
+    return secret.exclude(paths) if secret else paths
+
+
+@dataclass
+class Tree:
+    """Directories (with their lstat) and the ignore files found in them."""
+
+    dirs: dict[str, os.stat_result] = field(default_factory=dict)
+    ignore_files: list[str] = field(default_factory=list)
+
+
+def _pruned(name: str, patterns: tuple[str, ...]) -> bool:
+    return is_hidden(name) or any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def _name_patterns(filters: Filters) -> tuple[str, ...]:
+    return tuple(g[1:] for g in filters.excludes if g.startswith("!") and "/" not in g)
+
+
+def entered(name: str, filters: Filters) -> bool:
+    """Whether walk_dirs goes into a directory of this name."""
+    return not _pruned(name, _name_patterns(filters))
+
+
+def walk_dirs(root: str, filters: Filters) -> Tree:
+    """Every directory below `root` (itself included) that is not hidden or excluded by name."""
+    patterns = _name_patterns(filters)
+    tree = Tree()
+    pending = [root]
+    while pending:
+        directory = pending.pop()
+        try:
+            tree.dirs[directory] = os.lstat(directory)
+            with os.scandir(directory) as it:
+                for entry in it:
+                    if entry.name in IGNORE_NAMES:
+                        tree.ignore_files.append(entry.path)
+                    elif entry.is_dir(follow_symlinks=False) and not _pruned(entry.name, patterns):
+                        pending.append(entry.path)
+        except OSError:
+            continue
+    return tree
+
+
+def _git_dir(root: str) -> str | None:
+    path = root
+    while True:
+        candidate = os.path.join(path, ".git")
+        if os.path.isdir(candidate):
+            return candidate
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+def outside_rule_files(root: str) -> list[str]:
+    """Files outside the tree whose existence or content changes rg's ignore rules inside it."""
+    found = []
+    path = os.path.dirname(root)
+    while True:
+        found += [os.path.join(path, name) for name in ANCESTOR_NAMES]
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    git = _git_dir(root)
+    if git is not None:
+        found.append(os.path.join(git, "info", "exclude"))
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    found.append(os.path.join(config, "git", "ignore"))
+    found.append(os.path.join(root, ".git"))
+    return found

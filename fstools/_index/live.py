@@ -1,0 +1,423 @@
+"""An index in use: the mapped file plus what changed since it was built, kept fresh before each answer.
+
+Freshness. Before every answer the index proves it still describes the tree, or says
+why not. Without a watcher (the first call in a process, or no inotify) it stats what
+it recorded: the rule files outside the tree and the ignore files inside (a change
+there makes the index `stale`: rebuild), every directory (a create, delete or rename
+changes one's mtime: then the tree is listed again with rg and the difference goes into
+the overlay) and every file (a changed signature: the file is read again). With a
+watcher, the queued inotify events are drained instead, so a change completed before
+the call is seen without a stat pass. fstools' own writes update the overlay directly.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .entries import Entry, Sig, lstat_sig, read_entry, rule_sig, sig_of
+from .grams import BINARY, LATE_NUL, TEXT, TOO_LARGE, TRANSCODED
+from .listing import IGNORE_NAMES, Filters, entered, list_files, walk_dirs
+from .location import inside
+from .plan import ALL, Query
+from .store import IndexFile
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from .watch import Watcher
+
+# Past this many changed files the overlay costs more than a rebuild saves: report stale.
+MAX_OVERLAY = 20_000
+# Up to this many candidates (and bytes) are checked for the pattern's literal strings before
+# rg sees them; past that, reading them in one Python thread costs more than rg's parallel search.
+_VERIFY_FILES = 4000
+_VERIFY_BYTES = 8 << 20
+# Past this many changed directories one listing of the tree is cheaper than one per directory.
+_RELIST_DIRS = 16
+
+
+class Unusable(Exception):
+    """The index cannot answer this call; `reason` goes to metadata["index"]."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _strings(blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str | None) -> list[str]:
+    raw = blob.tobytes()
+    bounds = offsets.tolist()
+    names = [os.fsdecode(raw[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+    if root is None:
+        return names
+    prefix = root.rstrip("/") + "/"
+    return [prefix + n if n else root for n in names]
+
+
+def _sig_rows(arr: npt.NDArray[Any]) -> list[Sig]:
+    return [(a, b, c, d) for a, b, c, d in arr.reshape(-1, 4).tolist()]
+
+
+def _evaluate(query: Query, segment: Any, nfiles: int) -> npt.NDArray[np.bool_] | None:
+    """The segment's files that satisfy `query` (None: all of them)."""
+    import numpy as np
+
+    op = query[0]
+    if op == "all":
+        return None
+    if op == "gram":
+        row = segment.lookup(query[1])
+        return segment.mask(row, nfiles) if row >= 0 else np.zeros(nfiles, dtype=bool)
+    if op == "and":
+        # Shortest posting lists first, and stop as soon as no file is left.
+        out: npt.NDArray[np.bool_] | None = None
+        for q in sorted(query[1], key=lambda q: _cost(q, segment)):
+            m = _evaluate(q, segment, nfiles)
+            if m is not None:
+                out = m.copy() if out is None else out & m
+                if not out.any():
+                    return out
+        return out
+    masks = [_evaluate(q, segment, nfiles) for q in query[1]]
+    known = [m for m in masks if m is not None]
+    if len(known) < len(masks):
+        return None
+    out = known[0].copy()
+    for m in known[1:]:
+        out |= m
+    return out
+
+
+def _cost(query: Query, segment: Any) -> int:
+    """About how much reading `query`'s lists costs (a missing trigram costs nothing and empties an AND)."""
+    if query[0] != "gram":
+        return 1 << 40
+    row = segment.lookup(query[1])
+    return -1 if row < 0 else int(segment.offsets[row + 1]) - int(segment.offsets[row])
+
+
+def _contains(path: str, literals: frozenset[bytes]) -> bool:
+    """Whether the file holds one of `literals` (True when it cannot be read: rg reports that)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return True
+    return any(lit in data for lit in literals)
+
+
+def _holds(query: Query, grams: npt.NDArray[np.uint32]) -> bool:
+    """Whether a file with these (sorted) trigrams satisfies `query`."""
+    import numpy as np
+
+    op = query[0]
+    if op == "all":
+        return True
+    if op == "gram":
+        i = int(np.searchsorted(grams, np.uint32(query[1])))
+        return i < len(grams) and int(grams[i]) == query[1]
+    parts = (_holds(q, grams) for q in query[1])
+    return all(parts) if op == "and" else any(parts)
+
+
+@dataclass
+class Snapshot:
+    """The files of the index as of the last check, for one answer.
+
+    `key` names this exact state (index file, overlay version, directory): a caller may
+    keep what it derives from the snapshot under it.
+    """
+
+    paths: list[str]
+    mtimes: list[int]
+    key: tuple[str, int, str]
+
+
+class _Overlay(dict[str, "Entry | None"]):
+    """The files changed since the build (None: deleted), with a version that counts the changes."""
+
+    version = 0
+
+    def __setitem__(self, key: str, value: Entry | None) -> None:
+        self.version += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.version += 1
+        super().__delitem__(key)
+
+    def pop(self, key: str, default: Any = None) -> Any:
+        self.version += 1
+        return super().pop(key, default)
+
+
+class LiveIndex:
+    def __init__(self, file: IndexFile) -> None:
+        a, h = file.arrays, file.header
+        self.file = file
+        self.root: str = h["root"]
+        self.filters = Filters.from_json(h["filters"])
+        self.paths = _strings(a["paths"], a["path_offsets"], self.root)
+        self.sigs = _sig_rows(a["sigs"])
+        self.mtimes = [sig[0] for sig in self.sigs]
+        self.kinds: npt.NDArray[np.uint8] = a["kinds"]
+        self.segments = [file.segment(i) for i in range(int(h["segments"]))]
+        self.segment_files = int(h["segment_files"])
+        self.dirs = dict(zip(_strings(a["dirs"], a["dir_offsets"], self.root), _sig_rows(a["dir_sigs"]), strict=True))
+        self.ignores = dict(
+            zip(_strings(a["ignores"], a["ignore_offsets"], self.root), _sig_rows(a["ignore_sigs"]), strict=True)
+        )
+        self.rules = dict(zip(_strings(a["rules"], a["rule_offsets"], None), _sig_rows(a["rule_sigs"]), strict=True))
+        self.position = {p: i for i, p in enumerate(self.paths)}
+        self.overlay = _Overlay()
+        self.stale: str | None = None
+        self.checked = False
+        self.watcher: Watcher | None = None
+        self.lock = threading.RLock()
+
+    # Freshness ---------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Bring the overlay up to date with the tree; Unusable("stale") when only a rebuild can."""
+        if self.stale is None:
+            try:
+                if self.watcher is not None and self.checked:
+                    self.watcher.drain(self)
+                else:
+                    self.full_check()
+                    self.checked = True
+            except OSError:
+                self.stale = "stale"
+            if len(self.overlay) > MAX_OVERLAY:
+                self.stale = "stale"
+        if self.stale is not None:
+            raise Unusable(self.stale)
+
+    def rules_changed(self) -> bool:
+        if any(rule_sig(p) != s for p, s in self.rules.items()):
+            return True
+        return any(rule_sig(p) != s for p, s in self.ignores.items())
+
+    def full_check(self) -> None:
+        if self.rules_changed():
+            self.stale = "stale"
+            return
+        moved = [d for d, s in self.dirs.items() if lstat_sig(d) != s]
+        for directory in moved[:_RELIST_DIRS] if len(moved) <= _RELIST_DIRS else ():
+            self.relist_dir(directory)
+        if len(moved) > _RELIST_DIRS:
+            self.rewalk()
+        if self.stale is not None:
+            return
+        lstat = os.lstat
+        overlay = self.overlay
+        changed = []
+        for path, sig in zip(self.paths, self.sigs, strict=True):
+            if path in overlay:
+                continue
+            try:
+                st = lstat(path)
+            except OSError:
+                changed.append(path)
+                continue
+            if (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino & 0x7FFF_FFFF_FFFF_FFFF) != sig:
+                changed.append(path)
+        for path, entry in list(overlay.items()):
+            if entry is not None and lstat_sig(path) != entry.sig:
+                changed.append(path)
+        for path in changed:
+            self.refresh_file(path)
+
+    def refresh_file(self, path: str) -> None:
+        """Read one file again (a file that is gone or no longer regular is recorded as deleted)."""
+        entry = read_entry(path, self.filters.max_filesize)
+        if entry is None and path not in self.position:
+            self.overlay.pop(path, None)
+            return
+        if entry is not None and path in self.position:
+            i = self.position[path]
+            if entry.sig == self.sigs[i] and path in self.overlay:
+                del self.overlay[path]
+                return
+        self.overlay[path] = entry
+
+    def alive(self) -> set[str]:
+        base = {p for p in self.paths if p not in self.overlay}
+        return base | {p for p, e in self.overlay.items() if e is not None}
+
+    def rewalk(self) -> None:
+        """List the tree again (a directory changed): new files are read, missing ones deleted."""
+        tree = walk_dirs(self.root, self.filters)
+        if set(tree.ignore_files) != set(self.ignores):
+            self.stale = "stale"
+            return
+        if self.watcher is not None:  # before listing, so nothing created in them meanwhile is missed
+            self.watcher.add([d for d in tree.dirs if d not in self.dirs])
+        self.dirs = {d: sig_of(st) for d, st in tree.dirs.items()}
+        listed = set(list_files(self.root, self.filters))
+        current = self.alive()
+        for path in current - listed:
+            self.overlay[path] = None
+        for path in listed - current:
+            self.refresh_file(path)
+
+    def _direct_files(self, directory: str) -> set[str]:
+        lo, hi = self._range(directory)
+        start = len(directory.rstrip("/")) + 1
+        found = {p for p in self.paths[lo:hi] if "/" not in p[start:] and p not in self.overlay}
+        found |= {p for p, e in self.overlay.items() if e is not None and os.path.dirname(p) == directory}
+        return found
+
+    def relist_dir(self, directory: str) -> None:
+        """One directory's entries changed: list its files with rg (its ignore rules apply), read the new ones.
+
+        Only for a directory whose subdirectories are unchanged and that the walk enters
+        (else the whole tree is listed again).
+        """
+        sig = lstat_sig(directory)
+        try:
+            subdirs = {e.path for e in os.scandir(directory) if e.is_dir(follow_symlinks=False)}
+            names = set(os.listdir(directory))
+        except OSError:
+            self.rewalk()
+            return
+        known_subdirs = {d for d in self.dirs if os.path.dirname(d) == directory and d != directory}
+        if (
+            not self.covers(directory)
+            or not known_subdirs <= subdirs
+            or names & set(IGNORE_NAMES)
+            != {os.path.basename(p) for p in self.ignores if os.path.dirname(p) == directory}
+        ):
+            self.rewalk()
+            return
+        if any(entered(os.path.basename(d), self.filters) and d not in self.dirs for d in subdirs):
+            self.rewalk()
+            return
+        listed = set(list_files(directory, self.filters, max_depth=1))
+        current = self._direct_files(directory)
+        for path in current - listed:
+            self.overlay[path] = None
+        for path in listed - current:
+            self.refresh_file(path)
+        self.dirs[directory] = sig
+
+    def notify(self, paths: Iterable[str]) -> None:
+        """fstools changed these files itself (written, created, deleted, moved)."""
+        for path in paths:
+            if not inside(path, self.root) or self.stale is not None:
+                continue
+            if os.path.basename(path) in IGNORE_NAMES:
+                self.stale = "stale"
+            elif path in self.position or path in self.overlay:
+                self.refresh_file(path)
+            else:
+                self.relist_dir(os.path.dirname(path))
+
+    @property
+    def version(self) -> int:
+        return self.overlay.version
+
+    # Answers -----------------------------------------------------------------------
+    def covers(self, directory: str) -> bool:
+        """Whether a search below `directory` walks exactly the index's files there."""
+        if directory == self.root:
+            return True
+        if not inside(directory, self.root):
+            return False
+        prefix = directory + "/"
+        i = bisect.bisect_left(self.paths, prefix)
+        if i < len(self.paths) and self.paths[i].startswith(prefix):
+            return True
+        return any(e is not None and p.startswith(prefix) for p, e in self.overlay.items())
+
+    def _range(self, directory: str) -> tuple[int, int]:
+        if directory == self.root:
+            return 0, len(self.paths)
+        prefix = directory + "/"
+        lo = bisect.bisect_left(self.paths, prefix)
+        hi = bisect.bisect_left(self.paths, prefix[:-1] + "0")  # "0" sorts right after "/"
+        return lo, hi
+
+    def candidates(self, query: Query, directory: str, literals: frozenset[bytes] | None = None) -> list[str]:
+        """Files below `directory` that may match: those whose trigrams satisfy `query` and, when
+        `literals` are given and the candidates few, that contain one of them."""
+        import numpy as np
+
+        lo, hi = self._range(directory)
+        kinds = self.kinds
+        masks = []
+        size = self.segment_files
+        for s, segment in enumerate(self.segments):
+            start, stop = s * size, min((s + 1) * size, len(self.paths))
+            if stop <= lo or start >= hi:
+                masks.append(np.zeros(stop - start, dtype=bool))
+                continue
+            m = None if query == ALL else _evaluate(query, segment, stop - start)
+            masks.append(np.ones(stop - start, dtype=bool) if m is None else m)
+        mask = np.concatenate(masks) if masks else np.zeros(0, dtype=bool)
+        mask[:lo] = False
+        mask[hi:] = False
+        searchable = (kinds == TEXT) | (kinds == LATE_NUL)
+        picked = (mask & searchable) | (
+            (kinds == TRANSCODED) & (np.arange(len(kinds)) >= lo) & (np.arange(len(kinds)) < hi)
+        )
+        if (picked & (kinds == LATE_NUL)).any():
+            raise Unusable("binary")
+        out = [self.paths[i] for i in np.flatnonzero(picked).tolist() if self.paths[i] not in self.overlay]
+        prefix = directory + "/"
+        for path, entry in self.overlay.items():
+            if entry is None or not (directory == self.root or path.startswith(prefix)):
+                continue
+            if entry.kind == TRANSCODED:
+                out.append(path)
+            elif entry.kind in (TEXT, LATE_NUL) and entry.grams is not None and _holds(query, entry.grams):
+                if entry.kind == LATE_NUL:
+                    raise Unusable("binary")
+                out.append(path)
+        if literals and len(out) <= _VERIFY_FILES and sum(self._entry(p)[1] for p in out) <= _VERIFY_BYTES:
+            out = [p for p in out if self._entry(p)[0] == TRANSCODED or _contains(p, literals)]
+        return out
+
+    def _entry(self, path: str) -> tuple[int, int]:
+        """(kind, size) of a candidate as last seen."""
+        entry = self.overlay.get(path)
+        if entry is not None:
+            return entry.kind, entry.sig[2]
+        i = self.position[path]
+        return int(self.kinds[i]), self.sigs[i][2]
+
+    def snapshot(self, directory: str) -> Snapshot:
+        """Every file below `directory` (any kind) with its mtime, as of the last check."""
+        lo, hi = self._range(directory)
+        overlay = self.overlay
+        if not overlay:
+            return Snapshot(self.paths[lo:hi], self.mtimes[lo:hi], (self.file.path, self.version, directory))
+        paths, mtimes = [], []
+        for i in range(lo, hi):
+            p = self.paths[i]
+            if p not in overlay:
+                paths.append(p)
+                mtimes.append(self.mtimes[i])
+        prefix = directory + "/"
+        for p, e in overlay.items():
+            if e is not None and (directory == self.root or p.startswith(prefix)):
+                paths.append(p)
+                mtimes.append(e.mtime_ns)
+        return Snapshot(paths, mtimes, (self.file.path, self.version, directory))
+
+    def counts(self) -> dict[str, int]:
+        import numpy as np
+
+        kinds = np.bincount(self.kinds, minlength=5).tolist()
+        return {
+            "files": len(self.paths),
+            "text": kinds[TEXT],
+            "binary": kinds[BINARY] + kinds[LATE_NUL],
+            "too_large": kinds[TOO_LARGE],
+            "changed_since_build": len(self.overlay),
+        }

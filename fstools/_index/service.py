@@ -1,0 +1,169 @@
+"""What Grep, Glob, the writers, the CLI and the MCP server ask of the index.
+
+Each answer is a `Lookup`: the files to search (or list), or None with the reason the
+caller must scan instead — "none" (no index covers the path), "off", "unsupported"
+(options the index was not built for), "unselective" (the pattern has no literal to
+narrow by: rg walks every file anyway), "stale", "corrupt", "version", "binary" (a
+candidate holds a late NUL byte, which rg treats differently when named explicitly) or
+"error". Live indexes are kept per process, keyed by their data file, so a long-lived
+process maps each index once and a rebuild is picked up at the next call.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .._core.context import ExecutionContext, default_context
+from . import registry
+from .listing import Filters
+from .live import LiveIndex, Snapshot, Unusable
+from .location import covering_root, current_file, drop
+from .plan import ALL, plan
+from .store import CorruptIndex, open_index
+
+if TYPE_CHECKING:
+    from .build import BuildReport, Progress
+
+_watching = True
+
+
+@dataclass
+class Lookup:
+    status: str  # "used", or why the caller scans
+    paths: list[str] | None = None
+    snapshot: Snapshot | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def set_watching(enabled: bool) -> None:
+    """Whether indexes opened from now on watch their tree with inotify (long-lived processes)."""
+    global _watching
+    _watching = enabled
+
+
+def open_live(path: str) -> LiveIndex:
+    """The live index covering `path` (a canonical directory), opened once per process; Unusable when none."""
+    found = covering_root(path)
+    if found is None:
+        raise Unusable("none")
+    try:  # only now: a process without any index never pays for importing numpy
+        import numpy  # noqa: F401
+    except ImportError:
+        raise Unusable("unsupported") from None
+    root, data = found
+    with registry.lock:
+        live = registry.open_indexes.get(root)
+        if live is None or live.file.path != data:
+            try:
+                live = LiveIndex(open_index(data))
+            except CorruptIndex as exc:
+                raise Unusable(exc.reason) from None
+            except FileNotFoundError:  # swapped out between reading `current` and opening it
+                raise Unusable("stale") from None
+            if live.root != root:
+                raise Unusable("corrupt")
+            if _watching:
+                from .watch import Watcher
+
+                live.watcher = Watcher.start(live)
+            registry.keep(root, live)
+    return live
+
+
+def _usable(path: str, filters: Filters) -> LiveIndex:
+    live = open_live(path)
+    if live.filters != filters:
+        raise Unusable("unsupported")
+    with live.lock:
+        live.refresh()
+    if not live.covers(path):
+        raise Unusable("unsupported")
+    return live
+
+
+def grep_candidates(
+    path: str, pattern: str, *, case_insensitive: bool, fixed_strings: bool, filters: Filters
+) -> Lookup:
+    """The files below directory `path` that may hold a match of `pattern`."""
+    try:
+        live = _usable(path, filters)
+        query = plan(pattern, case_insensitive=case_insensitive, fixed_strings=fixed_strings)
+        if query.query == ALL:  # nothing to narrow by: rg's own walk is the fastest way through every file
+            return Lookup("unselective")
+        with live.lock:
+            paths = live.candidates(query.query, path, query.literals)
+    except Unusable as exc:
+        return Lookup(exc.reason)
+    except OSError:
+        return Lookup("error")
+    return Lookup("used", paths=paths)
+
+
+def glob_snapshot(path: str, filters: Filters) -> Lookup:
+    """Every file below directory `path` with its mtime, as the walk Grep and Glob do would list them."""
+    try:
+        live = _usable(path, filters)
+        with live.lock:
+            return Lookup("used", snapshot=live.snapshot(path))
+    except Unusable as exc:
+        return Lookup(exc.reason)
+    except OSError:
+        return Lookup("error")
+
+
+def status(root: str) -> dict[str, Any]:
+    """What `fstools index status` shows for a root."""
+    data = current_file(root)
+    if data is None:
+        return {"root": root, "status": "none"}
+    try:
+        index = open_index(data)
+    except CorruptIndex as exc:
+        return {"root": root, "status": exc.reason, "detail": str(exc), "path": data}
+    live = LiveIndex(index)
+    h = index.header
+    info: dict[str, Any] = {
+        "root": root,
+        "path": data,
+        "index_bytes": os.path.getsize(data),
+        "indexed_bytes": h["indexed_bytes"],
+        "built_at": h["built_at"],
+        **live.counts(),
+    }
+    try:
+        live.refresh()
+        info["status"] = "fresh"
+        info["changed_since_build"] = len(live.overlay)
+    except Unusable as exc:
+        info["status"] = exc.reason
+    return info
+
+
+def drop_index(root: str) -> bool:
+    with registry.lock:
+        registry.forget(root)
+    return drop(root)
+
+
+def build_index(
+    root: str | None = None, *, ctx: ExecutionContext | None = None, progress: Progress | None = None
+) -> BuildReport:
+    """Build (or rebuild) the search index of directory `root` (default: the context's working dir).
+
+    The index covers the files Grep's default search walks, with the context's
+    sensitive-file patterns and size limit; Grep and Glob use it while it is fresh.
+    """
+    ctx = ctx or default_context()
+    directory = os.path.realpath(root or ctx.working_dir)
+    if not os.path.isdir(directory):
+        raise NotADirectoryError(f"not a directory: {root}")
+    from .build import build
+
+    return build(
+        directory,
+        sensitive_patterns=tuple(ctx.sensitive_patterns),
+        max_filesize=ctx.grep_max_filesize,
+        progress=progress,
+    )

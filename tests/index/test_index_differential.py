@@ -1,0 +1,151 @@
+"""Grep and Glob with the index and without it: the same output, totals, order, pages and metadata."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import fstools
+from fstools._core.binaries import find_binary
+from fstools._core.excludes import exclusion_globs
+from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS, SensitiveMatcher
+from fstools._index.build import build
+from fstools._index.listing import Filters
+from fstools._index.service import grep_candidates, set_watching
+from tests.helpers.indexed import MAX_FILESIZE, comparable, make_tree, mutate, random_query
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("indexed") / "proj"
+    root.mkdir()
+    make_tree(root, seed=1)
+    return Path(str(root.resolve()))
+
+
+def contexts(root: Path) -> tuple[fstools.ExecutionContext, fstools.ExecutionContext]:
+    on = fstools.ExecutionContext(working_dir=str(root), grep_max_filesize=MAX_FILESIZE)
+    off = fstools.ExecutionContext(working_dir=str(root), grep_max_filesize=MAX_FILESIZE, search_index="off")
+    return on, off
+
+
+def rg_matching_files(root: Path, args: dict) -> set[str] | None:
+    """What Grep's walk finds for `args` (None when rg rejects the pattern)."""
+    argv = [find_binary("rg"), "--no-config", "-l", "--crlf", "--max-filesize", str(MAX_FILESIZE)]
+    argv += ["--ignore-case"] if args.get("-i") else []
+    argv += ["--fixed-strings"] if args.get("fixed_strings") else []
+    argv += ["--multiline", "--multiline-dotall"] if args.get("multiline") else []
+    for glob in exclusion_globs(SensitiveMatcher(DEFAULT_SENSITIVE_PATTERNS)):
+        argv += ["--glob", glob]
+    proc = subprocess.run([*argv, "-e", args["pattern"], "--", str(root)], capture_output=True)
+    if proc.returncode == 2:
+        return None
+    return {p for p in proc.stdout.decode("utf-8", "surrogateescape").splitlines()}
+
+
+def test_the_plan_never_drops_a_matching_file(tree: Path) -> None:
+    """1,000 generated patterns: every file rg matches is among the index's candidates."""
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    filters = Filters.of(DEFAULT_SENSITIVE_PATTERNS, MAX_FILESIZE)
+    rng = random.Random(7)
+    queries = [random_query(rng) for _ in range(1000)]
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda args: rg_matching_files(tree, args), queries))
+    narrowed = 0
+    for args, matching in zip(queries, found, strict=True):
+        if matching is None:
+            continue
+        lookup = grep_candidates(
+            str(tree),
+            args["pattern"],
+            case_insensitive=args["-i"],
+            fixed_strings=bool(args.get("fixed_strings")),
+            filters=filters,
+        )
+        if lookup.status != "used":
+            assert lookup.status in ("binary", "unselective"), (args, lookup.status)
+            continue
+        secrets = {str(tree / ".env"), str(tree / "server.pem")}
+        missed = matching - set(lookup.paths) - secrets
+        assert not missed, (args, missed)
+        narrowed += len(lookup.paths) < 40
+    assert narrowed > 300, "the index should narrow most searches"
+
+
+MODES = [
+    {"output_mode": "files_with_matches", "head_limit": 0},
+    {"output_mode": "count", "head_limit": 0},
+    {"output_mode": "content", "head_limit": 0},
+    {"output_mode": "content", "head_limit": 3, "offset": 2, "-C": 1},
+    {"output_mode": "files_with_matches", "head_limit": 2, "offset": 1},
+]
+
+
+def test_grep_results_are_identical_with_and_without_the_index(tree: Path) -> None:
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    on, off = contexts(tree)
+    registry = fstools.create_registry()
+    rng = random.Random(11)
+    used = 0
+    for i in range(100):
+        args = {**random_query(rng), **MODES[i % len(MODES)]}
+        for path in (str(tree), str(tree / "src")):
+            with_index = registry.run("Grep", on, path=path, **args)
+            without = registry.run("Grep", off, path=path, **args)
+            assert comparable(with_index) == comparable(without), args
+            used += with_index.metadata.get("index") == "used"
+            if with_index.success:
+                assert without.metadata["index"] == "off"
+    assert used > 100
+
+
+@pytest.mark.parametrize("watching", [True, False], ids=["inotify", "stat-check"])
+def test_results_stay_identical_after_external_changes(tmp_path: Path, watching: bool) -> None:
+    """Creates, edits, appends, deletes, renames, symlinks, new dirs, touches just before each call."""
+    set_watching(watching)
+    root = tmp_path / "proj"
+    root.mkdir()
+    make_tree(root, seed=3, files=25)
+    root = root.resolve()
+    build(str(root), max_filesize=MAX_FILESIZE)
+    on, off = contexts(root)
+    registry = fstools.create_registry()
+    rng = random.Random(5)
+    statuses = set()
+    for i in range(60):
+        change = mutate(root, rng)
+        args = {**random_query(rng), **MODES[i % len(MODES)]}
+        with_index = registry.run("Grep", on, **args)
+        without = registry.run("Grep", off, **args)
+        assert comparable(with_index) == comparable(without), (change, args)
+        statuses.add(with_index.metadata.get("index"))
+        globbed = registry.run("Glob", on, pattern=rng.choice(["**/*.c", "**", "src/*", "*.txt"]))
+        plain = registry.run("Glob", off, pattern=globbed.metadata["pattern"])
+        assert comparable(globbed) == comparable(plain), change
+    set_watching(True)
+    assert "used" in statuses
+
+
+def test_glob_results_are_identical_with_and_without_the_index(tree: Path) -> None:
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    on, off = contexts(tree)
+    for pattern in ["**/*.c", "**", "*", "src/**/*.py", "**/f1*", "docs/*.md", "lib/**", "**/*.{c,py}", "nomatch*"]:
+        for limit in (1000, 3):
+            with_index = fstools.glob(pattern, str(tree), limit=limit, ctx=on)
+            without = fstools.glob(pattern, str(tree), limit=limit, ctx=off)
+            assert comparable(with_index) == comparable(without), pattern
+            assert with_index.metadata["index"] == "used", pattern
+            assert without.metadata["index"] == "off"
+    for options in ({"case_sensitive": False}, {"exclude": ["src/core"]}, {"exclude": ["*.md"]}):
+        for pattern in ["**/*.C", "**/F1*", "**"]:
+            with_index = fstools.glob(pattern, str(tree), ctx=on, **options)
+            without = fstools.glob(pattern, str(tree), ctx=off, **options)
+            assert comparable(with_index) == comparable(without), (pattern, options)
+            assert with_index.metadata["index"] == ("unsupported" if options.get("exclude") == ["*.md"] else "used")
+    hidden = fstools.glob("**", str(tree), hidden=True, ctx=on)
+    assert hidden.metadata["index"] == "unsupported"
+    assert comparable(hidden) == comparable(fstools.glob("**", str(tree), hidden=True, ctx=off))

@@ -1,0 +1,221 @@
+"""The index never makes an answer wrong: damaged, foreign, half-written or stale indexes are scanned past."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import fstools
+from fstools._index import registry
+from fstools._index.build import build
+from fstools._index.location import LockBusy, builder_lock, current_file, index_dir
+from fstools._index.service import status
+from fstools._index.store import FORMAT_VERSION, MAGIC
+from tests.helpers.indexed import MAX_FILESIZE, SECRET, comparable, make_tree, write
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    make_tree(root, seed=2, files=12)
+    return root.resolve()
+
+
+def grep_both(root: Path, pattern: str = "PM_RESUME") -> tuple[fstools.ToolResult, fstools.ToolResult]:
+    on = fstools.ExecutionContext(working_dir=str(root), grep_max_filesize=MAX_FILESIZE)
+    off = fstools.ExecutionContext(working_dir=str(root), grep_max_filesize=MAX_FILESIZE, search_index="off")
+    return fstools.grep(pattern, str(root), ctx=on), fstools.grep(pattern, str(root), ctx=off)
+
+
+def data_file(root: Path) -> str:
+    path = current_file(str(root))
+    assert path is not None
+    return path
+
+
+def reopen() -> None:
+    """Forget the process's open indexes so the next call maps the file again."""
+    with registry.lock:
+        for root in list(registry.open_indexes):
+            registry.forget(root)
+
+
+def test_every_result_says_whether_the_index_answered(tree: Path) -> None:
+    with_index, without = grep_both(tree)
+    assert with_index.metadata["index"] == "none"
+    assert without.metadata["index"] == "off"
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    with_index, without = grep_both(tree)
+    assert with_index.metadata["index"] == "used"
+    assert comparable(with_index) == comparable(without)
+    one_file = fstools.grep("foo", str(tree / ".gitignore"), ctx=fstools.ExecutionContext(working_dir=str(tree)))
+    assert one_file.metadata["index"] == "unsupported"
+    globbed = fstools.grep("foo", str(tree), glob="*.c", ctx=fstools.ExecutionContext(working_dir=str(tree)))
+    assert globbed.metadata["index"] == "unsupported"
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        ("truncate", "corrupt"),
+        ("garbage", "corrupt"),
+        ("version", "version"),
+        ("empty", "corrupt"),
+        ("flip", "corrupt"),
+    ],
+)
+def test_a_damaged_index_falls_back_with_the_reason(tree: Path, damage: str, reason: str) -> None:
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    path = data_file(tree)
+    data = bytearray(Path(path).read_bytes())
+    if damage == "truncate":
+        data = data[: len(data) - 100]
+    elif damage == "garbage":
+        data = bytearray(os.urandom(len(data)))
+    elif damage == "version":
+        data[8:12] = (FORMAT_VERSION + 1).to_bytes(4, "little")
+    elif damage == "empty":
+        data = bytearray()
+    else:  # a flipped byte in the file table, past the header
+        data[-len(data) // 3] ^= 0xFF
+        assert data.startswith(MAGIC)
+    Path(path).write_bytes(bytes(data))
+    reopen()
+    with_index, without = grep_both(tree)
+    assert with_index.metadata["index"] == reason
+    assert comparable(with_index) == comparable(without)
+    assert status(str(tree))["status"] == reason
+
+
+def test_sensitive_files_never_reach_the_index(tree: Path) -> None:
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    raw = Path(data_file(tree)).read_bytes()
+    assert b"server.pem" not in raw and SECRET.encode() not in raw
+    # Nor do their trigrams: the secret's rarest ones are in no segment.
+    from fstools._index.live import LiveIndex
+    from fstools._index.store import open_index
+
+    live = LiveIndex(open_index(data_file(tree)))
+    assert str(tree / ".env") not in live.paths and str(tree / "server.pem") not in live.paths
+    grams = [int.from_bytes(SECRET[i : i + 3].encode(), "big") for i in range(len(SECRET) - 2)]
+    assert all(seg.lookup(g) < 0 for seg in live.segments for g in grams)
+
+
+def test_a_build_killed_midway_leaves_the_previous_index_usable(tree: Path) -> None:
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    before = data_file(tree)
+    env = dict(os.environ, PYTHONPATH=str(Path(fstools.__file__).parents[1]))
+    code = (
+        "import sys, time\n"
+        "from fstools._index import build\n"
+        "real = build.write_index\n"
+        "def slow(f, h, a):\n"
+        "    f.write(b'partial')\n    f.flush()\n    time.sleep(60)\n"
+        "build.write_index = slow\n"
+        f"build.build({str(tree)!r}, max_filesize={MAX_FILESIZE})\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env)
+    deadline = time.monotonic() + 30
+    while not any(n.endswith(".tmp") for n in os.listdir(index_dir(str(tree)))):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert data_file(tree) == before
+    reopen()
+    with_index, without = grep_both(tree)
+    assert with_index.metadata["index"] == "used"
+    assert comparable(with_index) == comparable(without)
+    build(str(tree), max_filesize=MAX_FILESIZE)  # the next build clears the leftovers
+    assert not any(n.endswith(".tmp") for n in os.listdir(index_dir(str(tree))))
+
+
+def test_two_builders_take_turns(tree: Path) -> None:
+    with builder_lock(str(tree), timeout=1):
+        with pytest.raises(LockBusy):
+            build(str(tree), max_filesize=MAX_FILESIZE, lock_timeout=0.2)
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    assert grep_both(tree)[0].metadata["index"] == "used"
+
+
+def test_a_rebuild_under_a_reader_is_picked_up(tree: Path) -> None:
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    assert grep_both(tree)[0].metadata["index"] == "used"
+    write(tree / "src" / "fresh.c", "PM_RESUME fresh\n")
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    with_index, without = grep_both(tree)
+    assert with_index.metadata["index"] == "used"
+    assert str(tree / "src" / "fresh.c") in with_index.output
+    assert comparable(with_index) == comparable(without)
+
+
+def test_changed_ignore_rules_make_the_index_stale(tree: Path) -> None:
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    assert grep_both(tree)[0].metadata["index"] == "used"
+    with open(tree / ".gitignore", "a") as f:
+        f.write("src/\n")
+    with_index, without = grep_both(tree)
+    assert with_index.metadata["index"] == "stale"
+    assert comparable(with_index) == comparable(without)
+
+
+def test_own_writes_update_the_index_at_once(tree: Path) -> None:
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    ctx = fstools.ExecutionContext(working_dir=str(tree), grep_max_filesize=MAX_FILESIZE)
+    assert fstools.grep("UNIQUEWORD", str(tree), ctx=ctx).metadata["total_files"] == 0
+    target = tree / "src" / "own.c"
+    fstools.write(str(target), "UNIQUEWORD here\n", ctx=ctx)
+    live = registry.open_indexes[str(tree)]
+    assert str(target) in live.overlay
+    found = fstools.grep("UNIQUEWORD", str(tree), ctx=ctx)
+    assert found.metadata["index"] == "used" and found.output == str(target)
+    fstools.read(str(target), ctx=ctx)
+    fstools.edit(str(target), "UNIQUEWORD", "OTHERWORD", ctx=ctx)
+    assert fstools.grep("UNIQUEWORD", str(tree), ctx=ctx).metadata["total_files"] == 0
+    moved = tree / "docs" / "moved.c"
+    fstools.move(str(target), str(moved), ctx=ctx)
+    assert live.overlay.get(str(target)) is None and str(moved) in live.overlay
+    assert fstools.grep("OTHERWORD", str(tree), ctx=ctx).output == str(moved)
+    fstools.delete(str(moved), ctx=ctx)
+    assert live.overlay.get(str(moved)) is None
+    assert fstools.grep("OTHERWORD", str(tree), ctx=ctx).metadata["total_files"] == 0
+
+
+def test_index_cli_builds_reports_and_drops(tree: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(Path(fstools.__file__).parents[1]))
+
+    def cli(*args: str) -> str:
+        proc = subprocess.run(
+            [sys.executable, "-m", "fstools", "index", *args, str(tree)], env=env, capture_output=True
+        )
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.decode()
+
+    assert "files:" in cli("build")
+    assert '"status":"fresh"' in cli("status", "--json")
+    assert "dropped: True" in cli("drop")
+    assert "status: none" in cli("status")
+
+
+def test_facade_builds_with_the_contexts_rules(tree: Path) -> None:
+    ctx = fstools.ExecutionContext(working_dir=str(tree), grep_max_filesize=MAX_FILESIZE)
+    report = fstools.build_index(ctx=ctx)
+    assert report.root == str(tree) and report.files > 10
+    assert fstools.grep("PM_RESUME", ctx=ctx).metadata["index"] == "used"
+    other = fstools.ExecutionContext(working_dir=str(tree))  # another size limit: not this index
+    assert fstools.grep("PM_RESUME", ctx=other).metadata["index"] == "unsupported"
+
+
+def test_the_cache_never_lives_in_the_indexed_tree(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FSTOOLS_CACHE_DIR", str(tree / "cache"))
+    with pytest.raises(ValueError, match="inside"):
+        build(str(tree), max_filesize=MAX_FILESIZE)
+    monkeypatch.setenv("FSTOOLS_CACHE_DIR", str(tree / ".cache" / "fstools"))
+    assert build(str(tree), max_filesize=MAX_FILESIZE).files > 10
