@@ -157,3 +157,24 @@ def test_blocks_are_the_same_however_rg_output_is_chunked():
     for size in range(1, 12):
         chunks = [output[i : i + size] for i in range(0, len(output), size)]
         assert list(split_blocks([b"", *chunks, b""], with_context=False)) == whole
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"pattern": "a" * 5_000_000},
+        {"pattern": "é" * 40_000},  # 80,000 bytes: the bound is on what rg's command line holds
+        {"pattern": "x", "glob": "{" + ",".join(["a"] * 100_000) + "}"},
+    ],
+    ids=["pattern", "multibyte pattern", "glob"],
+)
+def test_an_argument_rg_could_not_start_with_is_invalid(project, ctx, args):
+    (project / "a.txt").write_text("x\n")
+    r = fstools.grep(path=str(project), ctx=ctx, **args)
+    assert r.error_code == "invalid_argument" and "longer than" in r.error
+
+
+def test_a_long_pattern_within_the_bound_still_searches(project, ctx):
+    (project / "a.txt").write_text("needle\n")
+    r = fstools.grep("|".join(["needle"] + [f"w{i}" for i in range(8_000)]), str(project), ctx=ctx)
+    assert r.success and r.metadata["total_files"] == 1
