@@ -32,6 +32,7 @@ MAX_CONTEXT = 10_000
 # past that rg cannot even start. The bounds stay well below, and say so.
 MAX_PATTERN_BYTES = 65_536
 MAX_GLOB_CHARS = 4096
+MAX_TYPES = 64  # rg knows a few hundred; each becomes two arguments
 OUTPUT_MODES = ("files_with_matches", "content", "count")
 # Paths listed per kind of skipped file; the counts are complete.
 _EXAMPLES = 20
@@ -74,7 +75,12 @@ def _drop_unverified(ctx: ExecutionContext, out: SearchOutcome) -> None:
 
 
 def _types(value: str | None) -> tuple[str, ...]:
-    return tuple(t for t in re.split(r"[,\s]+", value) if t) if value else ()
+    if value and len(value) > MAX_GLOB_CHARS:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"type is longer than {MAX_GLOB_CHARS} characters")
+    types = tuple(t for t in re.split(r"[,\s]+", value) if t) if value else ()
+    if len(types) > MAX_TYPES:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"type names more than {MAX_TYPES} file types")
+    return types
 
 
 def _listing(paths: list[str]) -> str:

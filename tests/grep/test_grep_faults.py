@@ -178,3 +178,10 @@ def test_a_long_pattern_within_the_bound_still_searches(project, ctx):
     (project / "a.txt").write_text("needle\n")
     r = fstools.grep("|".join(["needle"] + [f"w{i}" for i in range(8_000)]), str(project), ctx=ctx)
     assert r.success and r.metadata["total_files"] == 1
+
+
+@pytest.mark.parametrize("type_", [",".join(["py"] * 200_000), "a" * 200_000], ids=["many", "long"])
+def test_a_type_list_rg_could_not_start_with_is_invalid(project, ctx, type_):
+    (project / "a.py").write_text("x\n")
+    r = fstools.grep("x", str(project), type=type_, ctx=ctx)
+    assert r.error_code == "invalid_argument" and ("more than" in r.error or "longer than" in r.error)
