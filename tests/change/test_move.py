@@ -15,9 +15,9 @@ import fstools
 from fstools._change import move as _move
 from fstools._change import renames
 from fstools._change.tree import remove_tree
-from tests.find.test_liveness import _deep_tree
 from tests.helpers.processes import fstools_cmd
 from tests.helpers.tools import agent_read
+from tests.helpers.trees import deep_tree
 
 
 def files(root: Path) -> dict[str, str]:
@@ -375,7 +375,7 @@ def test_a_source_that_cannot_be_removed_after_the_copy_is_reported(project, ctx
 def test_a_tree_deeper_than_the_recursion_limit(project, ctx, monkeypatch, across):
     if across:
         _exdev(monkeypatch)
-    _deep_tree(project / "top", 1200)
+    deep_tree(project / "top", 1200)
     try:
         r = fstools.move(str(project / "top"), str(project / "moved"), ctx=ctx)
         assert r.success, r.error

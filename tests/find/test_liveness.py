@@ -6,7 +6,7 @@ import os
 
 import fstools
 from fstools._change.tree import remove_tree
-from tests.helpers.trees import write
+from tests.helpers.trees import deep_tree, write
 
 
 def test_ls_ignore_with_many_stars_next_to_a_long_name(project, ctx):
@@ -29,23 +29,8 @@ def test_bad_globs_are_invalid_arguments(project, ctx):
     assert fstools.glob("[z-a]/*", str(project), ctx=ctx).error_code == "invalid_argument"
 
 
-def _deep_tree(top, depth: int) -> None:
-    """`top/d/d/…/f.txt`, `depth` levels, built with directory handles (the path grows past what tools print)."""
-    os.mkdir(top)
-    fd = os.open(top, os.O_RDONLY)
-    try:
-        for _ in range(depth):
-            os.mkdir("d", dir_fd=fd)
-            child = os.open("d", os.O_RDONLY, dir_fd=fd)
-            os.close(fd)
-            fd = child
-        os.close(os.open("f.txt", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
-    finally:
-        os.close(fd)
-
-
 def test_glob_following_links_in_a_tree_deeper_than_the_recursion_limit(project, ctx):
-    _deep_tree(project / "top", 1200)
+    deep_tree(project / "top", 1200)
     try:
         r = fstools.glob("**/*.txt", str(project), follow_symlinks=True, ctx=ctx)
         assert r.success and r.metadata["count"] == 1 and r.output.endswith("/d/f.txt")
@@ -58,7 +43,7 @@ def test_glob_following_links_in_a_tree_deeper_than_the_recursion_limit(project,
 
 
 def test_delete_a_tree_deeper_than_the_recursion_limit(project, ctx):
-    _deep_tree(project / "top", 1200)
+    deep_tree(project / "top", 1200)
     dry = fstools.delete(
         str(project / "top"), recursive=True, ctx=fstools.ExecutionContext(working_dir=str(project), dry_run=True)
     )

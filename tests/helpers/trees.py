@@ -1,4 +1,4 @@
-"""Helpers shared by the Grep tests: files with chosen mtimes, the tool as an agent calls it, raw rg."""
+"""Test trees: files with chosen mtimes, very deep directories, the tool as an agent calls it, raw rg."""
 
 from __future__ import annotations
 
@@ -36,3 +36,18 @@ def raw_rg(*args: str) -> bytes:
     proc = subprocess.run([rg, "--no-config", *args], stdin=subprocess.DEVNULL, capture_output=True)
     assert proc.returncode in (0, 1), proc.stderr
     return proc.stdout
+
+
+def deep_tree(top: Path | str, depth: int) -> None:
+    """`top/d/d/…/f.txt`, `depth` levels, built with directory handles (the path grows past what tools print)."""
+    os.mkdir(top)
+    fd = os.open(top, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            child = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        os.close(os.open("f.txt", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    finally:
+        os.close(fd)
