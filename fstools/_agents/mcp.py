@@ -122,14 +122,20 @@ _NOT_STRUCTURED = ("base64_data",)
 def structured_content(result: ToolResult) -> dict[str, Any]:
     """The result's metadata as JSON (what outputSchema describes); a failure adds its error and code."""
     data = {k: v for k, v in result.metadata.items() if k not in _NOT_STRUCTURED}
+    if isinstance(data.get("page_images"), list):
+        data["page_images"] = [_without_data(page) for page in data["page_images"]]
     if not result.success:
         data = {**data, "error": result.error, "error_code": result.error_code}
     structured: dict[str, Any] = jsonable(data)
     return structured
 
 
+def _without_data(image: Any) -> Any:
+    return {k: v for k, v in image.items() if k not in _NOT_STRUCTURED} if isinstance(image, dict) else image
+
+
 def call_result(result: ToolResult) -> types.CallToolResult:
-    """A ToolResult as MCP content (its text, plus the image a Read returns) and structuredContent."""
+    """A ToolResult as MCP content (its text, plus the images a Read returns) and structuredContent."""
     content = [_CONTENT[block["type"]].model_validate(block) for block in result.to_content("mcp")]
     return types.CallToolResult(
         content=list(content), structured_content=structured_content(result), is_error=not result.success

@@ -3,8 +3,8 @@
 `output` is what the tool produced, ending with its "there is more" notice when there is
 one (Read, LS, Glob, Grep); the warnings (what a search could not look at) travel in
 metadata. `result_text` puts them in one text in that order (a notice that is only in
-metadata too); `result_content` wraps it, and the image a Read returns, in the content
-blocks of one provider's API.
+metadata too); `result_content` wraps it, and the images a Read returns (an image file,
+a PDF's page images), in the content blocks of one provider's API.
 """
 
 from __future__ import annotations
@@ -28,10 +28,20 @@ def result_text(result: ToolResult) -> str:
     return printable("\n".join(part for part in [result.output, *notes] if part))
 
 
-def result_image(result: ToolResult) -> tuple[str, str] | None:
-    """(mime type, base64 data) of the image a successful Read returned, else None."""
-    data, mime = result.metadata.get("base64_data"), result.metadata.get("mime_type")
-    if result.success and isinstance(data, str) and isinstance(mime, str) and mime.startswith("image/"):
+def result_images(result: ToolResult) -> list[tuple[str, str]]:
+    """(mime type, base64 data) of every image a successful Read returned: the image, or a PDF's page images."""
+    if not result.success:
+        return []
+    images = [_image_of(result.metadata)]
+    pages = result.metadata.get("page_images")
+    if isinstance(pages, list):
+        images += [_image_of(page) for page in pages if isinstance(page, dict)]
+    return [image for image in images if image is not None]
+
+
+def _image_of(fields: dict[str, Any]) -> tuple[str, str] | None:
+    data, mime = fields.get("base64_data"), fields.get("mime_type")
+    if isinstance(data, str) and isinstance(mime, str) and mime.startswith("image/"):
         return mime, data
     return None
 
@@ -55,12 +65,12 @@ def result_content(result: ToolResult, provider: str) -> list[dict[str, Any]]:
     "openai": the content parts of a Chat Completions `tool` message, which take text only;
     "openai-responses": the `output` items of a `function_call_output` (input_text, input_image);
     "anthropic": the `content` of a `tool_result` block (text, base64 image);
+    (in the last three, a PDF's page images follow the text in page order)
     "mcp": CallToolResult content in the protocol's wire form (text, image with mimeType).
     """
     if provider not in CONTENT_PROVIDERS:
         raise ValueError(f"unknown content provider {provider!r}; use one of {', '.join(CONTENT_PROVIDERS)}")
     blocks = [_text_block(provider, result_text(result) or EMPTY)]
-    image = result_image(result)
-    if image is not None and provider != "openai":
-        blocks.append(_image_block(provider, *image))
+    if provider != "openai":
+        blocks += [_image_block(provider, *image) for image in result_images(result)]
     return blocks

@@ -36,6 +36,7 @@ DEFAULT_LIMIT = 1000
 MAX_EXCLUDED_LINKS = 2_000
 _ABSOLUTE = re.compile(r"(?<![\w.])/[^\s:'\"]*")
 MAX_PATTERN_LENGTH = 4096
+MAX_EXCLUDE_CHARS = 65_536
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,9 @@ def _split_excludes(exclude: list[str] | None) -> tuple[tuple[str, ...], list[st
     """The walker's name excludes (no `/`) and the path excludes matched below the root."""
     names: list[str] = []
     paths: list[str] = []
+    if sum(len(item) for item in exclude or ()) > MAX_EXCLUDE_CHARS:
+        # The walker gets them on its command line, which the kernel bounds.
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"exclude patterns hold more than {MAX_EXCLUDE_CHARS} characters")
     for item in exclude or ():
         stripped = item.strip("/")
         if not stripped.strip() or "\x00" in item or len(item) > MAX_PATTERN_LENGTH:

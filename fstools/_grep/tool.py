@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 DEFAULT_HEAD_LIMIT = 100
 # Context lines per side: more than any screen, and it keeps rg's argv and buffers sane.
 MAX_CONTEXT = 10_000
+# One argument of a child's command line may hold at most 128 KiB on Linux (MAX_ARG_STRLEN):
+# past that rg cannot even start. The bounds stay well below, and say so.
+MAX_PATTERN_BYTES = 65_536
+MAX_GLOB_CHARS = 4096
+MAX_TYPES = 64  # rg knows a few hundred; each becomes two arguments
 OUTPUT_MODES = ("files_with_matches", "content", "count")
 # Paths listed per kind of skipped file; the counts are complete.
 _EXAMPLES = 20
@@ -70,7 +75,12 @@ def _drop_unverified(ctx: ExecutionContext, out: SearchOutcome) -> None:
 
 
 def _types(value: str | None) -> tuple[str, ...]:
-    return tuple(t for t in re.split(r"[,\s]+", value) if t) if value else ()
+    if value and len(value) > MAX_GLOB_CHARS:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"type is longer than {MAX_GLOB_CHARS} characters")
+    types = tuple(t for t in re.split(r"[,\s]+", value) if t) if value else ()
+    if len(types) > MAX_TYPES:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"type names more than {MAX_TYPES} file types")
+    return types
 
 
 def _listing(paths: list[str]) -> str:
@@ -157,6 +167,10 @@ def _grep(
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern must not be empty")
     if "\x00" in pattern or (glob and "\x00" in glob):
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern and glob must not contain NUL bytes")
+    if len(pattern.encode("utf-8", "surrogateescape")) > MAX_PATTERN_BYTES:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"pattern is longer than {MAX_PATTERN_BYTES} bytes")
+    if glob and len(glob) > MAX_GLOB_CHARS:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"glob is longer than {MAX_GLOB_CHARS} characters")
     target = resolve_path(ctx, path or ctx.working_dir, param="path")
     if not target.exists:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")

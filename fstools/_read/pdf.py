@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pypdf import PdfReader
 
+# Fewer visible characters than this and a page counts as textless (a scan with a stray OCR'd page number).
+MIN_PAGE_TEXT = 8
+
 _RANGE = re.compile(r"\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?")
 
 
@@ -27,6 +30,7 @@ class PdfView:
     shown: list[int]
     remaining: list[int]  # selected pages left for a later call (the per-call cap)
     text: str
+    textless: list[int]  # shown pages with next to no extractable text (scanned or drawn)
 
 
 def parse_pages(spec: str, page_count: int) -> list[int]:
@@ -76,17 +80,22 @@ def read_pdf(data: bytes, pages: str | None, max_pages: int) -> PdfView:
         raise PdfError("it has no pages")
     selected = parse_pages(pages, page_count) if pages else list(range(1, page_count + 1))
     shown, remaining = selected[:max_pages], selected[max_pages:]
-    blocks = [f"--- Page {n} ---\n{_page_text(reader, n)}" for n in shown]
-    return PdfView(page_count, shown, remaining, "\n\n".join(blocks))
+    texts = {n: _page_text(reader, n) for n in shown}
+    blocks = [f"--- Page {n} ---\n{text}" for n, (text, _) in texts.items()]
+    textless = [n for n, (_, has_text) in texts.items() if not has_text]
+    return PdfView(page_count, shown, remaining, "\n\n".join(blocks), textless)
 
 
-def _page_text(reader: PdfReader, number: int) -> str:
+def _page_text(reader: PdfReader, number: int) -> tuple[str, bool]:
+    """The page's text, and whether it has enough of it to stand without the page's image."""
     try:
         text = reader.pages[number - 1].extract_text() or ""
     except Exception as exc:
-        return f"[Text could not be extracted from this page: {_reason(exc)}]"
+        return f"[Text could not be extracted from this page: {_reason(exc)}]", False
     text = text.strip("\n")
-    return text if text.strip() else "[No text on this page: it may be scanned or drawn]"
+    if not text.strip():
+        return "[No text on this page: it may be scanned or drawn]", False
+    return text, len("".join(text.split())) >= MIN_PAGE_TEXT
 
 
 def _reason(exc: Exception) -> str:

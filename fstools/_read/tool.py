@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import os
 import stat
+from dataclasses import dataclass
 
 from .._content.encodings import SNIFF_BYTES, looks_binary
 from .._content.fingerprints import DIGEST_LIMIT, content_hasher, remember, remember_digest
@@ -19,7 +20,7 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.hardlinks import note_hard_links
 from .._core.hints import param, setting
-from .._core.outputs import FILE_PATH, ResultField
+from .._core.outputs import FILE_PATH, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_path
 from .._core.public import invoke_public, tool_function
@@ -31,9 +32,14 @@ from .window import MAX_LINE_CHARS, file_chunks, read_window
 
 DEFAULT_LIMIT = 2000
 MAX_LIMIT = 10000
+# Page images are large (a page is a ~1000x1300 px PNG): a few a call, the rest on request.
+PDF_MAX_PAGE_IMAGES = 5
+PAGE_IMAGE_MODES = ("auto", "all", "none")
 
 
-def _read(ctx: ExecutionContext, file_path: str, offset: int, limit: int, pages: str | None) -> ToolResult:
+def _read(
+    ctx: ExecutionContext, file_path: str, offset: int, limit: int, pages: str | None, page_images: str
+) -> ToolResult:
     if offset == 0:
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT,
@@ -53,7 +59,7 @@ def _read(ctx: ExecutionContext, file_path: str, offset: int, limit: int, pages:
             raise ToolError(ErrorCode.IS_DIRECTORY, f"Cannot read directory: {target.display}")
         if not stat.S_ISREG(st.st_mode):
             raise ToolError(ErrorCode.INVALID_PATH, f"Not a regular file: {target.display}")
-        return _dispatch(ctx, target, fd, st, offset, limit, pages)
+        return _dispatch(ctx, target, fd, st, offset, limit, pages, page_images)
     finally:
         os.close(fd)
 
@@ -68,7 +74,14 @@ def _open(target: SafePath) -> int:
 
 
 def _dispatch(
-    ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, offset: int, limit: int, pages: str | None
+    ctx: ExecutionContext,
+    target: SafePath,
+    fd: int,
+    st: os.stat_result,
+    offset: int,
+    limit: int,
+    pages: str | None,
+    page_images: str,
 ) -> ToolResult:
     head = os.pread(fd, SNIFF_BYTES, 0)
     pages = pages if pages and pages.strip() else None  # models send "" for "no value"
@@ -82,7 +95,7 @@ def _dispatch(
     if mime is not None:
         return _read_image(ctx, target, fd, st, mime)
     if is_pdf(head):
-        return _read_pdf(ctx, target, fd, st, pages)
+        return _read_pdf(ctx, target, fd, st, pages, page_images)
     notebook_error = None
     if target.path.lower().endswith(".ipynb"):
         from .notebook import NotebookError
@@ -204,7 +217,9 @@ def _read_image(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_re
     )
 
 
-def _read_pdf(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, pages: str | None) -> ToolResult:
+def _read_pdf(
+    ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, pages: str | None, page_images: str
+) -> ToolResult:
     from .pdf import PageSpecError, PdfError, format_pages, read_pdf
 
     data = _media_bytes(ctx, target, fd, st)
@@ -216,13 +231,18 @@ def _read_pdf(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_resu
     except PageSpecError as exc:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, str(exc)) from None
     remember(ctx, target.path, st, data)
-    output = pdf.text
+    wanted = {"auto": pdf.textless, "all": pdf.shown}.get(page_images, [])
+    images = _page_images(ctx, data, wanted, page_images) if wanted else _PageImagesPart([], [], [])
+    output = "\n\n".join([pdf.text, *images.lines])
     if pdf.remaining:
         output += (
             f"\n\n[Showing {len(pdf.shown)} of {len(pdf.shown) + len(pdf.remaining)} selected pages "
             f"(at most {ctx.pdf_max_pages} a call). "
             f"Use {setting(ctx, 'pages', format_pages(pdf.remaining[: ctx.pdf_max_pages]))} to read the next ones.]"
         )
+    metadata: dict[str, object] = {"page_images": images.images} if images.images else {}
+    if images.warnings:
+        metadata["warnings"] = images.warnings
     return ToolResult.ok(
         output,
         file_path=target.display,
@@ -231,7 +251,49 @@ def _read_pdf(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_resu
         pages=format_pages(pdf.shown),
         pages_read=len(pdf.shown),
         truncated=bool(pdf.remaining),
+        **metadata,
     )
+
+
+@dataclass(frozen=True)
+class _PageImagesPart:
+    images: list[dict[str, object]]  # metadata["page_images"]
+    lines: list[str]  # what the text says about them
+    warnings: list[str]
+
+
+def _page_images(ctx: ExecutionContext, data: bytes, wanted: list[int], mode: str) -> _PageImagesPart:
+    """The first PDF_MAX_PAGE_IMAGES of the `wanted` pages as PNGs, or why they are missing."""
+    from .pdf import format_pages
+    from .pdfpages import PageImagesUnavailable, render_pages
+
+    try:
+        rendered = render_pages(data, wanted[:PDF_MAX_PAGE_IMAGES], ctx.image_max_dimension, ctx.image_max_bytes)
+    except PageImagesUnavailable as exc:
+        return _PageImagesPart([], [], [f"{exc} (to see page(s) {format_pages(wanted)})"])
+    images: list[dict[str, object]] = [
+        {
+            "page": image.page,
+            "base64_data": base64.b64encode(image.data).decode("ascii"),
+            "mime_type": image.mime_type,
+            "width": image.width,
+            "height": image.height,
+        }
+        for image in rendered.images
+    ]
+    lines = []
+    if rendered.images:
+        lines.append(f"[Images of page(s) {format_pages([i.page for i in rendered.images])} follow]")
+    left = wanted[PDF_MAX_PAGE_IMAGES:]
+    if left:
+        again = setting(ctx, "pages", format_pages(left[:PDF_MAX_PAGE_IMAGES]))
+        if mode != "auto":
+            again += " " + setting(ctx, "page_images", mode)
+        lines.append(
+            f"[No image of page(s) {format_pages(left)}: at most {PDF_MAX_PAGE_IMAGES} page images a call; "
+            f"use {again} to see them]"
+        )
+    return _PageImagesPart(images, lines, rendered.failures)
 
 
 def _read_notebook(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result) -> ToolResult:
@@ -259,7 +321,8 @@ READ_SPEC = ToolSpec(
         "offset reads from the end (offset=-50: the last 50 lines). "
         f"Lines longer than {MAX_LINE_CHARS} characters are cut and end with '...'. Images (png, jpeg, gif, "
         "webp, bmp) come back as image content, downscaled when large; PDFs as text with '--- Page N ---' "
-        'markers (pages="1-5,8" selects pages, at most 20 a call); Jupyter notebooks as cells with their '
+        'markers (pages="1-5,8" selects pages, at most 20 a call), plus page images of scanned pages '
+        '(page_images="all" for every page, e.g. to see figures); Jupyter notebooks as cells with their '
         "outputs. Binary files are refused."
     ),
     parameters=(
@@ -274,11 +337,19 @@ READ_SPEC = ToolSpec(
             "limit", "integer", "Maximum number of lines to read", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
         ),
         ToolParameter("pages", "string", 'PDF only: pages to read, e.g. "1-5,8" or "10-" (default: all, capped)'),
+        ToolParameter(
+            "page_images",
+            "string",
+            "PDF only: which pages also come back as images: auto (pages without a text layer, e.g. scans), "
+            f"all (every page read, e.g. for figures), none. At most {PDF_MAX_PAGE_IMAGES} a call",
+            default="auto",
+            enum=PAGE_IMAGE_MODES,
+        ),
     ),
     cli_help=(
         "Print a text file with line numbers (like `cat -n`), a page at a time: --offset is the first line, "
         "--limit the number of lines. A PDF prints as text per page (--pages 1-5,8), a notebook as its cells, "
-        "an image as its type and size (--json includes the image data)."
+        "an image as its type and size (--json includes the image data and a PDF's page images)."
     ),
     run=note_hard_links(_read),
     read_only=True,
@@ -303,6 +374,13 @@ READ_SPEC = ToolSpec(
         ResultField("is_pdf", "boolean", "The file is a PDF, returned as page text"),
         ResultField("page_count", "integer", "Pages in the PDF"),
         ResultField("pages", "string", 'Pages returned, e.g. "1-5,8"'),
+        ResultField(
+            "page_images",
+            "array",
+            "PDF pages returned as image content: page, mime_type, width, height (and base64_data, "
+            "except in MCP structuredContent, where the images are content blocks)",
+        ),
+        WARNINGS,
         ResultField("is_notebook", "boolean", "The file is a Jupyter notebook, returned as cells"),
         ResultField("cell_count", "integer", "Cells in the notebook"),
     ),
@@ -316,6 +394,7 @@ def read(
     offset: int = 1,
     limit: int = DEFAULT_LIMIT,
     pages: str | None = None,
+    page_images: str = "auto",
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """Read a file: text as numbered lines, or an image, a PDF's text or a notebook's cells."""

@@ -10,21 +10,29 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fstools
-from tests.helpers.fuzz import arguments, call_with_watchdog, check_result, make_tree
+from tests.helpers.fuzz import (
+    NASTY_TEXT,
+    arguments,
+    call_with_watchdog,
+    check_result,
+    make_tree,
+    nasty_values,
+    sane_arguments,
+)
 from tests.helpers.processes import mcp_text, stdio_session
 
 REGISTRY = fstools.create_registry()
 TOOLS = REGISTRY.names()
 
 
-def _fuzz_registry(tool_name: str, examples: int) -> None:
+def _fuzz_registry(tool_name: str, examples: int, *, wild: bool = True) -> None:
     root = Path(tempfile.mkdtemp()).resolve()
     make_tree(root)
     ctx = fstools.ExecutionContext(working_dir=str(root), timeout=10)
     tool = REGISTRY.get(tool_name)
 
     @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-    @given(arguments(root, tool))
+    @given(arguments(root, tool, wild=wild))
     def run(args):
         make_tree(root)  # Delete and Write may have changed it
         check_result(call_with_watchdog(lambda: REGISTRY.run(tool_name, ctx, **args)))
@@ -35,6 +43,34 @@ def _fuzz_registry(tool_name: str, examples: int) -> None:
 @pytest.mark.parametrize("tool_name", TOOLS)
 def test_registry_fuzz(tool_name):
     _fuzz_registry(tool_name, 25)
+
+
+@pytest.mark.parametrize("tool_name", TOOLS)
+def test_registry_fuzz_well_typed(tool_name):
+    _fuzz_registry(tool_name, 25, wild=False)
+
+
+@pytest.mark.parametrize("tool_name", TOOLS)
+def test_every_known_crasher_in_every_parameter(tool_name, tmp_path):
+    """Each value that once crashed a tool, in each parameter of a call that otherwise succeeds.
+
+    Random examples mostly carry some other bad argument and stop at validation; this sweep
+    makes every nasty value reach the tool's own code."""
+    root = tmp_path.resolve()
+    make_tree(root)
+    ctx = fstools.ExecutionContext(working_dir=str(root), timeout=10)
+    base = sane_arguments(root)[tool_name]
+    fstools.read(str(root / "a.txt"), ctx=ctx)
+    assert REGISTRY.run(tool_name, ctx, **base).success  # the base call works, so what fails is the value
+    calls = 0
+    for param in REGISTRY.get(tool_name).parameters:
+        for value in nasty_values(root, param):
+            make_tree(root)
+            fstools.read(str(root / "a.txt"), ctx=ctx)
+            args = {**base, param.name: value}
+            check_result(call_with_watchdog(lambda args=args: REGISTRY.run(tool_name, ctx, **args)))
+            calls += 1
+    assert calls >= len(NASTY_TEXT)
 
 
 @pytest.mark.stress

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import anyio
 import jsonschema
 import pytest
@@ -13,7 +15,7 @@ from fstools._agents.settings import SessionSettings
 from fstools._core.outputs import ResultField
 from fstools._core.spec import ToolSpec
 from tests.helpers.processes import stdio_session
-from tests.helpers.samples import make_notebook, make_pdf
+from tests.helpers.samples import make_notebook, make_pdf, make_scanned_pdf
 
 
 def in_session(registry, steps):
@@ -94,6 +96,22 @@ def test_calls_through_the_sdk_client_carry_structured_content_it_validates(tree
     assert "(warning: 1 binary file(s) contain the pattern" in results[13][1].content[0].text
     missing = results[-1][1]
     assert missing.is_error and missing.structured_content["error_code"] == "file_not_found"
+
+
+def test_pdf_page_images_are_image_content_and_not_in_structured_content(tree):
+    (tree / "scan.pdf").write_bytes(make_scanned_pdf(2, size=(200, 250)))
+
+    async def steps(client):
+        return await client.call_tool("Read", {"file_path": f"{tree}/scan.pdf"})
+
+    result = in_session(fstools.create_registry(), steps)
+    assert not result.is_error and [c.type for c in result.content] == ["text", "image", "image"]
+    assert all(c.mime_type == "image/png" and base64.b64decode(c.data)[:4] == b"\x89PNG" for c in result.content[1:])
+    # Listed without the data the image blocks carry (the client checked it against the outputSchema).
+    assert result.structured_content["page_images"] == [
+        {"page": 1, "mime_type": "image/png", "width": 300, "height": 375},
+        {"page": 2, "mime_type": "image/png", "width": 300, "height": 375},
+    ]
 
 
 def _liar(ctx, **kwargs):

@@ -12,6 +12,7 @@ from openai.types.responses.response_input_item_param import FunctionCallOutput
 from pydantic import TypeAdapter, ValidationError
 
 import fstools
+from tests.helpers.samples import make_scanned_pdf
 
 PROVIDERS = ("openai", "openai-responses", "anthropic", "mcp")
 
@@ -116,6 +117,39 @@ def test_images_are_image_blocks_in_each_api_that_takes_them(image_result):
     assert mcp[1] == {"type": "image", "data": data, "mimeType": mime}
     for provider, blocks in (("openai-responses", responses), ("anthropic", anthropic), ("mcp", mcp)):
         assert blocks[0]["text"].startswith("Image ") and validate(provider, blocks) == blocks
+
+
+@pytest.fixture
+def pdf_result(project, ctx):
+    """A Read of a real two-page scanned PDF, its pages rendered by pdfium."""
+    (project / "doc.pdf").write_bytes(make_scanned_pdf(2, size=(200, 250)))
+    r = fstools.read(str(project / "doc.pdf"), ctx=ctx)
+    assert r.success and [p["page"] for p in r.metadata["page_images"]] == [1, 2]
+    return r
+
+
+@pytest.mark.parametrize("provider", ["openai-responses", "anthropic", "mcp"])
+def test_pdf_page_images_follow_the_text_as_image_blocks(pdf_result, provider):
+    blocks = pdf_result.to_content(provider)
+    pages = pdf_result.metadata["page_images"]
+    assert blocks[0]["text"] == pdf_result.to_text() and "[Images of page(s) 1-2 follow]" in blocks[0]["text"]
+    # The same block shapes as a Read of an image file, in page order.
+    assert blocks[1:] == [fstools.ToolResult.ok("", **page).to_content(provider)[1] for page in pages]
+    for block, page in zip(blocks[1:], pages, strict=True):
+        assert page["base64_data"] in str(block) and base64.b64decode(page["base64_data"]).startswith(b"\x89PNG")
+    assert validate(provider, blocks) == blocks
+
+
+def test_pdf_page_images_stay_out_of_chat_completions_tool_messages(pdf_result):
+    blocks = pdf_result.to_content("openai")
+    assert [b["type"] for b in blocks] == ["text"] and "[Images of page(s) 1-2 follow]" in blocks[0]["text"]
+    assert validate("openai", blocks) == blocks
+
+
+def test_a_failed_result_carries_no_images():
+    page = {"page": 1, "base64_data": "AA==", "mime_type": "image/png", "width": 1, "height": 1}
+    failed = fstools.ToolResult.fail("nope", "io_error", page_images=[page], base64_data="AA==", mime_type="image/png")
+    assert len(failed.to_content("anthropic")) == 1
 
 
 def test_chat_completions_tool_messages_take_text_only(image_result):

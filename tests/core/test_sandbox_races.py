@@ -49,7 +49,18 @@ DIR_ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] = 
     "Delete": lambda s, ctx, i: _text(fstools.delete(str(s.d / "victim.txt"), ctx=ctx)),
     "Move": lambda s, ctx, i: _text(fstools.move(str(s.d / "victim.txt"), str(s.d / "moved.txt"), ctx=ctx)),
     "Delete recursive": lambda s, ctx, i: _text(fstools.delete(str(s.d / "tree"), recursive=True, ctx=ctx)),
+    "ApplyPatch": lambda s, ctx, i: _text(fstools.apply_patch(_patch(s.d, i), ctx=ctx)),
 }
+
+
+def _patch(d: Path, i: int) -> str:
+    """Turns about: change file.txt (read first), add new.txt, delete victim.txt."""
+    if i % 3 == 0:
+        return f"*** Begin Patch\n*** Update File: {d}/file.txt\n@@\n-inside text\n+patched\n*** End Patch\n"
+    if i % 3 == 1:
+        return f"*** Begin Patch\n*** Add File: {d}/new.txt\n+added\n*** End Patch\n"
+    return f"*** Begin Patch\n*** Delete File: {d}/victim.txt\n*** End Patch\n"
+
 
 FILE_ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] = {
     "Read": lambda s, ctx, i: _text(fstools.read(str(s.root / "f.txt"), ctx=ctx)),
@@ -63,12 +74,18 @@ FILE_ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] =
 
 
 def run_battery(scene: Scene, attack, pair: tuple[str, str], calls: int, *, process: bool) -> tuple[int, int]:
-    """(escapes, successful calls) of `calls` attacks while `pair` is being swapped."""
+    """(escapes, successful calls) of `calls` attacks while `pair` is being swapped.
+
+    A battery that never swapped anything proves nothing: the flipper must have flipped
+    (about as often as there were calls, at least). When no call has succeeded after `calls`,
+    up to four times as many more are made, so that one lucky run of refusals is not read as
+    a tool that always fails."""
     ctx = fstools.ExecutionContext(working_dir=str(scene.root))
     before = scene.outside_state()
     escapes = succeeded = 0
-    with Flipper(scene.root / pair[0], scene.root / pair[1], process=process):
-        for i in range(calls):
+    with Flipper(scene.root / pair[0], scene.root / pair[1], process=process) as flipper:
+        i = 0
+        while i < calls or (not succeeded and i < 5 * calls):
             produced = attack(scene, ctx, i)
             succeeded += produced.startswith("success=True")
             now = scene.outside_state()
@@ -78,6 +95,8 @@ def run_battery(scene: Scene, attack, pair: tuple[str, str], calls: int, *, proc
             scene.restore_inside()
             if pair[0] == "g.txt":
                 scene.restore_file("g.txt", ".gswap")
+            i += 1
+    assert flipper.flips >= calls, f"the flipper swapped only {flipper.flips} times in {calls} calls"
     return escapes, succeeded
 
 
@@ -92,8 +111,9 @@ def scene(tmp_path: Path):
 
 @pytest.mark.parametrize("tool", sorted(DIR_ATTACKS))
 def test_no_escape_when_a_directory_is_swapped(scene, tool):
-    escapes, _ = run_battery(scene, DIR_ATTACKS[tool], ("d", ".swap"), CALLS, process=False)
+    escapes, succeeded = run_battery(scene, DIR_ATTACKS[tool], ("d", ".swap"), CALLS, process=False)
     assert escapes == 0
+    assert succeeded > 0  # not a battery of calls that all fail whatever the swap
 
 
 @pytest.mark.parametrize("tool", sorted(FILE_ATTACKS))
@@ -103,10 +123,11 @@ def test_no_escape_when_the_file_is_swapped(scene, tool):
     assert escapes == 0
 
 
-@pytest.mark.parametrize("tool", ["Read", "Write new", "Delete recursive", "Grep"])
+@pytest.mark.parametrize("tool", ["Read", "Write new", "Edit", "Delete recursive", "ApplyPatch", "Grep"])
 def test_no_escape_with_a_flipper_process(scene, tool):
-    escapes, _ = run_battery(scene, DIR_ATTACKS[tool], ("d", ".swap"), CALLS, process=True)
+    escapes, succeeded = run_battery(scene, DIR_ATTACKS[tool], ("d", ".swap"), CALLS, process=True)
     assert escapes == 0
+    assert succeeded > 0
 
 
 # Without Landlock rg itself can be redirected mid-walk; docs/security.md says what remains for Grep.
@@ -122,8 +143,9 @@ def _force_fallbacks(monkeypatch) -> None:
 @pytest.mark.parametrize("tool", _FALLBACK_SAFE)
 def test_no_escape_with_the_fallbacks(scene, tool, monkeypatch):
     _force_fallbacks(monkeypatch)
-    escapes, _ = run_battery(scene, DIR_ATTACKS[tool], ("d", ".swap"), CALLS, process=True)
+    escapes, succeeded = run_battery(scene, DIR_ATTACKS[tool], ("d", ".swap"), CALLS, process=True)
     assert escapes == 0
+    assert succeeded > 0
 
 
 def test_tools_still_work_between_swaps(scene):

@@ -185,3 +185,9 @@ def test_exclude_never_reveals_what_the_default_excludes_hide(tree, ctx):
     r = run("**/*.ts", ctx, exclude=["dist"])
     assert not any(p.startswith("node_modules") for p in rels(r, tree))
     assert os.path.exists(tree / "node_modules/m/index.ts")
+
+
+def test_excludes_a_walker_could_not_start_with_are_invalid(tree, ctx):
+    r = fstools.glob("*", str(tree), exclude=["x" * 4000] * 2000, ctx=ctx)
+    assert r.error_code == "invalid_argument" and "more than" in r.error
+    assert fstools.glob("*", str(tree), exclude=["x" * 4000] * 10, ctx=ctx).success

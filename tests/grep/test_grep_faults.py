@@ -136,3 +136,52 @@ def test_every_line_past_the_output_cap_becomes_a_first_page(project, ctx, monke
     monkeypatch.undo()
     whole = fstools.grep("match", str(project), output_mode="content", head_limit=0, ctx=ctx)
     assert whole.metadata["returned_matches"] == 1200 and not whole.metadata["truncated"]
+
+
+def test_every_line_of_a_file_with_millions_of_matches_within_the_timeout(project):
+    """One file's lines arrive in thousands of chunks: joined once, not at every chunk (which
+    took 30 s for these 5M lines, past the timeout, with partial totals)."""
+    (project / "many.txt").write_bytes(b"m\n" * 5_000_000)
+    ctx = fstools.ExecutionContext(working_dir=str(project), timeout=20)
+    r = fstools.grep("m", str(project), output_mode="content", head_limit=0, ctx=ctx)
+    assert r.success and not r.metadata["timed_out"]
+    assert r.metadata["total_matches"] == 5_000_000 and r.metadata["next_offset"] == r.metadata["returned_matches"]
+
+
+def test_blocks_are_the_same_however_rg_output_is_chunked():
+    from fstools._grep.rglines import split_blocks
+
+    output = b"/r/a\x001> x\n2> y\n\n/r/b\x003> z\n\n/r/c\x00" + b"".join(b"%d> m\n" % i for i in range(40))
+    whole = list(split_blocks([output], with_context=False))
+    assert [b.path for b in whole] == ["/r/a", "/r/b", "/r/c"] and whole[2].matched_lines == 40
+    for size in range(1, 12):
+        chunks = [output[i : i + size] for i in range(0, len(output), size)]
+        assert list(split_blocks([b"", *chunks, b""], with_context=False)) == whole
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"pattern": "a" * 5_000_000},
+        {"pattern": "é" * 40_000},  # 80,000 bytes: the bound is on what rg's command line holds
+        {"pattern": "x", "glob": "{" + ",".join(["a"] * 100_000) + "}"},
+    ],
+    ids=["pattern", "multibyte pattern", "glob"],
+)
+def test_an_argument_rg_could_not_start_with_is_invalid(project, ctx, args):
+    (project / "a.txt").write_text("x\n")
+    r = fstools.grep(path=str(project), ctx=ctx, **args)
+    assert r.error_code == "invalid_argument" and "longer than" in r.error
+
+
+def test_a_long_pattern_within_the_bound_still_searches(project, ctx):
+    (project / "a.txt").write_text("needle\n")
+    r = fstools.grep("|".join(["needle"] + [f"w{i}" for i in range(8_000)]), str(project), ctx=ctx)
+    assert r.success and r.metadata["total_files"] == 1
+
+
+@pytest.mark.parametrize("type_", [",".join(["py"] * 200_000), "a" * 200_000], ids=["many", "long"])
+def test_a_type_list_rg_could_not_start_with_is_invalid(project, ctx, type_):
+    (project / "a.py").write_text("x\n")
+    r = fstools.grep("x", str(project), type=type_, ctx=ctx)
+    assert r.error_code == "invalid_argument" and ("more than" in r.error or "longer than" in r.error)

@@ -60,8 +60,8 @@ def _scalars(root: Path) -> st.SearchStrategy[Any]:
     )
 
 
-def _value(root: Path, param: fstools.ToolParameter) -> st.SearchStrategy[Any]:
-    """Mostly the right type (so the tool's own code runs), sometimes anything at all."""
+def _value(root: Path, param: fstools.ToolParameter, wild: bool = True) -> st.SearchStrategy[Any]:
+    """Mostly the right type (so the tool's own code runs), sometimes (`wild`) anything at all."""
     scalars = _scalars(root)
     if param.name in ("file_path", "path"):
         typed: st.SearchStrategy[Any] = _paths(root)
@@ -70,7 +70,7 @@ def _value(root: Path, param: fstools.ToolParameter) -> st.SearchStrategy[Any]:
     elif param.type == "boolean":
         typed = st.booleans()
     elif param.type == "array" and param.items is not None:
-        item = st.fixed_dictionaries({p.name: _value(root, p) for p in param.items if p.required})
+        item = st.fixed_dictionaries({p.name: _value(root, p, wild) for p in param.items if p.required})
         typed = st.lists(item, max_size=3)
     elif param.type == "array":
         typed = st.lists(st.one_of(st.text(max_size=10), st.sampled_from(NASTY_TEXT)), max_size=3)
@@ -78,21 +78,28 @@ def _value(root: Path, param: fstools.ToolParameter) -> st.SearchStrategy[Any]:
         typed = st.sampled_from(list(param.enum))
     else:
         typed = st.one_of(st.text(max_size=20), st.sampled_from(NASTY_TEXT), _paths(root))
-    wild = st.one_of(scalars, st.lists(scalars, max_size=2), st.dictionaries(st.text(max_size=3), scalars, max_size=2))
-    return st.one_of(typed, typed, typed, wild)
+    if not wild:
+        return typed
+    anything = st.one_of(
+        scalars, st.lists(scalars, max_size=2), st.dictionaries(st.text(max_size=3), scalars, max_size=2)
+    )
+    return st.one_of(typed, typed, typed, anything)
 
 
-def arguments(root: Path, tool: fstools.BaseTool) -> st.SearchStrategy[dict[str, Any]]:
-    """Argument dicts for `tool`: its required parameters usually present, optional ones sometimes, extra keys rarely."""
-    required = {p.name: _value(root, p) for p in tool.parameters if p.required}
-    optional = {p.name: _value(root, p) for p in tool.parameters if not p.required}
+def arguments(root: Path, tool: fstools.BaseTool, *, wild: bool = True) -> st.SearchStrategy[dict[str, Any]]:
+    """Argument dicts for `tool`: its required parameters usually present, optional ones sometimes, extra keys rarely.
+
+    With `wild` False every value has its parameter's type: one ill-typed argument among many
+    is refused before the tool runs, so only typed calls reach the tools' own code reliably."""
+    required = {p.name: _value(root, p, wild) for p in tool.parameters if p.required}
+    optional = {p.name: _value(root, p, wild) for p in tool.parameters if not p.required}
     extras = st.dictionaries(st.sampled_from(EXTRA_KEYS), _scalars(root), max_size=1)
     base = st.fixed_dictionaries(required, optional=optional)
     return st.builds(
         lambda b, e, drop: {k: v for k, v in {**b, **e}.items() if k not in drop},
         base,
-        st.one_of(st.just({}), st.just({}), extras),
-        st.sets(st.sampled_from(list(required) or ["_"]), max_size=1),
+        st.one_of(st.just({}), st.just({}), extras) if wild else st.just({}),
+        st.sets(st.sampled_from(list(required) or ["_"]), max_size=1 if wild else 0),
     )
 
 
@@ -133,3 +140,34 @@ def check_result(result: Any) -> None:
     result.to_text().encode("utf-8")
     result.to_content("mcp")
     json.dumps(jsonable(result.metadata), allow_nan=True).encode("utf-8")
+
+
+def sane_arguments(root: Path) -> dict[str, dict[str, Any]]:
+    """For each tool, arguments that succeed on make_tree's tree: the base each nasty value is put into."""
+    a = str(root / "a.txt")
+    return {
+        "Read": {"file_path": a},
+        "Write": {"file_path": str(root / "new.txt"), "content": "x\n"},
+        "Edit": {"file_path": a, "old_string": "hello", "new_string": "hi"},
+        "MultiEdit": {"file_path": a, "edits": [{"old_string": "hello", "new_string": "hi"}]},
+        "ApplyPatch": {"patch": "*** Begin Patch\n*** Add File: new.txt\n+x\n*** End Patch\n"},
+        "Delete": {"path": a},
+        "Move": {"source": a, "destination": str(root / "moved.txt")},
+        "LS": {"path": str(root)},
+        "Glob": {"pattern": "**/*.py", "path": str(root)},
+        "Grep": {"pattern": "hello", "path": str(root), "output_mode": "content"},
+    }
+
+
+def nasty_values(root: Path, param: fstools.ToolParameter) -> list[Any]:
+    """The values that once crashed a tool, of the kind `param` takes (for a path, also below `root`:
+    a relative path is refused before it is ever encoded)."""
+    if param.type == "integer":
+        return list(NASTY_INTS)
+    if param.type == "string" and param.name in ("file_path", "path", "source", "destination"):
+        return [*NASTY_TEXT, *(f"{root}/{text}" for text in NASTY_TEXT)]
+    if param.type == "string":
+        return list(NASTY_TEXT)
+    if param.type == "array" and param.items is None:
+        return [[text] for text in NASTY_TEXT]
+    return []

@@ -134,16 +134,19 @@ def build_scene(tmp: Path) -> Scene:
     return Scene(root, outside, os.open(root / "d", os.O_PATH | os.O_DIRECTORY))
 
 
-def _flip(a: str, b: str, stop: threading.Event | None, done: object) -> None:
+def _flip(a: str, b: str, stop: threading.Event | None, done: object, flips: object) -> None:
+    count = 0
     while not (stop.is_set() if stop is not None else done.value):  # type: ignore[attr-defined]
         try:
             exchange(a, b)
+            count += 1
         except OSError:  # one of the names is briefly gone (a tool's own rename): keep going
             continue
+    flips.value = count  # type: ignore[attr-defined]
 
 
-def _flip_until_value(a: str, b: str, done: object) -> None:
-    _flip(a, b, None, done)
+def _flip_until_value(a: str, b: str, done: object, flips: object) -> None:
+    _flip(a, b, None, done, flips)
 
 
 class Flipper:
@@ -154,13 +157,21 @@ class Flipper:
         self._a_ino = os.lstat(self.a).st_ino
         self._stop = threading.Event()
         self._done = multiprocessing.get_context("fork").Value("b", 0) if process else None
+        self._flips = multiprocessing.get_context("fork").Value("q", 0)
         if process:
             ctx = multiprocessing.get_context("fork")
             self._runner: threading.Thread | multiprocessing.process.BaseProcess = ctx.Process(
-                target=_flip_until_value, args=(self.a, self.b, self._done), daemon=True
+                target=_flip_until_value, args=(self.a, self.b, self._done, self._flips), daemon=True
             )
         else:
-            self._runner = threading.Thread(target=_flip, args=(self.a, self.b, self._stop, None), daemon=True)
+            self._runner = threading.Thread(
+                target=_flip, args=(self.a, self.b, self._stop, None, self._flips), daemon=True
+            )
+
+    @property
+    def flips(self) -> int:
+        """How many exchanges succeeded (known once the flipper has stopped)."""
+        return int(self._flips.value)  # type: ignore[attr-defined]
 
     def __enter__(self) -> Flipper:
         self._runner.start()

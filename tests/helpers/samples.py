@@ -33,6 +33,25 @@ def make_pdf(pages: list[str]) -> bytes:
     return bytes(out)
 
 
+def make_scanned_pdf(count: int = 1, size: tuple[int, int] = (800, 1000)) -> bytes:
+    """A PDF whose pages are images only, no text layer, as a scanner writes it (pillow at 100 dpi).
+
+    Each page is white with a black bar across its upper fifth, so a rendering can be checked by its pixels.
+    """
+    import io
+
+    from PIL import Image, ImageDraw
+
+    pages = []
+    for _ in range(count):
+        page = Image.new("RGB", size, "white")
+        ImageDraw.Draw(page).rectangle((size[0] // 8, size[1] // 10, size[0] * 7 // 8, size[1] * 3 // 10), fill="black")
+        pages.append(page)
+    out = io.BytesIO()
+    pages[0].save(out, "PDF", resolution=100, save_all=True, append_images=pages[1:])
+    return out.getvalue()
+
+
 def make_notebook() -> str:
     """Five cells (2 markdown, 3 code) with stream, result, image, stderr and error outputs."""
     import nbformat

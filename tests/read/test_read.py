@@ -435,10 +435,10 @@ def test_relative_path_when_the_context_allows_it(project):
 
 
 def test_import_stays_light():
-    """PIL, pypdf, nbformat and charset_normalizer load on the first file that needs them, not on import."""
+    """PIL, pypdf, pypdfium2, nbformat and charset_normalizer load on the first file that needs them, not on import."""
     code = (
         "import sys, fstools; heavy = ('PIL', 'pypdf', 'nbformat', 'charset_normalizer', "
-        "'fstools._read.image', 'fstools._read.pdf', 'fstools._read.notebook'); print([m for m in heavy if m in sys.modules])"
+        "'fstools._read.image', 'fstools._read.pdf', 'fstools._read.notebook', 'pypdfium2', 'fstools._read.pdfpages'); print([m for m in heavy if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"

@@ -235,7 +235,11 @@ def test_pdf_page_without_text(project, ctx):
     f = project / "scan.pdf"
     f.write_bytes(out.getvalue())
     r = fstools.read(str(f), ctx=ctx)
-    assert r.output == "--- Page 1 ---\n[No text on this page: it may be scanned or drawn]"
+    assert (
+        r.output == "--- Page 1 ---\n[No text on this page: it may be scanned or drawn]\n\n[Images of page(s) 1 follow]"
+    )
+    [page] = r.metadata["page_images"]
+    assert (page["width"], page["height"]) == (417, 417)  # 200 pt at 150 dpi, rounded up
 
 
 # --- notebooks ---------------------------------------------------------------------------------------
