@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .._content.spliced import Spliced, pieces_of
-from .._core.sandbox import fsync_dir
+from .._core.sandbox import exists_at, fsync_dir
 
 COPY_CHUNK = 1 << 20
 _IOV_MAX = os.sysconf("SC_IOV_MAX")  # buffers one writev takes
@@ -335,14 +335,6 @@ def _backup(dir_fd: int, name: str, src: int, st: os.stat_result) -> str:
                 n += 1
 
 
-def _exists(dir_fd: int, name: str) -> bool:
-    try:
-        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return False
-    return True
-
-
 def _create(dir_fd: int, name: str, data: bytes | Spliced) -> os.stat_result:
     """A new file, mode from the umask. Linking the temp file into place fails if a file appeared
     meanwhile, so a concurrent creator is never overwritten."""
@@ -356,7 +348,7 @@ def _create(dir_fd: int, name: str, data: bytes | Spliced) -> os.stat_result:
         except OSError as exc:
             if exc.errno not in _LINK_UNSUPPORTED:
                 raise
-            if _exists(dir_fd, name):
+            if exists_at(dir_fd, name):
                 raise Conflict("was created by another process") from None
             temp.rename_to(name)
         new_stat = os.fstat(temp.fd)

@@ -27,7 +27,7 @@ from operator import add
 
 from .._core.errors import ErrorCode, ToolError
 from .diff import Change
-from .match import describe_not_found, reindent
+from .match import describe_not_found, indent_of, reindent
 from .v4a import Hunk
 
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
@@ -336,13 +336,9 @@ def _added(placed: _Placed, matched: list[str], everything: list[str]) -> list[s
     plus = [text for mark, text in placed.hunk.lines if mark == "+"]
     if LEVELS[placed.level][0] not in _REINDENTED or not plus:
         return plus
-    pairs = [(_indent(o), _indent(f)) for o, f in zip(placed.old, matched, strict=True) if o.strip()]
+    pairs = [(indent_of(o), indent_of(f)) for o, f in zip(placed.old, matched, strict=True) if o.strip()]
     moved = reindent(pairs, plus, everything)
     return plus if moved is None else moved.split("\n")
-
-
-def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def _replacement(placed: _Placed, lines: Lines, style: str) -> tuple[int, Lines]:

@@ -193,7 +193,8 @@ def _undecodable(text: str, old: str, new: str) -> list[_Candidate[str]]:
     return [_Candidate(m.start(), m.end(), UNDECODABLE) for m in pattern.finditer(text)]
 
 
-def _indent(line: str) -> str:
+def indent_of(line: str) -> str:
+    """The line's leading spaces and tabs."""
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
@@ -233,7 +234,7 @@ def _whitespace(text: str, old: str, new: str) -> list[_Candidate[str]]:
     keys = [line.strip() for line in olines]
     if not any(keys):
         return []
-    mid_line = not _indent(olines[0])  # copied from the first non-blank character of its line
+    mid_line = not indent_of(olines[0])  # copied from the first non-blank character of its line
     # "\nfoo": old_string starts with a line break, i.e. at the end of whatever line precedes foo.
     lead_break = len(olines) > 1 and olines[0] == ""
     if len(olines) > text.count("\n") + 1:
@@ -250,7 +251,7 @@ def _whitespace(text: str, old: str, new: str) -> list[_Candidate[str]]:
     for tried, i in enumerate(r - lead_break for r in runs if r >= lead_break):
         if len(found) > MAX_TOLERANT_CANDIDATES or tried > MAX_TOLERANT_TRIES:
             break  # each try costs old_string's length: the count stays bounded, not the file x old_string
-        pairs = [(_indent(olines[j]), _indent(content[i + j])) for j in range(k) if keys[j] and (j or not mid_line)]
+        pairs = [(indent_of(olines[j]), indent_of(content[i + j])) for j in range(k) if keys[j] and (j or not mid_line)]
         replacement = _reindent(pairs, new_lines, mid_line, content)
         strategy = TRAILING_WHITESPACE if all(o == f for o, f in pairs) else INDENTATION
         if replacement is None:
@@ -258,7 +259,7 @@ def _whitespace(text: str, old: str, new: str) -> list[_Candidate[str]]:
             strategy = LINE_INDENTATION
         if replacement is None:
             continue
-        start = starts[i] + (len(content[i]) if lead_break else len(_indent(content[i])) if mid_line else 0)
+        start = starts[i] + (len(content[i]) if lead_break else len(indent_of(content[i])) if mid_line else 0)
         end = starts[i + k] if keeps_break else starts[i + k - 1] + len(content[i + k - 1])
         found.append(_Candidate(start, end, strategy, None if strategy == TRAILING_WHITESPACE else replacement))
     return found
@@ -289,13 +290,13 @@ def reindent(pairs: list[tuple[str, str]], new_lines: list[str], content: list[s
 def _reindent(pairs: list[tuple[str, str]], new_lines: list[str], mid_line: bool, content: list[str]) -> str | None:
     """new_string moved into the file's indentation, or None if the matched lines' indentation
     does not differ from old_string's by one constant number of levels."""
-    file_style = _IndentStyle.of(f for _, f in pairs) or _IndentStyle.of(map(_indent, content))
+    file_style = _IndentStyle.of(f for _, f in pairs) or _IndentStyle.of(map(indent_of, content))
     if file_style is not None and not file_style.tabs and len(pairs) < 3:
         # Two lines or one say little about the unit (one line at 8 spaces: 8, or 2 levels of 4?).
         step = _space_step(content)
         if step and file_style.unit % step == 0:
             file_style = _IndentStyle(False, step)
-    our_style = _IndentStyle.of([o for o, _ in pairs] + [_indent(n) for n in new_lines])
+    our_style = _IndentStyle.of([o for o, _ in pairs] + [indent_of(n) for n in new_lines])
     ours, theirs = our_style or file_style, file_style or our_style
     if ours is None or theirs is None:  # no indentation anywhere
         return "\n".join(new_lines)
@@ -313,7 +314,7 @@ def _reindent(pairs: list[tuple[str, str]], new_lines: list[str], mid_line: bool
         if not line.strip():
             out.append("")
             continue
-        ind = _indent(line)
+        ind = indent_of(line)
         level, rest = ours.level(ind)
         out.append(theirs.render(max(level + shift, 0), rest) + line[len(ind) :])
     return "\n".join(out)
@@ -339,7 +340,9 @@ def _already_shifted(
 ) -> bool:
     """Whether new_string is written at the file's indentation although old_string was not: its
     least indented line sits at the level of the file's matched lines, not at old_string's."""
-    levels = [ours.level(_indent(line))[0] for n, line in enumerate(new_lines) if line.strip() and (n or not mid_line)]
+    levels = [
+        ours.level(indent_of(line))[0] for n, line in enumerate(new_lines) if line.strip() and (n or not mid_line)
+    ]
     if not levels:
         return False
     file_level = min(theirs.level(f)[0] for _, f in pairs)
@@ -353,7 +356,7 @@ def _reindent_lines(olines: list[str], flines: list[str], new_lines: list[str], 
     indentation of that file line; a changed line that of the line it replaces; an added line
     that of the line before it, plus whatever it has more than the new line before it."""
     body = range(1 if mid_line else 0, len(olines))
-    if len({_indent(olines[j]) for j in body if olines[j].strip()}) > 1:
+    if len({indent_of(olines[j]) for j in body if olines[j].strip()}) > 1:
         return None
     if len(olines) * len(new_lines) > MAX_REALIGNED_PAIRS:  # difflib's alignment grows with the product
         return None
@@ -371,17 +374,17 @@ def _reindent_lines(olines: list[str], flines: list[str], new_lines: list[str], 
     for n, line in enumerate(new_lines):
         if n == 0 and mid_line:  # goes after the indentation the file's line keeps
             out.append(line.lstrip(" \t"))
-            indent = _indent(flines[0])
+            indent = indent_of(flines[0])
             continue
         if not line.strip():
             out.append("")
             continue
         j = source[n]
         if j is not None and flines[j].strip():
-            indent = _indent(flines[j])
+            indent = indent_of(flines[j])
         elif n:
-            extra = len(_indent(line)) - len(_indent(new_lines[n - 1]))
-            indent += _indent(line)[-extra:] if extra > 0 else ""
+            extra = len(indent_of(line)) - len(indent_of(new_lines[n - 1]))
+            indent += indent_of(line)[-extra:] if extra > 0 else ""
         out.append(indent + line.lstrip(" \t"))
     return "\n".join(out)
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import cast
 
+from .._core.sandbox import exists_at
 from .tree import remove_tree, walk_tree
 
 RENAME_NOREPLACE = 1
@@ -59,14 +60,6 @@ def _renameat2_noreplace(src_fd: int, src: str, dst_fd: int, dst: str) -> bool:
     raise OSError(err, os.strerror(err), dst)
 
 
-def _exists(name: str, dir_fd: int) -> bool:
-    try:
-        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return False
-    return True
-
-
 def rename_at(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, is_dir: bool) -> None:
     """Rename `src` (in directory fd `src_fd`) to `dst` (in `dst_fd`); FileExistsError if `dst`
     exists and not `replace`; OSError(EXDEV) across filesystems."""
@@ -84,7 +77,7 @@ def rename_at(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, is
         else:
             os.unlink(src, dir_fd=src_fd)
             return
-    if _exists(dst, dst_fd):
+    if exists_at(dst_fd, dst):
         raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), dst)
     os.rename(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
 

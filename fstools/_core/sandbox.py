@@ -261,6 +261,15 @@ def parent_of(root: str, path: str, *, create: bool = False) -> Iterator[Parent]
         parent.close()
 
 
+def exists_at(dir_fd: int, name: str) -> bool:
+    """Whether the entry `name` of the open directory `dir_fd` exists (a link counts as itself)."""
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def fsync_dir(dir_fd: int) -> None:
     """Make a rename in the directory `dir_fd` durable. Best effort: some filesystems refuse."""
     try:
