@@ -1,9 +1,13 @@
-"""Walker messages that quote ignore files, and what an agent may see of them.
+"""Ignore files the agent may not read: what walkers may quote of them, and which links they must not follow.
 
 rg and fd quote a line of a `.gitignore`/`.ignore`/`.rgignore`/`.fdignore` they cannot
 parse. When that file is a symlink (to a secret, or out of the allowed directories) or
 lies outside them, the quote would show the agent a line of a file it may not read: the
 message keeps the file and line number and drops the quoted text.
+
+An ignore file that is a link to a secret or to a file out of the allowed directories
+must not be applied at all (`forbidden_link`): its lines would decide which files a
+search shows, and so tell the agent something about a file it may not read.
 """
 
 from __future__ import annotations
@@ -11,6 +15,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
+
+# The ignore files rg reads in every directory it enters.
+IGNORE_NAMES = (".gitignore", ".ignore", ".rgignore")
 
 _IGNORE_MESSAGE = re.compile(
     r"^(?P<lead>rg: |\[fd error\]: )?(?P<path>/.*?/\.(?:gitignore|ignore|rgignore|fdignore)): line (?P<line>\d+): "
@@ -37,3 +44,21 @@ def redact_ignore_messages(lines: Iterable[str], inside: Callable[[str], bool]) 
             )
         out.append(line)
     return out
+
+
+def forbidden_link(path: str, inside: Callable[[str], bool], secret: Callable[[str], bool]) -> str | None:
+    """Why a walker must not read the ignore file at `path`: it is a symlink whose target is
+    out of the allowed directories or a secret; None when it is no link or a harmless one.
+
+    OSError when `path` cannot be examined (it is gone, or names no file).
+    """
+    if not os.path.islink(path):
+        if not os.path.lexists(path):
+            raise FileNotFoundError(path)
+        return None
+    target = os.path.realpath(path)
+    if not inside(target):
+        return "a link to a file outside the allowed directories"
+    if secret(target):
+        return "a link to a sensitive file"
+    return None

@@ -8,7 +8,7 @@ import subprocess
 import threading
 from collections.abc import Iterator, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from .confinement import Confinement
@@ -18,6 +18,14 @@ _STDERR_CAP = 64 * 1024
 # directory: it may have been deleted (rg then fails with "failed to get current working
 # directory" when PWD is unset, as in MCP clients' environments). Callers pass absolute paths.
 DEFAULT_CWD = "/"
+
+
+class StderrFilter(Protocol):
+    """Sees a child's stderr before it is kept (capped): returns the part to keep, may record the rest."""
+
+    def feed(self, chunk: bytes) -> bytes: ...
+
+    def end(self) -> bytes: ...
 
 
 class StreamingProcess:
@@ -36,8 +44,10 @@ class StreamingProcess:
         timeout: float | None,
         cwd: str | None = None,
         confinement: Confinement | None = None,
+        stderr_filter: StderrFilter | None = None,
     ) -> None:
         self.argv = list(argv)
+        self._stderr_filter = stderr_filter
         self.timed_out = False
         self._eof = False
         self._stderr_chunks: list[bytes] = []
@@ -65,10 +75,17 @@ class StreamingProcess:
         stderr = self._proc.stderr
         assert stderr is not None
         kept = 0
+        sift = self._stderr_filter
         for chunk in iter(lambda: stderr.read(8192), b""):
+            if sift is not None:
+                chunk = sift.feed(chunk)
             if kept < _STDERR_CAP:
                 self._stderr_chunks.append(chunk)
                 kept += len(chunk)
+        if sift is not None:
+            tail = sift.end()
+            if kept < _STDERR_CAP:
+                self._stderr_chunks.append(tail)
 
     def _on_timeout(self) -> None:
         if self._proc.poll() is None:

@@ -39,6 +39,8 @@ class GrepQuery:
     after: int = 0
     max_filesize: int = 10 * 1024 * 1024
     excludes: tuple[str, ...] = ()
+    # rg switches that keep ignore files of some kind out of the search (`ignorelinks`).
+    ignore_flags: tuple[str, ...] = ()
 
 
 def run_dir(q: GrepQuery) -> str:
@@ -65,6 +67,8 @@ def _filter_args(q: GrepQuery, *, ignore_rules: bool = True, size_limit: bool = 
         args.append("--hidden")
     if not q.respect_gitignore or not ignore_rules:
         args.append("--no-ignore")
+    else:
+        args += q.ignore_flags
     if size_limit:
         args += ["--max-filesize", str(q.max_filesize)]
     if q.glob:

@@ -29,6 +29,7 @@ from .._core.runner import StreamingProcess
 
 if TYPE_CHECKING:
     from .._core.confinement import Confinement
+    from .ignorelinks import LinkPolicy, OpenedLog
 from .command import (
     GrepQuery,
     count_argv,
@@ -88,6 +89,7 @@ class SearchOutcome:
     probed: bool = False
     probe_complete: bool = True
     capped: bool = False  # "every line" printed more than MAX_ALL_LINES_BYTES: only a first page is shown
+    ignore_warnings: list[str] = field(default_factory=list)  # ignore files kept out of the search (ignorelinks)
 
 
 class _Deadline:
@@ -96,12 +98,16 @@ class _Deadline:
     def __init__(self, seconds: float, confinement: Confinement | None = None) -> None:
         self.end = time.monotonic() + seconds
         self.confinement = confinement
+        self.opened: OpenedLog | None = None  # when set, runs log the ignore files they open into it
 
     def start(self, argv: list[str], q: GrepQuery, timeout: float | None = None) -> StreamingProcess:
         """An rg run of q's search, started in the searched directory (globs are relative to it) and
         in the call's confinement, killed at `timeout` (default: what is left of the budget)."""
         left = self.remaining() if timeout is None else timeout
-        return StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement)
+        sift = None
+        if self.opened is not None:
+            argv, sift = [argv[0], "--debug", *argv[1:]], self.opened.sift()
+        return StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement, stderr_filter=sift)
 
     def remaining(self) -> float:
         return max(0.0, self.end - time.monotonic())
@@ -357,16 +363,44 @@ def search(
     line_numbers: bool = True,
     confinement: Confinement | None = None,
     candidates: Scope = None,
+    links: LinkPolicy | None = None,
 ) -> SearchOutcome:
     """Run the rg searches a call needs and return every matching file in page order; each rg
     starts in `confinement` (see `_core.confinement`) when given.
 
     `candidates`, from the search index, are the only files that can match: rg searches
     them instead of walking the root (the probe after an empty result still walks it).
+    With `links`, no ignore file that is a link it forbids is applied (see `ignorelinks`).
     """
     rg = require_binary("rg")
-    out = SearchOutcome()
     deadline = _Deadline(timeout, confinement)
+
+    def attempt(query: GrepQuery, opened: OpenedLog | None) -> SearchOutcome:
+        deadline.opened = opened
+        return _search(rg, query, content, offset, limit, sensitive, line_numbers, deadline, candidates)
+
+    if links is None or q.root_is_file or not q.respect_gitignore:
+        return attempt(q, None)
+    from .ignorelinks import guarded_search
+
+    out, notes = guarded_search(q, links, rg, attempt)
+    out.ignore_warnings = notes
+    return out
+
+
+def _search(
+    rg: str,
+    q: GrepQuery,
+    content: bool,
+    offset: int,
+    limit: int,
+    sensitive: HiddenPaths,
+    line_numbers: bool,
+    deadline: _Deadline,
+    candidates: Scope,
+) -> SearchOutcome:
+    """One search: the rg runs of its kind, then the probe when it found nothing."""
+    out = SearchOutcome()
     started = time.monotonic()
     if q.root_is_file:
         _search_file(rg, q, content, offset, limit, sensitive, deadline, out)

@@ -23,6 +23,7 @@ from .._core.tool import FileTool
 
 if TYPE_CHECKING:
     from .command import GrepQuery
+    from .ignorelinks import LinkPolicy
     from .runs import HiddenPaths, SearchOutcome
 
 DEFAULT_HEAD_LIMIT = 100
@@ -53,6 +54,17 @@ def _hidden(ctx: ExecutionContext) -> HiddenPaths:
     sensitive = ctx.sensitive.walker_split[1]
     denied = denied_test(ctx, "Grep")
     return sensitive if denied is None else _SecretOrDenied(sensitive, denied)
+
+
+def _link_policy(ctx: ExecutionContext) -> LinkPolicy:
+    """What an ignore file rg reads may link to: a file beneath the roots that Grep may show."""
+    from .ignorelinks import LinkPolicy
+
+    denied = denied_test(ctx, "Grep")
+    return LinkPolicy(
+        inside=lambda p: root_of(ctx, p) is not None,
+        secret=lambda p: ctx.sensitive.matches(p) or (denied is not None and denied(p)),
+    )
 
 
 def _drop_unverified(ctx: ExecutionContext, out: SearchOutcome) -> None:
@@ -95,6 +107,7 @@ def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, q: GrepQuery) -> 
         warnings.append(f"Search timed out after {ctx.timeout:g}s: results and totals cover only what was found")
     if out.unreadable:
         warnings.append(f"Could not read {len(out.unreadable)} path(s): " + "; ".join(out.unreadable[:_EXAMPLES]))
+    warnings += out.ignore_warnings[:_EXAMPLES]
     warnings += out.notices[:_EXAMPLES]
     if out.binary:
         warnings.append(
@@ -204,6 +217,7 @@ def _grep(
             line_numbers=line_numbers,
             confinement=confinement,
             candidates=candidates,
+            links=_link_policy(ctx),
         )
     if not confinement.confined:
         _drop_unverified(ctx, out)

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 
 from .._core.binaries import require_binary
 from .._core.excludes import exclusion_globs, is_hidden
+from .._core.ignorefiles import IGNORE_NAMES as IGNORE_NAMES  # the index's users take it from here
 from .._core.runner import StreamingProcess
 from .._core.sensitive import SensitiveMatcher
 
-IGNORE_NAMES = (".gitignore", ".ignore", ".rgignore")
 # Above the root, a new `.git` changes whether rg reads .gitignore at all.
 ANCESTOR_NAMES = (*IGNORE_NAMES, ".git")
 

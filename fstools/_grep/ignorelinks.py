@@ -1,0 +1,235 @@
+"""Grep's walks never apply an ignore file that is a link to a secret or out of the allowed directories.
+
+rg follows a `.gitignore`, `.ignore` or `.rgignore` that is a symlink and applies its
+target's lines as rules, so which files a search shows would depend on a file the agent
+may not read. Grep's rg runs therefore carry `--debug`: rg then logs every ignore file it
+opens ("opened gitignore file: PATH") before it reads a line of it. `DebugSift` keeps those
+paths and drops every other debug line from rg's messages (only lines that start with the
+debug prefix are looked at, with one C-level scan per stderr chunk). After the runs, each
+logged file that is a link is judged (`forbidden_link`); a forbidden one makes Grep discard
+everything the runs found and search again with the file out of rg's reach:
+
+* in a directory below the searched one: that directory is not searched (`--glob !/dir`,
+  so rg never enters it), and a warning names it;
+* in the searched directory itself: rg uses no ignore file of that kind (`--no-ignore-vcs`
+  for .gitignore, `--no-ignore-dot` for .ignore and .rgignore), and a warning says so;
+* above the searched directory: `--no-ignore-parent` (rg still opens the ignore files above
+  its root, but applies none of their rules);
+* a repository's `info/exclude`, or the global git ignore file: `--no-ignore-exclude`,
+  `--no-ignore-global`.
+
+rg logs nothing for a file it cannot open (Landlock keeps it from targets outside the roots).
+When the log cannot be trusted (an rg whose log lacks the recognised line, checked once per
+binary; a logged path that names no file, as rg prints non-UTF-8 names lossily; more paths
+than the log keeps), Grep finds the links itself with a walk of the searched tree.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import TypeVar
+
+from .._core.errors import ErrorCode, ToolError
+from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
+from .._core.ignorefiles import IGNORE_NAMES, forbidden_link
+from .._core.paths import is_within
+from .._core.runner import StreamingProcess
+from .command import GrepQuery
+
+T = TypeVar("T")
+
+_PREFIX = b"rg: DEBUG|"
+_OPENED = re.compile(rb"^rg: DEBUG\|ignore::gitignore\|[^\n]*?: opened gitignore file: ([^\n]*)\n", re.M)
+_DEBUG_LINE = re.compile(rb"^rg: DEBUG\|[^\n]*\n", re.M)
+# One path per directory rg enters holds an ignore file: far below this on any real tree.
+MAX_OPENED = 50_000
+# rg writes whole lines; a longer run without a line end is passed on as it is.
+_MAX_PARTIAL = 1 << 20
+# A search that still finds a forbidden link after this many tries is racing a tree that keeps changing.
+_ATTEMPTS = 4
+
+
+@dataclass
+class OpenedLog:
+    """The ignore files rg logged as opened, over all runs of one search attempt."""
+
+    paths: list[bytes] = field(default_factory=list)
+    overflow: bool = False
+
+    def sift(self) -> DebugSift:
+        """A stderr filter for one rg run (each run's stderr is drained by its own thread)."""
+        return DebugSift(self)
+
+    def record(self, found: list[bytes]) -> None:
+        room = MAX_OPENED - len(self.paths)
+        if len(found) > room:
+            self.overflow = True
+        self.paths += found[: max(room, 0)]
+
+
+class DebugSift:
+    """rg's stderr without its debug lines; the paths of the "opened gitignore file" lines go to the log."""
+
+    def __init__(self, log: OpenedLog) -> None:
+        self._log = log
+        self._rest = b""
+
+    def feed(self, chunk: bytes) -> bytes:
+        data = self._rest + chunk if self._rest else chunk
+        cut = data.rfind(b"\n") + 1
+        if not cut and len(data) > _MAX_PARTIAL:
+            cut = len(data)
+        self._rest = data[cut:]
+        return self._sift(data[:cut])
+
+    def end(self) -> bytes:
+        rest, self._rest = self._rest, b""
+        if not rest:
+            return b""
+        kept = self._sift(rest + b"\n")
+        return kept[:-1] if kept else kept
+
+    def _sift(self, data: bytes) -> bytes:
+        if _PREFIX not in data:
+            return data
+        found = _OPENED.findall(data)
+        if found:
+            self._log.record(found)
+        return _DEBUG_LINE.sub(b"", data)
+
+
+@lru_cache(maxsize=4)
+def debug_log_recognised(rg: str) -> bool:
+    """Whether this rg logs the ignore files it opens as Grep reads them: tried once per binary on a scratch tree."""
+    with tempfile.TemporaryDirectory(prefix="fstools-rg-") as scratch:
+        path = os.path.join(os.path.realpath(scratch), ".ignore")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("x\n")
+        log = OpenedLog()
+        argv = [rg, "--no-config", "--debug", "--files", "--", os.path.dirname(path)]
+        with StreamingProcess(argv, timeout=10, stderr_filter=log.sift()) as proc:
+            proc.read_all()
+    return os.fsencode(path) in log.paths
+
+
+@dataclass(frozen=True)
+class LinkPolicy:
+    """What an ignore file may link to: a file inside the allowed directories that is not a secret."""
+
+    inside: Callable[[str], bool]
+    secret: Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class _Finding:
+    path: str
+    reason: str
+
+
+def _judge(paths: Iterable[str], policy: LinkPolicy) -> tuple[list[_Finding], bool]:
+    """The forbidden links among `paths`, and whether some path could not be examined."""
+    findings: list[_Finding] = []
+    unknown = False
+    for path in dict.fromkeys(paths):
+        try:
+            reason = forbidden_link(path, policy.inside, policy.secret)
+        except OSError:
+            unknown = True
+            continue
+        if reason is not None:
+            findings.append(_Finding(path, reason))
+    return findings, unknown
+
+
+def _scan(q: GrepQuery, policy: LinkPolicy) -> list[_Finding]:
+    """The forbidden links among the ignore files of the searched tree and of the directories above it,
+    found by a walk (slower than reading rg's log: only when the log cannot tell)."""
+    candidates: list[str] = []
+    above = os.path.dirname(q.root)
+    while True:
+        candidates += [os.path.join(above, name) for name in IGNORE_NAMES]
+        if os.path.dirname(above) == above:
+            break
+        above = os.path.dirname(above)
+    pruned = set(DEFAULT_EXCLUDES)
+    for directory, dirs, files in os.walk(q.root):
+        names = set(dirs) | set(files)
+        candidates += [os.path.join(directory, name) for name in IGNORE_NAMES if name in names]
+        if ".git" in names:
+            candidates.append(os.path.join(directory, ".git", "info", "exclude"))
+        dirs[:] = [d for d in dirs if d not in pruned and (q.hidden or not is_hidden(d))]
+    return _judge((p for p in candidates if os.path.islink(p)), policy)[0]
+
+
+_GLOB_SPECIAL = re.compile(r"([\\*?\[\]{}])")
+
+
+def _remedy(q: GrepQuery, finding: _Finding) -> tuple[GrepQuery, str] | None:
+    """q changed so that rg does not read (or, above the root, does not apply) the file; None if it already is."""
+    directory, name = os.path.split(finding.path)
+    what = f"{finding.path} is {finding.reason}"
+    if name in IGNORE_NAMES and directory != q.root and is_within(directory, q.root):
+        glob = "!/" + _GLOB_SPECIAL.sub(r"\\\1", os.path.relpath(directory, q.root))
+        if glob in q.excludes:
+            return None
+        note = f"Not searched: {directory} ({what}; search that directory with respect_gitignore=false)"
+        return replace(q, excludes=(*q.excludes, glob)), note
+    if name in IGNORE_NAMES and directory == q.root:
+        flag, kind = ("--no-ignore-vcs", ".gitignore") if name == ".gitignore" else ("--no-ignore-dot", ".ignore/.rgignore")
+        note = f"No {kind} rules were applied ({what})"
+    elif name in IGNORE_NAMES and is_within(q.root, directory):
+        flag, note = "--no-ignore-parent", f"No rules from ignore files above {q.root} were applied ({what})"
+    elif finding.path.endswith(os.path.join("", ".git", "info", "exclude")):
+        flag, note = "--no-ignore-exclude", f"No rules from the repository's info/exclude were applied ({what})"
+    else:
+        flag, note = "--no-ignore-global", f"No rules from the global git ignore file were applied ({what})"
+    if flag in q.ignore_flags:
+        return None
+    return replace(q, ignore_flags=(*q.ignore_flags, flag)), note
+
+
+def _apply(q: GrepQuery, findings: list[_Finding], notes: list[str]) -> tuple[GrepQuery, bool]:
+    """q with every finding's remedy, the notes added to `notes`; whether anything changed."""
+    changed = False
+    for finding in findings:
+        remedy = _remedy(q, finding)
+        if remedy is not None:
+            q, note = remedy
+            notes.append(note)
+            changed = True
+    return q, changed
+
+
+def guarded_search(
+    q: GrepQuery, policy: LinkPolicy, rg: str, run: Callable[[GrepQuery, OpenedLog | None], T]
+) -> tuple[T, list[str]]:
+    """`run(q, log)` until its rg runs opened no forbidden ignore file; the last result and the warnings.
+
+    `run` starts its rg runs with `--debug` and `log.sift()` when given a log. A result
+    whose runs opened a forbidden file is thrown away whole: none of it reaches the agent.
+    """
+    notes: list[str] = []
+    if not debug_log_recognised(rg):
+        q, _ = _apply(q, _scan(q, policy), notes)
+        return run(q, None), notes
+    scanned = False
+    for _ in range(_ATTEMPTS):
+        log = OpenedLog()
+        value = run(q, log)
+        findings, unknown = _judge((os.fsdecode(p) for p in log.paths), policy)
+        if (unknown or log.overflow) and not scanned:
+            findings += _scan(q, policy)
+            scanned = True
+        q, changed = _apply(q, findings, notes)
+        if not changed:
+            return value, notes
+    raise ToolError(
+        ErrorCode.IO_ERROR,
+        "Ignore files kept turning into links to files Grep may not read during the search: "
+        "search again, or with respect_gitignore=false",
+    )
