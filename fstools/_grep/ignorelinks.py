@@ -180,7 +180,8 @@ def _remedy(q: GrepQuery, finding: _Finding) -> tuple[GrepQuery, str] | None:
         note = f"Not searched: {directory} ({what}; search that directory with respect_gitignore=false)"
         return replace(q, excludes=(*q.excludes, glob)), note
     if name in IGNORE_NAMES and directory == q.root:
-        flag, kind = ("--no-ignore-vcs", ".gitignore") if name == ".gitignore" else ("--no-ignore-dot", ".ignore/.rgignore")
+        vcs = name == ".gitignore"
+        flag, kind = ("--no-ignore-vcs", ".gitignore") if vcs else ("--no-ignore-dot", ".ignore/.rgignore")
         note = f"No {kind} rules were applied ({what})"
     elif name in IGNORE_NAMES and is_within(q.root, directory):
         flag, note = "--no-ignore-parent", f"No rules from ignore files above {q.root} were applied ({what})"
