@@ -31,7 +31,6 @@ import re
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import TypeVar
 
 from .._core.errors import ErrorCode, ToolError
@@ -46,12 +45,14 @@ T = TypeVar("T")
 _PREFIX = b"rg: DEBUG|"
 _OPENED = re.compile(rb"^rg: DEBUG\|ignore::gitignore\|[^\n]*?: opened gitignore file: ([^\n]*)\n", re.M)
 _DEBUG_LINE = re.compile(rb"^rg: DEBUG\|[^\n]*\n", re.M)
+_EXCLUDE = "/.git/info/exclude"
 # One path per directory rg enters holds an ignore file: far below this on any real tree.
 MAX_OPENED = 50_000
 # rg writes whole lines; a longer run without a line end is passed on as it is.
 _MAX_PARTIAL = 1 << 20
 # A search that still finds a forbidden link after this many tries is racing a tree that keeps changing.
 _ATTEMPTS = 4
+_PROBE_TIMEOUT = 10.0
 
 
 @dataclass
@@ -103,18 +104,27 @@ class DebugSift:
         return _DEBUG_LINE.sub(b"", data)
 
 
-@lru_cache(maxsize=4)
-def debug_log_recognised(rg: str) -> bool:
-    """Whether this rg logs the ignore files it opens as Grep reads them: tried once per binary on a scratch tree."""
+_RECOGNISED: dict[str, bool] = {}
+
+
+def debug_log_recognised(rg: str, timeout: float) -> bool:
+    """Whether this rg logs the ignore files it opens as Grep reads them: tried once per binary on a
+    scratch tree (a try that runs out of time answers no, and is tried again next time)."""
+    known = _RECOGNISED.get(rg)
+    if known is not None:
+        return known
     with tempfile.TemporaryDirectory(prefix="fstools-rg-") as scratch:
         path = os.path.join(os.path.realpath(scratch), ".ignore")
         with open(path, "w", encoding="utf-8") as f:
             f.write("x\n")
         log = OpenedLog()
         argv = [rg, "--no-config", "--debug", "--files", "--", os.path.dirname(path)]
-        with StreamingProcess(argv, timeout=10, stderr_filter=log.sift()) as proc:
+        with StreamingProcess(argv, timeout=min(timeout / 4, _PROBE_TIMEOUT), stderr_filter=log.sift()) as proc:
             proc.read_all()
-    return os.fsencode(path) in log.paths
+    if proc.timed_out:
+        return False
+    _RECOGNISED[rg] = os.fsencode(path) in log.paths
+    return _RECOGNISED[rg]
 
 
 @dataclass(frozen=True)
@@ -131,11 +141,18 @@ class _Finding:
     reason: str
 
 
+def _global_file(path: str) -> bool:
+    """Whether rg read this file as the global git ignore file (any name: git's core.excludesFile)."""
+    return os.path.basename(path) not in IGNORE_NAMES and not path.endswith(_EXCLUDE)
+
+
 def _judge(paths: Iterable[str], policy: LinkPolicy) -> tuple[list[_Finding], bool]:
     """The forbidden links among `paths`, and whether some path could not be examined."""
     findings: list[_Finding] = []
     unknown = False
     for path in dict.fromkeys(paths):
+        if _global_file(path) and not policy.inside(path):
+            continue  # the user's own git configuration (often a link into a dotfiles checkout)
         try:
             reason = forbidden_link(path, policy.inside, policy.secret)
         except OSError:
@@ -185,7 +202,7 @@ def _remedy(q: GrepQuery, finding: _Finding) -> tuple[GrepQuery, str] | None:
         note = f"No {kind} rules were applied ({what})"
     elif name in IGNORE_NAMES and is_within(q.root, directory):
         flag, note = "--no-ignore-parent", f"No rules from ignore files above {q.root} were applied ({what})"
-    elif finding.path.endswith(os.path.join("", ".git", "info", "exclude")):
+    elif finding.path.endswith(_EXCLUDE):
         flag, note = "--no-ignore-exclude", f"No rules from the repository's info/exclude were applied ({what})"
     else:
         flag, note = "--no-ignore-global", f"No rules from the global git ignore file were applied ({what})"
@@ -207,15 +224,16 @@ def _apply(q: GrepQuery, findings: list[_Finding], notes: list[str]) -> tuple[Gr
 
 
 def guarded_search(
-    q: GrepQuery, policy: LinkPolicy, rg: str, run: Callable[[GrepQuery, OpenedLog | None], T]
+    q: GrepQuery, policy: LinkPolicy, rg: str, run: Callable[[GrepQuery, OpenedLog | None], T], timeout: float
 ) -> tuple[T, list[str]]:
     """`run(q, log)` until its rg runs opened no forbidden ignore file; the last result and the warnings.
 
-    `run` starts its rg runs with `--debug` and `log.sift()` when given a log. A result
+    `run` starts its rg runs with `--debug` and `log.sift()` when given a log; a quarter of `timeout` bounds
+    the one-time check of rg's log. A result
     whose runs opened a forbidden file is thrown away whole: none of it reaches the agent.
     """
     notes: list[str] = []
-    if not debug_log_recognised(rg):
+    if not debug_log_recognised(rg, timeout):
         q, _ = _apply(q, _scan(q, policy), notes)
         return run(q, None), notes
     scanned = False

@@ -383,7 +383,7 @@ def search(
         return attempt(q, None)
     from .ignorelinks import guarded_search
 
-    out, notes = guarded_search(q, links, rg, attempt)
+    out, notes = guarded_search(q, links, rg, attempt, deadline.remaining())
     out.ignore_warnings = notes
     return out
 

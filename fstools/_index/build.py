@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .._core import sandbox
 from .._core.sensitive import DEFAULT_SENSITIVE_PATTERNS
 from .entries import Sig, read_entry, rule_sig
-from .listing import Filters, list_files, outside_rule_files, walk_dirs
+from .listing import Filters, ignore_files_above, list_files, outside_rule_files, refuse_ignore_links, walk_dirs
 from .location import builder_lock, inside, publish
 from .postings import SEGMENT_FILES, build_segment
 from .store import FORMAT_VERSION, write_index
@@ -139,6 +139,7 @@ def collect(root: str, filters: Filters, progress: Progress | None) -> tuple[dic
     rule_files = outside_rule_files(root)
     rule_sigs = [rule_sig(p) for p in rule_files]
     tree = walk_dirs(root, filters)
+    refuse_ignore_links(root, filters, [*tree.ignore_files, *ignore_files_above(root, rule_files)])
     paths = sorted(list_files(root, filters))
     if any(not inside(p, root) for p in paths):
         raise ValueError("rg listed a path outside the root")

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from .._core.binaries import require_binary
 from .._core.excludes import exclusion_globs, is_hidden
 from .._core.ignorefiles import IGNORE_NAMES as IGNORE_NAMES  # the index's users take it from here
+from .._core.ignorefiles import forbidden_link
 from .._core.runner import StreamingProcess
 from .._core.sensitive import SensitiveMatcher
+from .location import inside
 
 # Above the root, a new `.git` changes whether rg reads .gitignore at all.
 ANCESTOR_NAMES = (*IGNORE_NAMES, ".git")
@@ -142,3 +144,29 @@ def outside_rule_files(root: str) -> list[str]:
     found.append(os.path.join(config, "git", "ignore"))
     found.append(os.path.join(root, ".git"))
     return found
+
+
+def ignore_files_above(root: str, rule_files: list[str]) -> list[str]:
+    """The ignore files among `outside_rule_files` that are checked for links: those of the directories
+    above the root and the repository's info/exclude. The global git ignore file is the user's own
+    configuration (often a link into a dotfiles checkout): it is checked only when it lies in the tree."""
+    return [
+        p
+        for p in rule_files
+        if os.path.basename(p) in IGNORE_NAMES
+        or p.endswith("/info/exclude")
+        or (inside(p, root) and p != root + "/.git")
+    ]
+
+
+def refuse_ignore_links(root: str, filters: Filters, paths: list[str]) -> None:
+    """ValueError when one of these ignore files is a link to a secret or out of the tree: rg would
+    apply its lines to the listing, and the index would answer from a file set they shaped."""
+    secret = SensitiveMatcher(filters.sensitive_patterns)
+    for path in paths:
+        try:
+            reason = forbidden_link(path, lambda target: inside(target, root), secret.matches)
+        except OSError:
+            continue
+        if reason is not None:
+            raise ValueError(f"{path} is {reason}: remove the link to index {root} (Grep and Glob walk meanwhile)")
