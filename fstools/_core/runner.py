@@ -87,6 +87,11 @@ class StreamingProcess:
             if kept < _STDERR_CAP:
                 self._stderr_chunks.append(tail)
 
+    def kill(self) -> None:
+        """Stop the child now (its output simply ends)."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+
     def _on_timeout(self) -> None:
         if self._proc.poll() is None:
             self.timed_out = True

@@ -105,9 +105,12 @@ class _Deadline:
         in the call's confinement, killed at `timeout` (default: what is left of the budget)."""
         left = self.remaining() if timeout is None else timeout
         sift = None
-        if self.opened is not None:
+        if self.opened is not None and not self.opened.noisy:
             argv, sift = [argv[0], "--debug", *argv[1:]], self.opened.sift()
-        return StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement, stderr_filter=sift)
+        proc = StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement, stderr_filter=sift)
+        if sift is not None:
+            sift.stop = proc.kill
+        return proc
 
     def remaining(self) -> float:
         return max(0.0, self.end - time.monotonic())
