@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from .confinement import Confinement
 
 _STDERR_CAP = 64 * 1024
+_STDERR_READ = 64 * 1024
+# Pause after a small read of a filtered stderr: the pipe holds 64 KiB, so a child that writes
+# less than ~1.6 MB/s never waits for the reader, and one that writes more is read at once.
+_GATHER = 0.01
 # Where a child starts when the caller names no directory. Never the inherited working
 # directory: it may have been deleted (rg then fails with "failed to get current working
 # directory" when PWD is unset, as in MCP clients' environments). Callers pass absolute paths.
@@ -63,6 +67,7 @@ class StreamingProcess:
             self._proc = confinement.spawn(start) if confinement is not None else start(cwd or DEFAULT_CWD)
         finally:
             os.close(devnull)
+        self._reaped = threading.Event()
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
         self._timer: threading.Timer | None = None
@@ -74,11 +79,17 @@ class StreamingProcess:
     def _drain_stderr(self) -> None:
         stderr = self._proc.stderr
         assert stderr is not None
+        fd = stderr.fileno()
         kept = 0
         sift = self._stderr_filter
-        for chunk in iter(lambda: stderr.read(8192), b""):
+        while chunk := os.read(fd, _STDERR_READ):
             if sift is not None:
+                small = len(chunk) < _STDERR_READ // 4
                 chunk = sift.feed(chunk)
+                if small:
+                    # A child that logs line by line would wake this thread (and take the GIL)
+                    # per line: let its lines gather in the pipe (until the child is reaped).
+                    self._reaped.wait(_GATHER)
             if kept < _STDERR_CAP:
                 self._stderr_chunks.append(chunk)
                 kept += len(chunk)
@@ -124,6 +135,7 @@ class StreamingProcess:
         if self._proc.stdout is not None:
             self._proc.stdout.close()
         code = self._proc.wait()
+        self._reaped.set()
         if self._timer is not None:
             self._timer.cancel()
         self._stderr_thread.join()

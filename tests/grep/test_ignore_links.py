@@ -305,3 +305,64 @@ def test_the_log_keeps_a_bounded_number_of_paths():
     log = OpenedLog()
     log.record([b"/p"] * (MAX_OPENED + 1))
     assert len(log.paths) == MAX_OPENED and log.overflow
+
+
+# A long rg log, and the remembered walk --------------------------------------------
+
+
+def _built_tree(project: Path, objects: int) -> None:
+    """A source tree full of ignored build output: rg logs a line per ignored object file."""
+    _repo(project)
+    write(project / ".gitignore", "*.o\n")
+    for d in range(objects // 100):
+        for f in range(100):
+            write(project / f"obj{d}" / f"f{f}.o", "needle\n")
+    write(project / "src" / "main.c", "needle\n")
+
+
+def test_a_long_rg_log_switches_to_the_walk_and_the_link_is_still_kept_out(project, ctx, monkeypatch):
+    monkeypatch.setattr(ignorelinks, "_noisy", {})
+    _built_tree(project, 6_000)  # some 1.3 MB of log: past NOISE_LIMIT
+    write(project / "sub" / "hidden.txt", "needle\n")
+    os.symlink("../.env", project / "sub" / ".gitignore")
+    hiding, harmless = _twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
+    assert _found(hiding) == _found(harmless) == [str(project / "src" / "main.c")]
+    assert any(str(project / "sub") in w for w in hiding.metadata["warnings"])
+    assert str(project) in ignorelinks._noisy  # later calls walk at once
+
+
+def test_a_short_rg_log_stays_on_the_log(project, ctx, monkeypatch):
+    monkeypatch.setattr(ignorelinks, "_noisy", {})
+    _built_tree(project, 200)
+    assert _found(fstools.grep("needle", ctx=ctx)) == [str(project / "src" / "main.c")]
+    assert not ignorelinks._noisy
+
+
+def test_the_remembered_walk_sees_a_link_made_after_it(project, monkeypatch):
+    from fstools._grep import linkscan
+
+    monkeypatch.setattr(linkscan, "RACY_NS", 0)  # trust every mtime: the test makes its changes fast
+    monkeypatch.setattr(linkscan, "_trees", {})
+    write(project / "a" / "b" / "f.txt", "x\n")
+    write(project / ".hidden" / "f.txt", "x\n")
+    assert linkscan.linked_ignore_files(str(project), hidden=False) == []
+    os.symlink("../../.env", project / "a" / "b" / ".ignore")
+    assert linkscan.linked_ignore_files(str(project), hidden=False) == [str(project / "a" / "b" / ".ignore")]
+    os.symlink("../.env", project / ".hidden" / ".gitignore")
+    assert str(project / ".hidden" / ".gitignore") not in linkscan.linked_ignore_files(str(project), hidden=False)
+    assert str(project / ".hidden" / ".gitignore") in linkscan.linked_ignore_files(str(project), hidden=True)
+    os.unlink(project / "a" / "b" / ".ignore")
+    assert linkscan.linked_ignore_files(str(project), hidden=False) == []
+
+
+def test_the_remembered_walk_sees_a_link_made_right_after_it_with_the_mtime_put_back(project, monkeypatch):
+    """A second change within the same clock tick leaves the mtime as it was: the walk still sees the link."""
+    from fstools._grep import linkscan
+
+    monkeypatch.setattr(linkscan, "_trees", {})
+    write(project / "d" / "f.txt", "x\n")
+    assert linkscan.linked_ignore_files(str(project), hidden=False) == []
+    stamp = os.stat(project / "d")
+    os.symlink("../.env", project / "d" / ".rgignore")
+    os.utime(project / "d", ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # as if in the same clock tick
+    assert linkscan.linked_ignore_files(str(project), hidden=False) == [str(project / "d" / ".rgignore")]
