@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable
 
 # The ignore files rg reads in every directory it enters.
@@ -52,9 +53,7 @@ def forbidden_link(path: str, inside: Callable[[str], bool], secret: Callable[[s
 
     OSError when `path` cannot be examined (it is gone, or names no file).
     """
-    if not os.path.islink(path):
-        if not os.path.lexists(path):
-            raise FileNotFoundError(path)
+    if not stat.S_ISLNK(os.lstat(path).st_mode):
         return None
     target = os.path.realpath(path)
     if not inside(target):
