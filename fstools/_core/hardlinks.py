@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from .result import ToolResult
@@ -21,19 +21,6 @@ def hard_link_warning(links: int) -> str:
         f"This file has {links} hard links: the same content is reachable under other names, possibly outside "
         "the allowed directories, and a change here changes it there too"
     )
-
-
-def hard_linked(paths: Iterable[str]) -> dict[str, int]:
-    """Those of `paths` that are regular files with more than one hard link, and their link counts."""
-    found: dict[str, int] = {}
-    for path in dict.fromkeys(paths):
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-            found[path] = st.st_nlink
-    return found
 
 
 def hard_links_warning(found: dict[str, int], examples: int) -> str:

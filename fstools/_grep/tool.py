@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .._core.binaries import require_binary
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
-from .._core.hardlinks import hard_linked, hard_links_warning
+from .._core.hardlinks import hard_links_warning
 from .._core.hints import setting
 from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
@@ -196,7 +196,8 @@ def _grep(
         else:  # every line, printed by rg itself
             returned = total_matches
             text = out.text or NO_MATCHES
-        shown = [f.path for f in out.files] if out.text is not None else [hit.path for hit in out.lines]
+        on_page = {hit.path for hit in out.lines}
+        shown = out.files if out.text is not None else [f for f in out.files if f.path in on_page]
         meta["matches"] = [hit.as_dict() for hit in out.lines]
         meta["matches_complete"] = out.lines_complete
     else:
@@ -205,7 +206,7 @@ def _grep(
         total_items = total_files
         text = (format_counts if output_mode == "count" else format_files)(page)
         meta["files"] = [{"path": f.path, "count": f.lines} for f in page]
-        shown = [f.path for f in page]
+        shown = page
     if total_items and not returned:
         text = f"No more matches: offset {offset} is past the last of {total_items} results"
     truncated = offset + returned < total_items
@@ -217,7 +218,7 @@ def _grep(
         )
         text = f"{text}\n{meta['notice']}"  # the output's last line, as Read's and LS's notices are
     skipped, warnings = _report_skipped(ctx, out, query)
-    linked = hard_linked(shown)
+    linked = {f.path: f.links for f in shown if f.links > 1}
     if linked:
         meta["hard_links"] = linked
         warnings.append(hard_links_warning(linked, _EXAMPLES))
