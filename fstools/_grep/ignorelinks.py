@@ -2,12 +2,10 @@
 
 rg follows a `.gitignore`, `.ignore` or `.rgignore` that is a symlink and applies its
 target's lines as rules, so which files a search shows would depend on a file the agent
-may not read. Grep's rg runs therefore carry `--debug`: rg then logs every ignore file it
-opens ("opened gitignore file: PATH") before it reads a line of it. `DebugSift` keeps those
-paths and drops every other debug line from rg's messages (only lines that start with the
-debug prefix are looked at, with one C-level scan per stderr chunk). After the runs, each
-logged file that is a link is judged (`forbidden_link`); a forbidden one makes Grep discard
-everything the runs found and search again with the file out of rg's reach:
+may not read. Before a search that walks the tree with ignore rules, Grep finds the ignore
+files that are links (`linkscan`: a walk of directory entries remembered per directory, so
+a later call costs one lstat per directory) and judges each by its resolved target
+(`forbidden_link`). A forbidden one is put out of rg's reach before rg starts:
 
 * in a directory below the searched one: that directory is not searched (`--glob !/dir`,
   so rg never enters it), and a warning names it;
@@ -15,139 +13,32 @@ everything the runs found and search again with the file out of rg's reach:
   for .gitignore, `--no-ignore-dot` for .ignore and .rgignore), and a warning says so;
 * above the searched directory: `--no-ignore-parent` (rg still opens the ignore files above
   its root, but applies none of their rules);
-* a repository's `info/exclude`, or the global git ignore file: `--no-ignore-exclude`,
-  `--no-ignore-global`.
+* a repository's `info/exclude`, or the global git ignore file when it lies in the roots:
+  `--no-ignore-exclude`, `--no-ignore-global`.
 
-rg logs nothing for a file it cannot open (Landlock keeps it from targets outside the roots).
-
-rg's debug log also has a line per entry it skips: on a source tree a few hundred (the Linux
-kernel's: 230 KB), but on a tree full of ignored build output one per object file, and then
-the logging costs rg more than the search (measured: 60,000 ignored files, 0.1 s -> 1.0 s of
-CPU). Past NOISE_LIMIT bytes of log the run is stopped and Grep finds the links with a walk
-of the searched tree instead (`linkscan`: 26 ms there, 57 ms on the kernel's tree, and
-one lstat per directory on later calls), and keeps doing so for that directory for NOISY_FOR
-seconds.
-When the log cannot be trusted (an rg whose log lacks the recognised line, checked once per
-binary; a logged path that names no file, as rg prints non-UTF-8 names lossily; more paths
-than the log keeps), Grep finds the links itself with a walk of the searched tree.
+Cost (measured, CPU per Grep): one lstat per directory once the tree is remembered (+1% on
+the Linux kernel's tree and on a 4.5k-file project), a full walk of directory entries on the
+first call for a tree (+57 ms there, +3 ms on the project). Reading rg's own `--debug` log of
+the ignore files it opens was measured too and not chosen: rg writes its log a piece at a
+time (thousands of writes), +2% on the kernel's tree, +10% on the project, and ten times the
+search's CPU on a tree of ignored build output. The check runs before rg starts: a link made
+between it and rg's visit of that directory is applied for that one search.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import tempfile
-import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from dataclasses import dataclass, replace
 
-from .._core.errors import ErrorCode, ToolError
 from .._core.ignorefiles import IGNORE_NAMES, forbidden_link
 from .._core.paths import is_within
-from .._core.runner import StreamingProcess
+from .._index.listing import outside_rule_files
 from .command import GrepQuery
+from .linkscan import linked_ignore_files
 
-T = TypeVar("T")
-
-_PREFIX = b"rg: DEBUG|"
-_OPENED = re.compile(rb"^rg: DEBUG\|ignore::gitignore\|[^\n]*?: opened gitignore file: ([^\n]*)\n", re.M)
-_DEBUG_LINE = re.compile(rb"^rg: DEBUG\|[^\n]*\n", re.M)
 _EXCLUDE = "/.git/info/exclude"
-# One path per directory rg enters holds an ignore file: far below this on any real tree.
-MAX_OPENED = 50_000
-# rg writes whole lines; a longer run without a line end is passed on as it is.
-_MAX_PARTIAL = 1 << 20
-# A search that still finds a forbidden link after this many tries is racing a tree that keeps changing.
-_ATTEMPTS = 4
-_PROBE_TIMEOUT = 10.0
-NOISE_LIMIT = 1 << 20
-NOISY_FOR = 600.0
-_NOISY_ROOTS = 256
-# Searched directories whose rg log was too long, with when that was seen.
-_noisy: dict[str, float] = {}
-
-
-@dataclass
-class OpenedLog:
-    """The ignore files rg logged as opened, over all runs of one search attempt."""
-
-    paths: list[bytes] = field(default_factory=list)
-    overflow: bool = False
-    noise: int = 0  # bytes of other debug lines
-    noisy: bool = False  # past NOISE_LIMIT: the runs were stopped
-
-    def sift(self) -> DebugSift:
-        """A stderr filter for one rg run (each run's stderr is drained by its own thread)."""
-        return DebugSift(self)
-
-    def record(self, found: list[bytes]) -> None:
-        room = MAX_OPENED - len(self.paths)
-        if len(found) > room:
-            self.overflow = True
-        self.paths += found[: max(room, 0)]
-
-
-class DebugSift:
-    """rg's stderr without its debug lines; the paths of the "opened gitignore file" lines go to the log."""
-
-    def __init__(self, log: OpenedLog) -> None:
-        self._log = log
-        self._rest = b""
-        self.stop: Callable[[], None] | None = None  # stops the run once the log is too long
-
-    def feed(self, chunk: bytes) -> bytes:
-        data = self._rest + chunk if self._rest else chunk
-        cut = data.rfind(b"\n") + 1
-        if not cut and len(data) > _MAX_PARTIAL:
-            cut = len(data)
-        self._rest = data[cut:]
-        return self._sift(data[:cut])
-
-    def end(self) -> bytes:
-        rest, self._rest = self._rest, b""
-        if not rest:
-            return b""
-        kept = self._sift(rest + b"\n")
-        return kept[:-1] if kept else kept
-
-    def _sift(self, data: bytes) -> bytes:
-        if _PREFIX not in data:
-            return data
-        log = self._log
-        found = _OPENED.findall(data)
-        if found:
-            log.record(found)
-        kept = _DEBUG_LINE.sub(b"", data)
-        log.noise += len(data) - len(kept)
-        if log.noise > NOISE_LIMIT:
-            log.noisy = True
-            if self.stop is not None:
-                self.stop()
-        return kept
-
-
-_RECOGNISED: dict[str, bool] = {}
-
-
-def debug_log_recognised(rg: str, timeout: float) -> bool:
-    """Whether this rg logs the ignore files it opens as Grep reads them: tried once per binary on a
-    scratch tree (a try that runs out of time answers no, and is tried again next time)."""
-    known = _RECOGNISED.get(rg)
-    if known is not None:
-        return known
-    with tempfile.TemporaryDirectory(prefix="fstools-rg-") as scratch:
-        path = os.path.join(os.path.realpath(scratch), ".ignore")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("x\n")
-        log = OpenedLog()
-        argv = [rg, "--no-config", "--debug", "--files", "--", os.path.dirname(path)]
-        with StreamingProcess(argv, timeout=min(timeout / 4, _PROBE_TIMEOUT), stderr_filter=log.sift()) as proc:
-            proc.read_all()
-    if proc.timed_out:
-        return False
-    _RECOGNISED[rg] = os.fsencode(path) in log.paths
-    return _RECOGNISED[rg]
 
 
 @dataclass(frozen=True)
@@ -169,32 +60,27 @@ def _global_file(path: str) -> bool:
     return os.path.basename(path) not in IGNORE_NAMES and not path.endswith(_EXCLUDE)
 
 
-def _judge(paths: Iterable[str], policy: LinkPolicy) -> tuple[list[_Finding], bool]:
-    """The forbidden links among `paths`, and whether some path could not be examined."""
+def _judge(paths: Iterable[str], policy: LinkPolicy) -> list[_Finding]:
+    """The forbidden links among `paths` (one that vanished meanwhile is not read by rg either)."""
     findings: list[_Finding] = []
-    unknown = False
     for path in dict.fromkeys(paths):
         if _global_file(path) and not policy.inside(path):
             continue  # the user's own git configuration (often a link into a dotfiles checkout)
         try:
             reason = forbidden_link(path, policy.inside, policy.secret)
         except OSError:
-            unknown = True
             continue
         if reason is not None:
             findings.append(_Finding(path, reason))
-    return findings, unknown
+    return findings
 
 
-def _scan(q: GrepQuery, policy: LinkPolicy) -> list[_Finding]:
-    """The forbidden links among the ignore files of the searched tree and of the directories above it,
-    found by a walk (`linkscan`) where rg's log cannot tell."""
-    from .linkscan import linked_ignore_files, linked_ignore_files_above
-
+def _links(q: GrepQuery) -> list[str]:
+    """The ignore files rg may read for q that are links: in the tree, above it, the global one."""
     # A caller's glob may reach into hidden directories (rg's overrides win over its hidden rule).
-    hidden = q.hidden or q.glob is not None
-    links = [*linked_ignore_files_above(q.root), *linked_ignore_files(q.root, hidden=hidden)]
-    return _judge(links, policy)[0]
+    inside = linked_ignore_files(q.root, hidden=q.hidden or q.glob is not None)
+    around = [p for p in outside_rule_files(q.root) if os.path.basename(p) != ".git" and os.path.islink(p)]
+    return [*around, *inside]
 
 
 _GLOB_SPECIAL = re.compile(r"([\\*?\[\]{}])")
@@ -225,59 +111,12 @@ def _remedy(q: GrepQuery, finding: _Finding) -> tuple[GrepQuery, str] | None:
     return replace(q, ignore_flags=(*q.ignore_flags, flag)), note
 
 
-def _apply(q: GrepQuery, findings: list[_Finding], notes: list[str]) -> tuple[GrepQuery, bool]:
-    """q with every finding's remedy, the notes added to `notes`; whether anything changed."""
-    changed = False
-    for finding in findings:
+def keep_out(q: GrepQuery, policy: LinkPolicy) -> tuple[GrepQuery, list[str]]:
+    """q with every forbidden ignore-file link out of rg's reach, and the warnings that say what was left out."""
+    notes: list[str] = []
+    for finding in _judge(_links(q), policy):
         remedy = _remedy(q, finding)
         if remedy is not None:
             q, note = remedy
             notes.append(note)
-            changed = True
-    return q, changed
-
-
-def _recently_noisy(root: str) -> bool:
-    seen = _noisy.get(root)
-    return seen is not None and time.monotonic() - seen < NOISY_FOR
-
-
-def _remember_noisy(root: str) -> None:
-    if len(_noisy) >= _NOISY_ROOTS:
-        _noisy.pop(next(iter(_noisy)))
-    _noisy[root] = time.monotonic()
-
-
-def guarded_search(
-    q: GrepQuery, policy: LinkPolicy, rg: str, run: Callable[[GrepQuery, OpenedLog | None], T], timeout: float
-) -> tuple[T, list[str]]:
-    """`run(q, log)` until its rg runs opened no forbidden ignore file; the last result and the warnings.
-
-    `run` starts its rg runs with `--debug` and `log.sift()` when given a log; a quarter of `timeout` bounds
-    the one-time check of rg's log. A result
-    whose runs opened a forbidden file is thrown away whole: none of it reaches the agent.
-    """
-    notes: list[str] = []
-    if _recently_noisy(q.root) or not debug_log_recognised(rg, timeout):
-        q, _ = _apply(q, _scan(q, policy), notes)
-        return run(q, None), notes
-    scanned = False
-    for _ in range(_ATTEMPTS):
-        log = OpenedLog()
-        value = run(q, log)
-        if log.noisy:
-            _remember_noisy(q.root)
-            q, _ = _apply(q, _scan(q, policy), notes)
-            return run(q, None), notes
-        findings, unknown = _judge((os.fsdecode(p) for p in log.paths), policy)
-        if (unknown or log.overflow) and not scanned:
-            findings += _scan(q, policy)
-            scanned = True
-        q, changed = _apply(q, findings, notes)
-        if not changed:
-            return value, notes
-    raise ToolError(
-        ErrorCode.IO_ERROR,
-        "Ignore files kept turning into links to files Grep may not read during the search: "
-        "search again, or with respect_gitignore=false",
-    )
+    return q, notes

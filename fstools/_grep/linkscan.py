@@ -1,14 +1,11 @@
 """The ignore files that are symlinks in a tree, found by a walk and remembered between calls.
 
-Grep reads rg's own log of the ignore files it opens (`ignorelinks`); where that log cannot
-be used (too long on a tree full of ignored build output, or an rg that logs differently)
-the links are found here instead. The walk reads directory entries only (no stat per file)
-and goes wherever rg could: every directory except the default excludes (and hidden ones
-when rg skips them). It remembers each directory's entries with its lstat signature, so a
-later walk of the same tree lstats each directory and lists again only those that changed:
-creating, renaming or removing a link changes its directory's mtime. A directory changed
-in the last RACY_NS is listed again every time (its mtime may not yet show a second change
-in the same clock tick).
+The walk reads directory entries only (no stat per file) and goes wherever rg could: every
+directory except the default excludes (and hidden ones when rg skips them). It remembers
+each directory's entries with its lstat signature, so a later walk of the same tree lstats
+each directory and lists again only those that changed: creating, renaming or removing a
+link changes its directory's mtime and ctime. A directory changed in the last RACY_NS is
+listed again every time (a second change in the same clock tick would not show).
 """
 
 from __future__ import annotations
@@ -36,13 +33,13 @@ class _Listing:
 _trees: dict[tuple[str, bool], dict[str, _Listing]] = {}
 
 
-def _sig(st: os.stat_result) -> Sig | None:
-    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
+def _sig(st: os.stat_result, now: int) -> Sig | None:
+    if now - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
         return None
     return (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
-def _list(directory: str, st: os.stat_result, hidden: bool) -> _Listing | None:
+def _list(directory: str, st: os.stat_result, now: int, hidden: bool) -> _Listing | None:
     links: list[str] = []
     subdirs: list[str] = []
     try:
@@ -64,7 +61,7 @@ def _list(directory: str, st: os.stat_result, hidden: bool) -> _Listing | None:
                     subdirs.append(entry.path)
     except OSError:
         return None
-    return _Listing(_sig(st), tuple(links), tuple(subdirs))
+    return _Listing(_sig(st, now), tuple(links), tuple(subdirs))
 
 
 def linked_ignore_files(root: str, *, hidden: bool) -> list[str]:
@@ -72,6 +69,7 @@ def linked_ignore_files(root: str, *, hidden: bool) -> list[str]:
     key = (root, hidden)
     known = _trees.pop(key, {})
     fresh: dict[str, _Listing] = {}
+    now = time.time_ns()
     pending = [root]
     while pending:
         directory = pending.pop()
@@ -80,8 +78,8 @@ def linked_ignore_files(root: str, *, hidden: bool) -> list[str]:
         except OSError:
             continue
         listing = known.get(directory)
-        if listing is None or listing.sig is None or listing.sig != _sig(st):
-            listing = _list(directory, st, hidden)
+        if listing is None or listing.sig is None or listing.sig != _sig(st, now):
+            listing = _list(directory, st, now, hidden)
             if listing is None:
                 continue
         fresh[directory] = listing
@@ -90,14 +88,3 @@ def linked_ignore_files(root: str, *, hidden: bool) -> list[str]:
         _trees.pop(next(iter(_trees)))
     _trees[key] = fresh
     return [link for listing in fresh.values() for link in listing.links]
-
-
-def linked_ignore_files_above(root: str) -> list[str]:
-    """The symlinked ignore files in the directories above `root`."""
-    found = []
-    above = os.path.dirname(root)
-    while True:
-        found += [p for p in (os.path.join(above, name) for name in IGNORE_NAMES) if os.path.islink(p)]
-        if os.path.dirname(above) == above:
-            return found
-        above = os.path.dirname(above)

@@ -34,7 +34,7 @@ from .._core.runner import StreamingProcess
 
 if TYPE_CHECKING:
     from .._core.confinement import Confinement
-    from .ignorelinks import LinkPolicy, OpenedLog
+    from .ignorelinks import LinkPolicy
 from .command import (
     GrepQuery,
     count_argv,
@@ -106,7 +106,6 @@ class _Deadline:
     def __init__(self, seconds: float, confinement: Confinement | None = None, max_size: int = 0) -> None:
         self.end = time.monotonic() + seconds
         self.confinement = confinement
-        self.opened: OpenedLog | None = None  # when set, runs log the ignore files they open into it
         self.pinner: Pinner | None = None
         if confinement is not None and not confinement.confined:
             self.pinner = Pinner(confinement.cwd_fd, confinement.cwd_path, max_size)
@@ -116,21 +115,12 @@ class _Deadline:
     ) -> StreamingProcess:
         """An rg run of q's search, started in the searched directory (globs are relative to it) and
         in the call's confinement, killed at `timeout` (default: what is left of the budget; for
-        pinned files at least a grace, so that what a walk found before time ran out is checked).
-        With `opened` set, rg logs the ignore files it opens into it (`ignorelinks`)."""
+        pinned files at least a grace, so that what a walk found before time ran out is checked)."""
         if timeout is None:
             timeout = max(self.remaining(), _PAGE_GRACE) if files is not None and files.names else self.remaining()
         left = timeout
         fds = files.fds if files is not None else ()
-        sift = None
-        if self.opened is not None and not self.opened.noisy:
-            argv, sift = [argv[0], "--debug", *argv[1:]], self.opened.sift()
-        proc = StreamingProcess(
-            argv, timeout=left, cwd=run_dir(q), confinement=self.confinement, pass_fds=fds, stderr_filter=sift
-        )
-        if sift is not None:
-            sift.stop = proc.kill
-        return proc
+        return StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement, pass_fds=fds)
 
     def files(self, paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[FileArgs]:
         """`paths` as the file arguments of successive rg runs: by name, or pinned."""
@@ -507,34 +497,14 @@ def search(
     With `links`, no ignore file that is a link it forbids is applied (see `ignorelinks`).
     """
     rg = require_binary("rg")
+    notes: list[str] = []
+    # An index that answered holds no such link (it is never built over one, and goes stale when one appears).
+    if links is not None and candidates is None and not q.root_is_file and q.respect_gitignore:
+        from .ignorelinks import keep_out
+
+        q, notes = keep_out(q, links)
+    out = SearchOutcome(ignore_warnings=notes)
     deadline = _Deadline(timeout, confinement, q.max_filesize)
-
-    def attempt(query: GrepQuery, opened: OpenedLog | None) -> SearchOutcome:
-        deadline.opened = opened
-        return _search(rg, query, content, offset, limit, sensitive, line_numbers, deadline, candidates)
-
-    if links is None or q.root_is_file or not q.respect_gitignore:
-        return attempt(q, None)
-    from .ignorelinks import guarded_search
-
-    out, notes = guarded_search(q, links, rg, attempt, deadline.remaining())
-    out.ignore_warnings = notes
-    return out
-
-
-def _search(
-    rg: str,
-    q: GrepQuery,
-    content: bool,
-    offset: int,
-    limit: int,
-    sensitive: HiddenPaths,
-    line_numbers: bool,
-    deadline: _Deadline,
-    candidates: Scope,
-) -> SearchOutcome:
-    """One search: the rg runs of its kind, then the probe when it found nothing."""
-    out = SearchOutcome()
     started = time.monotonic()
     indexed = candidates is not None
     if q.root_is_file:
