@@ -70,15 +70,17 @@ def linked_ignore_files(root: str, *, hidden: bool) -> list[str]:
     known = _trees.pop(key, {})
     fresh: dict[str, _Listing] = {}
     now = time.time_ns()
+    lstat = os.lstat
     pending = [root]
     while pending:
         directory = pending.pop()
         try:
-            st = os.lstat(directory)
+            st = lstat(directory)
         except OSError:
             continue
         listing = known.get(directory)
-        if listing is None or listing.sig is None or listing.sig != _sig(st, now):
+        # A listing changed too recently has no signature (None): it never equals, so it is listed again.
+        if listing is None or listing.sig != (st.st_mtime_ns, st.st_ctime_ns, st.st_ino):
             listing = _list(directory, st, now, hidden)
             if listing is None:
                 continue
