@@ -80,7 +80,7 @@ def _links(q: GrepQuery) -> list[str]:
     # A caller's glob may reach into hidden directories (rg's overrides win over its hidden rule).
     inside = linked_ignore_files(q.root, hidden=q.hidden or q.glob is not None)
     around = [p for p in outside_rule_files(q.root) if os.path.basename(p) != ".git" and os.path.islink(p)]
-    return [*around, *inside]
+    return [*around, *sorted(inside)]
 
 
 _GLOB_SPECIAL = re.compile(r"([\\*?\[\]{}])")
@@ -114,9 +114,15 @@ def _remedy(q: GrepQuery, finding: _Finding) -> tuple[GrepQuery, str] | None:
 def keep_out(q: GrepQuery, policy: LinkPolicy) -> tuple[GrepQuery, list[str]]:
     """q with every forbidden ignore-file link out of rg's reach, and the warnings that say what was left out."""
     notes: list[str] = []
+    left_out: list[str] = []
     for finding in _judge(_links(q), policy):
+        if any(is_within(finding.path, d) for d in left_out):
+            continue  # below a directory already left out (sorted: parents come first)
         remedy = _remedy(q, finding)
         if remedy is not None:
+            excluded = q.excludes
             q, note = remedy
             notes.append(note)
+            if q.excludes != excluded:
+                left_out.append(os.path.dirname(finding.path))
     return q, notes

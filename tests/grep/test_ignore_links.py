@@ -307,10 +307,12 @@ def test_the_remembered_walk_sees_a_link_made_right_after_it_with_the_mtime_put_
     assert linkscan.linked_ignore_files(str(project), hidden=False) == [str(project / "d" / ".rgignore")]
 
 
-def test_two_links_in_one_directory_exclude_it_once(project, ctx):
+def test_two_links_in_one_directory_or_below_it_exclude_it_once(project, ctx):
     _repo(project)
     write(project / "top.txt", "needle\n")
     write(project / "sub" / "hidden.txt", "needle\n")
+    write(project / "sub" / "deeper" / "f.txt", "x\n")
+    os.symlink("../../.env", project / "sub" / "deeper" / ".gitignore")
     os.symlink("../.env", project / "sub" / ".gitignore")
     os.symlink("../.env", project / "sub" / ".ignore")
     os.symlink(".env", project / ".ignore")
