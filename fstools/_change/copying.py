@@ -27,6 +27,8 @@ _COPY_CHUNK = 1 << 20
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # Levels below the top whose descriptors stay open: two each, well under any usual limit (1024).
 WINDOW = 64
+# Said with ESTALE of an entry found changed since it was listed (another kind, or another object).
+_CHANGED = "changed while it was being copied"
 
 
 def carry_metadata(src_fd: int, dst_fd: int, st: os.stat_result) -> None:
@@ -59,7 +61,7 @@ def _open_regular(src_fd: int, name: str, st: os.stat_result) -> int:
     opened = os.fstat(fd)
     if (opened.st_dev, opened.st_ino) != (st.st_dev, st.st_ino) or not stat.S_ISREG(opened.st_mode):
         os.close(fd)
-        raise OSError(errno.ESTALE, "the file was replaced while it was being copied", name)
+        raise OSError(errno.ESTALE, _CHANGED, name)
     return fd
 
 
@@ -75,6 +77,8 @@ def copy_entry(src_fd: int, name: str, dst_fd: int, new: str) -> None:
             pass
         os.utime(new, ns=(st.st_atime_ns, st.st_mtime_ns), dir_fd=dst_fd, follow_symlinks=False)
         return
+    if stat.S_ISDIR(st.st_mode):  # listed as a file or link a moment ago
+        raise OSError(errno.ESTALE, _CHANGED, name)
     if not stat.S_ISREG(st.st_mode):  # a FIFO, socket or device made since the plan
         raise OSError(errno.EINVAL, "not a regular file, directory or symlink", name)
     fin = _open_regular(src_fd, name, st)
@@ -94,12 +98,17 @@ def copy_entry(src_fd: int, name: str, dst_fd: int, new: str) -> None:
 
 def _open_dir(parent_fd: int, name: str, identity: tuple[int, int] | None = None) -> int:
     """The subdirectory `name` of `parent_fd`, never through a symlink; with `identity`, only that directory."""
-    fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+    try:
+        fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+    except NotADirectoryError:  # O_NOFOLLOW | O_DIRECTORY on a symlink: say it as openat2 does
+        if stat.S_ISLNK(os.stat(name, dir_fd=parent_fd, follow_symlinks=False).st_mode):
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), name) from None
+        raise
     if identity is not None:
         st = os.fstat(fd)
         if (st.st_dev, st.st_ino) != identity:
             os.close(fd)
-            raise OSError(errno.ESTALE, "a directory was moved while it was being copied", name)
+            raise OSError(errno.ESTALE, _CHANGED, name)
     return fd
 
 
