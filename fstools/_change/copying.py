@@ -4,8 +4,9 @@ Every entry is reached by one name relative to an open directory, never by a lon
 a source directory is opened `O_NOFOLLOW | O_DIRECTORY` in its parent's descriptor, a file
 `O_NOFOLLOW` in its directory's, a link is read as a link and copied as one; the copy's
 directories are made with mkdirat and opened `O_NOFOLLOW` in their parent's copy, its files
-created `O_EXCL` there. A process that swaps a directory of the source (or of the half-built
-copy) for a symlink therefore makes the copy fail, never read or write outside. Owner,
+created `O_EXCL` there. A directory of the source (or of the half-built copy) that a process
+swaps for a symlink is therefore copied as that link, or makes the copy fail: what is read is
+always the source's own, what is written always lands in the copy. Owner,
 extended attributes, mode and times are set through the copy's descriptors, and each file and
 directory is fsynced.
 
@@ -27,11 +28,11 @@ _COPY_CHUNK = 1 << 20
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # Levels below the top whose descriptors stay open: two each, well under any usual limit (1024).
 WINDOW = 64
-# Said with ESTALE of an entry found changed since it was listed (another kind, or another object).
+# The reason given (with ESTALE) when an entry is not what was listed: another kind, or another object.
 _CHANGED = "changed while it was being copied"
 
 
-def carry_metadata(src_fd: int, dst_fd: int, st: os.stat_result) -> None:
+def _carry_metadata(src_fd: int, dst_fd: int, st: os.stat_result) -> None:
     """Owner and extended attributes of the open `src_fd` on its open copy `dst_fd`, as far as this
     process may set them (as mv does); before the mode, since a chown clears set-id bits."""
     try:
@@ -48,7 +49,7 @@ def carry_metadata(src_fd: int, dst_fd: int, st: os.stat_result) -> None:
 
 def _finish(src_fd: int, dst_fd: int, st: os.stat_result) -> None:
     """The copy `dst_fd` gets the metadata `st` of `src_fd` and is fsynced (once its contents are in place)."""
-    carry_metadata(src_fd, dst_fd, st)
+    _carry_metadata(src_fd, dst_fd, st)
     os.fchmod(dst_fd, stat.S_IMODE(st.st_mode))
     os.utime(dst_fd, ns=(st.st_atime_ns, st.st_mtime_ns))
     os.fsync(dst_fd)
@@ -62,6 +63,7 @@ def _open_regular(src_fd: int, name: str, st: os.stat_result) -> int:
     if (opened.st_dev, opened.st_ino) != (st.st_dev, st.st_ino) or not stat.S_ISREG(opened.st_mode):
         os.close(fd)
         raise OSError(errno.ESTALE, _CHANGED, name)
+    os.set_blocking(fd, True)  # a regular file: read it as any other
     return fd
 
 

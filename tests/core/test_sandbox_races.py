@@ -5,8 +5,6 @@ change or delete anything outside. Short here; `scripts/stress` runs the long ve
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +26,7 @@ from tests.helpers.races import (
     restore,
     snapshot,
 )
+from tests.helpers.trees import other_filesystem
 
 # Grep's pattern matches the canary without containing it: results echo the pattern back.
 PATTERN = CANARY[:-1] + f"[{CANARY[-1]}]"
@@ -208,16 +207,10 @@ def test_stress_file_swap(scene, tool):
 
 @pytest.fixture
 def cross(tmp_path: Path):
-    shm = Path("/dev/shm")
-    if not shm.is_dir() or not os.access(shm, os.W_OK) or shm.stat().st_dev == tmp_path.stat().st_dev:
-        pytest.skip("no second writable filesystem (/dev/shm) here")
-    other = Path(tempfile.mkdtemp(dir=shm))
-    try:
+    with other_filesystem(tmp_path) as other:
         if not (renameat2_supported(tmp_path) and renameat2_supported(other)):
             pytest.skip("renameat2(RENAME_EXCHANGE) is not available here")
         yield build_cross_scene(tmp_path, other, LEAVES)
-    finally:
-        shutil.rmtree(other, ignore_errors=True)
 
 
 def _aim(scene: CrossScene, top: Path, where: str):
