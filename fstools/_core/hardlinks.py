@@ -23,6 +23,15 @@ def hard_link_warning(links: int) -> str:
     )
 
 
+def hard_links_warning(found: dict[str, int], examples: int) -> str:
+    """The warning for a list of results, `examples` of the hard-linked files named."""
+    names = ", ".join(list(found)[:examples]) + (f" and {len(found) - examples} more" if len(found) > examples else "")
+    return (
+        f"{len(found)} file(s) shown have other hard links: the same content is reachable under other names, "
+        f"possibly outside the allowed directories: {names}"
+    )
+
+
 def note_hard_links(run: Callable[..., ToolResult]) -> Callable[..., ToolResult]:
     """Wrap a file tool's implementation: a successful result for a file with st_nlink > 1 gets
     metadata["hard_links"] and a warning."""

@@ -26,7 +26,8 @@ class StreamingProcess:
     With a `confinement` the child starts in a verified directory and, where the kernel
     allows, can read nothing outside the allowed roots. The child is killed when the timeout
     expires (then `timed_out` is set and the stream simply ends) or when the reader stops
-    early and closes this object, so an abandoned search never keeps running.
+    early and closes this object, so an abandoned search never keeps running. `pass_fds`
+    stay open in the child under their numbers (files it is given as `/dev/fd/N`).
     """
 
     def __init__(
@@ -36,6 +37,7 @@ class StreamingProcess:
         timeout: float | None,
         cwd: str | None = None,
         confinement: Confinement | None = None,
+        pass_fds: Sequence[int] = (),
     ) -> None:
         self.argv = list(argv)
         self.timed_out = False
@@ -46,7 +48,13 @@ class StreamingProcess:
 
         def start(where: str | None) -> subprocess.Popen[bytes]:
             return subprocess.Popen(
-                self.argv, stdin=devnull, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=where, bufsize=1 << 16
+                self.argv,
+                stdin=devnull,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=where,
+                bufsize=1 << 16,
+                pass_fds=tuple(pass_fds),
             )
 
         try:

@@ -113,6 +113,7 @@ def lines_argv(rg: str, q: GrepQuery, paths: Sequence[str] | None = None) -> lis
         rg,
         "--no-config",
         "--line-number",
+        "--with-filename",  # rg leaves the heading out when it is given a single file
         "--heading",
         "--null",
         "--field-match-separator",
@@ -129,7 +130,12 @@ def lines_argv(rg: str, q: GrepQuery, paths: Sequence[str] | None = None) -> lis
     ]
 
 
-def probe_argv(rg: str, q: GrepQuery) -> list[str]:
+def proposed_argv(rg: str, q: GrepQuery) -> list[str]:
+    """The files that appear to match (`path NUL` each): the walk's proposal when rg cannot be confined."""
+    return [rg, "--no-config", "--files-with-matches", "--null", *_matcher_args(q), *_filter_args(q), *_tail(q)]
+
+
+def probe_argv(rg: str, q: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
     """Where the pattern occurs in files the search could not show: binary, ignored or hidden.
 
     `--binary` searches binary files instead of quitting at their first NUL;
@@ -144,7 +150,7 @@ def probe_argv(rg: str, q: GrepQuery) -> list[str]:
         "1",
         *_matcher_args(q),
         *_filter_args(q, ignore_rules=False),
-        *_tail(q),
+        *_tail(q, paths),
     ]
 
 

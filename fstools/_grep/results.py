@@ -30,6 +30,7 @@ class FileHit(NamedTuple):
     path: str
     lines: int  # not `count`: that would shadow tuple.count
     mtime_ns: int
+    links: int = 1  # hard links: more than one means the content may also live under other names
 
 
 @dataclass(frozen=True)
@@ -57,12 +58,12 @@ class LineHit:
 
 
 def file_hit(path: str, count: int) -> FileHit:
-    """A matching file with its mtime (stat'ed as soon as rg reports it, while rg keeps searching)."""
+    """A matching file with its mtime and link count (stat'ed as soon as rg reports it, while rg keeps searching)."""
     try:
-        mtime = os.stat(path).st_mtime_ns
+        st = os.stat(path)
     except OSError:  # vanished since rg saw it: still listed, after every file that exists
-        mtime = 0
-    return FileHit(path, count, mtime)
+        return FileHit(path, count, 0)
+    return FileHit(path, count, st.st_mtime_ns, st.st_nlink)
 
 
 def page_order(hits: Iterable[FileHit]) -> list[FileHit]:

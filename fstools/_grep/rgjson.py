@@ -13,7 +13,7 @@ import base64
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -142,6 +142,7 @@ class PageCollector:
     a page line's context window is shown as context: context travels with its match,
     and each matching line belongs to exactly one page. Lines of other files, and lines
     before a range, are counted and kept as raw bytes at most `before` deep, never parsed.
+    `names` renames the paths rg prints (files it was given as descriptors) as they are read.
     """
 
     def __init__(
@@ -153,6 +154,7 @@ class PageCollector:
         self._multiline = multiline
         self.ends: list[FileEnd] = []
         self.lines: dict[str, list[LineHit]] = {}
+        self.names: Mapping[str, str] = {}
         self._reset(None, None)
 
     def _reset(self, path: str | None, rng: LineRange | None) -> None:
@@ -171,9 +173,12 @@ class PageCollector:
             self._on_context(line)
         elif line.startswith(_BEGIN):
             path = decode_path(orjson.loads(line)["data"]["path"])
+            path = self.names.get(path, path)
             self._reset(path, _EVERYTHING if self._ranges is None else self._ranges.get(path))
         elif line.startswith(_END):
             end = parse_end(line)
+            if end.path in self.names:
+                end = replace(end, path=self.names[end.path])
             self.ends.append(end)
             if self._out and not end.binary:
                 self.lines[end.path] = self._out

@@ -10,15 +10,20 @@ file (`rglines`); its first STRUCTURED_LINES lines are also given as structured 
 A directory search that finds nothing is followed by a probe that says what could not be
 seen: binary files and ignored/hidden
 files that contain the pattern, and files over the size limit.
+
+Where the kernel cannot confine rg (no Landlock), a walk only proposes files: every run that
+reports something reads descriptors opened through the sandbox instead (`pinned`), and a
+walk's other findings are kept only for paths the sandbox reaches.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from .._core.binaries import require_binary
@@ -36,9 +41,11 @@ from .command import (
     json_argv,
     lines_argv,
     probe_argv,
+    proposed_argv,
     run_dir,
     type_list_argv,
 )
+from .pinned import FileArgs, Pinner
 from .regexerror import explain_regex_error
 from .results import FileHit, LineHit, file_hit, line_ranges, page_order
 from .rgjson import FileEnd, PageCollector, parse_counts, scan_ends
@@ -91,17 +98,34 @@ class SearchOutcome:
 
 
 class _Deadline:
-    """The call's time budget, and how its rg runs are started (`confinement`)."""
+    """The call's time budget, and how its rg runs are started (`confinement`); `pinner` hands
+    rg its files as descriptors when the confinement cannot keep rg inside the roots."""
 
-    def __init__(self, seconds: float, confinement: Confinement | None = None) -> None:
+    def __init__(self, seconds: float, confinement: Confinement | None = None, max_size: int = 0) -> None:
         self.end = time.monotonic() + seconds
         self.confinement = confinement
+        self.pinner: Pinner | None = None
+        if confinement is not None and not confinement.confined:
+            self.pinner = Pinner(confinement.cwd_fd, confinement.cwd_path, max_size)
 
-    def start(self, argv: list[str], q: GrepQuery, timeout: float | None = None) -> StreamingProcess:
+    def start(
+        self, argv: list[str], q: GrepQuery, timeout: float | None = None, files: FileArgs | None = None
+    ) -> StreamingProcess:
         """An rg run of q's search, started in the searched directory (globs are relative to it) and
-        in the call's confinement, killed at `timeout` (default: what is left of the budget)."""
-        left = self.remaining() if timeout is None else timeout
-        return StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement)
+        in the call's confinement, killed at `timeout` (default: what is left of the budget; for
+        pinned files at least a grace, so that what a walk found before time ran out is checked)."""
+        if timeout is None:
+            timeout = max(self.remaining(), _PAGE_GRACE) if files is not None and files.names else self.remaining()
+        left = timeout
+        fds = files.fds if files is not None else ()
+        return StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement, pass_fds=fds)
+
+    def files(self, paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[FileArgs]:
+        """`paths` as the file arguments of successive rg runs: by name, or pinned."""
+        if self.pinner is not None:
+            yield from self.pinner.batches(paths)
+        else:
+            yield from (FileArgs(batch) for batch in _batches(paths, budget))
 
     def remaining(self) -> float:
         return max(0.0, self.end - time.monotonic())
@@ -141,17 +165,33 @@ def _path_messages(rg: str, q: GrepQuery, code: int, stderr: str) -> list[str]:
 
 
 def _run(
-    rg: str, q: GrepQuery, proc: StreamingProcess, out: SearchOutcome, consume: Callable[[StreamingProcess], T]
+    rg: str,
+    q: GrepQuery,
+    proc: StreamingProcess,
+    out: SearchOutcome,
+    consume: Callable[[StreamingProcess], T],
+    files: FileArgs | None = None,
+    unconfined: Pinner | None = None,
 ) -> T:
-    """Finish one rg run: consume its stdout, record a timeout and unreadable paths, raise on bad input."""
+    """Finish one rg run: consume its stdout, record a timeout and unreadable paths, raise on bad input.
+
+    `files` are the run's file arguments (None: it walked the root). A walk that could not be
+    confined (`unconfined`) may have been led outside: its messages count only for paths the
+    sandbox reaches.
+    """
     try:
         value = consume(proc)
     finally:
         code = proc.close()
     out.timed_out = out.timed_out or proc.timed_out
-    messages = redact_ignore_messages(_path_messages(rg, q, code, proc.stderr), lambda p: is_within(p, q.root))
-    if code == 2 and not messages and not proc.timed_out and proc.stderr.strip():
-        raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {_explain(proc.stderr)}")
+    stderr = proc.stderr
+    if files is not None and files.names:
+        stderr = "\n".join(files.real_message(line) for line in stderr.splitlines())
+    messages = redact_ignore_messages(_path_messages(rg, q, code, stderr), lambda p: is_within(p, q.root))
+    if code == 2 and not messages and not proc.timed_out and stderr.strip():
+        raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {_explain(stderr)}")
+    if unconfined is not None:
+        messages = [m for m in messages if unconfined.reaches(m.split(": ", 1)[0])]
     for message in messages:
         (out.unreadable if "(os error" in message else out.notices).append(message)
     return value
@@ -171,8 +211,40 @@ def _batches(paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[list[str]
         yield batch
 
 
-def _collect(collector: PageCollector) -> Callable[[StreamingProcess], None]:
-    return lambda proc: collector.feed_all(proc)
+def _collect(collector: PageCollector, files: FileArgs) -> Callable[[StreamingProcess], None]:
+    def consume(proc: StreamingProcess) -> None:
+        collector.names = files.names
+        collector.feed_all(proc)
+
+    return consume
+
+
+def _renamed_ends(ends: Iterable[FileEnd], files: FileArgs | None) -> Iterator[FileEnd]:
+    if files is None or not files.names:
+        yield from ends
+    else:
+        yield from (replace(end, path=files.real(end.path)) for end in ends)
+
+
+def _kept_ends(
+    files: FileArgs | None, sensitive: HiddenPaths, out: SearchOutcome
+) -> Callable[[StreamingProcess], list[FileHit]]:
+    """A consumer of a JSON run: the matching files its `end` messages name, as `_keep` keeps them."""
+    return lambda proc: _keep(_renamed_ends(scan_ends(proc.chunks()), files), sensitive, out)
+
+
+def _all_ends(files: FileArgs) -> Callable[[StreamingProcess], list[FileEnd]]:
+    return lambda proc: list(_renamed_ends(scan_ends(proc.chunks()), files))
+
+
+def _kept_blocks(
+    blocks: Callable[[StreamingProcess, FileArgs | None], Iterator[Block]],
+    files: FileArgs | None,
+    sensitive: HiddenPaths,
+    out: SearchOutcome,
+    proc: StreamingProcess,
+) -> list[FileHit]:
+    return _keep(blocks(proc, files), sensitive, out)
 
 
 def _keep(ends: Iterable[FileEnd | Block], sensitive: HiddenPaths, out: SearchOutcome) -> list[FileHit]:
@@ -197,9 +269,13 @@ def _fetch_page(
         return
     collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
     max_count = max(stop for _, stop in ranges.values())
-    for batch in _batches(list(ranges)):
-        argv = json_argv(rg, q, batch, context=True, max_count=max_count)
-        _run(rg, q, deadline.start(argv, q, max(deadline.remaining(), _PAGE_GRACE)), out, _collect(collector))
+    for batch in deadline.files(list(ranges)):
+        try:
+            argv = json_argv(rg, q, batch.args, context=True, max_count=max_count)
+            proc = deadline.start(argv, q, max(deadline.remaining(), _PAGE_GRACE), batch)
+            _run(rg, q, proc, out, _collect(collector, batch), batch)
+        finally:
+            batch.close()
     out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
 
 
@@ -223,13 +299,13 @@ def _search_file(
         return
     ranges = {q.root: (offset, offset + limit if limit else float("inf"))} if content else {}
     collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
-    _run(
-        rg,
-        q,
-        deadline.start(json_argv(rg, q, context=content), q),
-        out,
-        _collect(collector),
-    )
+    # By name, rg reads it as given; pinned, it may have been swapped away or grown meanwhile: nothing to read.
+    for files in deadline.files([q.root]) if deadline.pinner is not None else [FileArgs([q.root])]:
+        try:
+            proc = deadline.start(json_argv(rg, q, files.args, context=content), q, files=files)
+            _run(rg, q, proc, out, _collect(collector, files), files)
+        finally:
+            files.close()
     out.files = _keep(collector.ends, sensitive, out)
     out.lines = collector.lines.get(q.root, [])
 
@@ -240,14 +316,21 @@ def _search_all(
     """Content mode, every line: one pass of rg's line printer, the first lines also structured.
 
     Past MAX_ALL_LINES_BYTES of printed lines the rest is only counted (memory stays bounded),
-    and the result becomes the first CAPPED_PAGE_LINES lines, paged like any other.
+    and the result becomes the first CAPPED_PAGE_LINES lines, paged like any other. Pinned, rg
+    gets only the files a JSON run found to be text: of a binary file it was handed by name,
+    rg's printer shows a message, not lines.
     """
     blocks: dict[str, Block] = {}
     kept = 0
+    if deadline.pinner is not None:
+        candidates = [f.path for f in _count_files(rg, q, sensitive, deadline, out, candidates)]
 
-    def remember(proc: StreamingProcess) -> Iterator[Block]:
+    def remember(proc: StreamingProcess, files: FileArgs | None) -> Iterator[Block]:
         nonlocal kept
         for block in split_blocks(proc.chunks(), with_context=bool(q.before or q.after)):
+            if files is not None and block.path in files.names:
+                path = files.real(block.path)
+                block = block._replace(path=path, head=os.fsencode(path))
             kept += len(block.body)
             if kept > MAX_ALL_LINES_BYTES:
                 out.capped = True
@@ -256,9 +339,12 @@ def _search_all(
             yield block
 
     hits: list[FileHit] = []
-    for paths in _scopes(candidates):
-        proc = deadline.start(lines_argv(rg, q, paths), q)
-        hits += _run(rg, q, proc, out, lambda p: _keep(remember(p), sensitive, out))
+    for files in _scopes(candidates, deadline):
+        try:
+            proc = deadline.start(lines_argv(rg, q, _args(files)), q, files=files)
+            hits += _run(rg, q, proc, out, partial(_kept_blocks, remember, files, sensitive, out), files)
+        finally:
+            _close(files)
     out.files = page_order(hits)
     if out.capped:
         blocks.clear()
@@ -285,27 +371,51 @@ def _stream_counts(proc: StreamingProcess, sensitive: HiddenPaths) -> list[FileH
     return hits
 
 
-def _scopes(candidates: Scope) -> Iterator[list[str] | None]:
-    """What each rg run searches: the root (None), or the index's candidates a command line at a time."""
+def _scopes(candidates: Scope, deadline: _Deadline) -> Iterator[FileArgs | None]:
+    """What each rg run searches: the root (None), or the candidates a command line at a time."""
     if candidates is None:
         yield None
     else:
-        yield from _batches(list(candidates), _CANDIDATES_BUDGET)
+        yield from deadline.files(list(candidates), _CANDIDATES_BUDGET)
+
+
+def _args(files: FileArgs | None) -> list[str] | None:
+    return None if files is None else files.args
+
+
+def _close(files: FileArgs | None) -> None:
+    if files is not None:
+        files.close()
 
 
 def _count_files(
     rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome, candidates: Scope
 ) -> list[FileHit]:
-    """Step one: every matching file with its number of matching lines."""
+    """Step one: every matching file with its number of matching lines.
+
+    Pinned files are counted from JSON `end` messages, which say whether rg met a NUL: rg
+    searches a file it is handed as if binary files were wanted, where a walk skips them.
+    """
     hits: list[FileHit] = []
-    for paths in _scopes(candidates):
-        if q.multiline:
-            proc = deadline.start(json_argv(rg, q, paths), q)
-            hits += _run(rg, q, proc, out, lambda p: _keep(scan_ends(p.chunks()), sensitive, out))
-        else:
-            proc = deadline.start(count_argv(rg, q, paths), q)
-            hits += _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive))
+    for files in _scopes(candidates, deadline):
+        try:
+            if q.multiline or (files is not None and files.names):
+                proc = deadline.start(json_argv(rg, q, _args(files)), q, files=files)
+                hits += _run(rg, q, proc, out, _kept_ends(files, sensitive, out), files)
+            else:
+                proc = deadline.start(count_argv(rg, q, _args(files)), q, files=files)
+                hits += _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive), files)
+        finally:
+            _close(files)
     return hits
+
+
+def _proposed(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome) -> list[str]:
+    """The files an unconfined walk says match: only a proposal, since a racing process could
+    have led it outside; the pinned runs that follow decide."""
+    proc = deadline.start(proposed_argv(rg, q), q)
+    listing = _run(rg, q, proc, out, StreamingProcess.read_all, None, deadline.pinner)
+    return [path for path in map(os.fsdecode, listing.split(b"\0")) if path and not sensitive.matches(path)]
 
 
 def _probe(
@@ -318,10 +428,13 @@ def _probe(
     probe = SearchOutcome()
     search_proc = deadline.start(probe_argv(rg, q), q, budget)
     files_proc = deadline.start(files_argv(rg, q), q, budget)
+    unconfined = deadline.pinner
     try:
-        ends = _run(rg, q, search_proc, probe, lambda p: list(scan_ends(p.chunks())))
+        ends = _run(rg, q, search_proc, probe, lambda p: list(scan_ends(p.chunks())), None, unconfined)
     finally:
-        listing = _run(rg, q, files_proc, probe, StreamingProcess.read_all)
+        listing = _run(rg, q, files_proc, probe, StreamingProcess.read_all, None, unconfined)
+    if unconfined is not None:
+        ends = _probe_pinned(rg, q, [end.path for end in ends], budget, deadline, probe)
     for end in ends:
         if sensitive.matches(end.path):
             continue
@@ -333,10 +446,10 @@ def _probe(
         if raw:
             path = os.fsdecode(raw)
             try:
-                too_large = os.stat(path).st_size > q.max_filesize
+                st = os.stat(path) if unconfined is None else unconfined.stat(path)
             except OSError:
                 continue
-            if too_large and not sensitive.matches(path):
+            if stat.S_ISREG(st.st_mode) and st.st_size > q.max_filesize and not sensitive.matches(path):
                 out.too_large.append(path)
     # rg walks in parallel: sorted, the lists (and the warnings naming their first paths) are stable.
     out.binary.sort()
@@ -344,6 +457,20 @@ def _probe(
     out.too_large.sort()
     out.probed = True
     out.probe_complete = not probe.timed_out
+
+
+def _probe_pinned(
+    rg: str, q: GrepQuery, paths: list[str], budget: float, deadline: _Deadline, probe: SearchOutcome
+) -> list[FileEnd]:
+    """The probe's findings searched again through pinned descriptors: only what holds there counts."""
+    ends: list[FileEnd] = []
+    for files in deadline.files(paths):
+        try:
+            proc = deadline.start(probe_argv(rg, q, files.args), q, budget, files)
+            ends += _run(rg, q, proc, probe, _all_ends(files), files)
+        finally:
+            files.close()
+    return [end for end in ends if end.matched_lines]
 
 
 def search(
@@ -362,16 +489,20 @@ def search(
     starts in `confinement` (see `_core.confinement`) when given.
 
     `candidates`, from the search index, are the only files that can match: rg searches
-    them instead of walking the root (the probe after an empty result still walks it).
+    them instead of walking the root (the probe after an empty result still walks it). A
+    confinement without Landlock pins every file rg reads (see the module's docstring).
     """
     rg = require_binary("rg")
     out = SearchOutcome()
-    deadline = _Deadline(timeout, confinement)
+    deadline = _Deadline(timeout, confinement, q.max_filesize)
     started = time.monotonic()
+    indexed = candidates is not None
     if q.root_is_file:
         _search_file(rg, q, content, offset, limit, sensitive, deadline, out)
         out.probed = True
         return out
+    if deadline.pinner is not None and candidates is None:
+        candidates = _proposed(rg, q, sensitive, deadline, out)
     if content and limit == 0 and offset == 0 and line_numbers:
         _search_all(rg, q, sensitive, deadline, out, candidates)
     else:
@@ -381,6 +512,6 @@ def search(
     if not out.files and not out.timed_out:
         elapsed = time.monotonic() - started
         # After the index answered, the search took no measure of the tree: the probe gets the whole deadline.
-        budget = deadline.remaining() if candidates is not None else min(deadline.remaining(), max(1.0, 2 * elapsed))
+        budget = deadline.remaining() if indexed else min(deadline.remaining(), max(1.0, 2 * elapsed))
         _probe(rg, q, sensitive, budget, deadline, out)
     return out

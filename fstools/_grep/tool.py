@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import re
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._core import sandbox
 from .._core.binaries import require_binary
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
+from .._core.hardlinks import hard_links_warning
 from .._core.hints import setting
 from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import resolve_path, root_of
+from .._core.paths import resolve_path
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize, denied_test
@@ -53,25 +52,6 @@ def _hidden(ctx: ExecutionContext) -> HiddenPaths:
     sensitive = ctx.sensitive.walker_split[1]
     denied = denied_test(ctx, "Grep")
     return sensitive if denied is None else _SecretOrDenied(sensitive, denied)
-
-
-def _drop_unverified(ctx: ExecutionContext, out: SearchOutcome) -> None:
-    """Without Landlock rg could have read a directory swapped in from outside: keep only the
-    files that are, now, files beneath the roots (checked through the sandbox)."""
-
-    def beneath(path: str) -> bool:
-        root = root_of(ctx, path)
-        try:
-            return root is not None and stat.S_ISREG(sandbox.stat_beneath(root, path).st_mode)
-        except OSError:
-            return False
-
-    found = len(out.files)
-    out.files = [f for f in out.files if beneath(f.path)]
-    if len(out.files) < found:
-        kept = {f.path for f in out.files}
-        out.lines = [hit for hit in out.lines if hit.path in kept]
-        out.text = None  # rg's own printout holds the dropped files: show the checked lines instead
 
 
 def _types(value: str | None) -> tuple[str, ...]:
@@ -205,8 +185,6 @@ def _grep(
             confinement=confinement,
             candidates=candidates,
         )
-    if not confinement.confined:
-        _drop_unverified(ctx, out)
     total_matches = sum(f.lines for f in out.files)
     total_files = len(out.files)
     meta: dict[str, Any] = {}
@@ -218,6 +196,8 @@ def _grep(
         else:  # every line, printed by rg itself
             returned = total_matches
             text = out.text or NO_MATCHES
+        on_page = {hit.path for hit in out.lines}
+        shown = out.files if out.text is not None else [f for f in out.files if f.path in on_page]
         meta["matches"] = [hit.as_dict() for hit in out.lines]
         meta["matches_complete"] = out.lines_complete
     else:
@@ -226,6 +206,7 @@ def _grep(
         total_items = total_files
         text = (format_counts if output_mode == "count" else format_files)(page)
         meta["files"] = [{"path": f.path, "count": f.lines} for f in page]
+        shown = page
     if total_items and not returned:
         text = f"No more matches: offset {offset} is past the last of {total_items} results"
     truncated = offset + returned < total_items
@@ -237,6 +218,10 @@ def _grep(
         )
         text = f"{text}\n{meta['notice']}"  # the output's last line, as Read's and LS's notices are
     skipped, warnings = _report_skipped(ctx, out, query)
+    linked = {f.path: f.links for f in shown if f.links > 1}
+    if linked:
+        meta["hard_links"] = linked
+        warnings.append(hard_links_warning(linked, _EXAMPLES))
     return ToolResult.ok(
         text,
         pattern=pattern,
@@ -375,6 +360,7 @@ GREP_SPEC = ToolSpec(
         ResultField("files", "array", "Files returned with their matching-line counts (files and count modes)"),
         ResultField("matches", "array", "Lines returned, structured (content mode)"),
         ResultField("matches_complete", "boolean", "matches holds every returned line (content mode)"),
+        ResultField("hard_links", "object", "Files shown that have more than one hard link, with their link counts"),
         NOTICE,
         WARNINGS,
     ),

@@ -103,26 +103,28 @@ def test_grep_works_when_the_process_working_directory_is_gone(tree, tmp_path, m
     assert g.success and g.output == str(root / "d" / "in.txt")
 
 
-@pytest.mark.parametrize("mode", ["content", "files_with_matches"])
-def test_grep_without_landlock_drops_files_that_are_not_beneath_the_roots(tree, monkeypatch, mode):
-    """The swap staged after rg ran: the file rg reported is a symlink out by the time it is checked."""
+@pytest.mark.parametrize("mode", ["content", "files_with_matches", "count"])
+def test_grep_without_landlock_reads_only_what_it_pinned(tree, monkeypatch, mode):
+    """The swap staged after the walk proposed the file: the run that reports reads descriptors
+    opened through the sandbox, so the file swapped for a link out is not read at all."""
     from fstools._grep import runs
 
     root, outside = tree
     (root / "d" / "other.txt").write_text("needle kept\n")
     monkeypatch.setattr(landlock, "abi", 0)
-    real_search = runs.search
+    real_proposed = runs._proposed
 
-    def search_then_swap(*args, **kwargs):
-        out = real_search(*args, **kwargs)
+    def propose_then_swap(*args, **kwargs):
+        proposed = real_proposed(*args, **kwargs)
+        assert str(root / "d" / "in.txt") in proposed
         os.rename(root / "d" / "in.txt", root / "moved")
         (root / "d" / "in.txt").symlink_to(outside / "out.txt")
-        return out
+        return proposed
 
-    monkeypatch.setattr(runs, "search", search_then_swap)
+    monkeypatch.setattr(runs, "_proposed", propose_then_swap)
     ctx = fstools.ExecutionContext(working_dir=str(root))
-    r = fstools.grep("needle", str(root / "d"), output_mode=mode, head_limit=0 if mode == "content" else 100, ctx=ctx)
-    assert r.success and "in.txt" not in r.output and "other.txt" in r.output
+    r = fstools.grep("needle", str(root / "d"), output_mode=mode, head_limit=0, ctx=ctx)
+    assert r.success and "in.txt" not in r.output and "other.txt" in r.output and "outside" not in r.output
     assert r.metadata["total_files"] == 1
 
 

@@ -428,3 +428,20 @@ def test_dollar_anchor_matches_crlf_lines(tmp_path):
     assert r.metadata["total_matches"] == 2 and r.metadata["total_files"] == 2
     content = fstools.grep("x$", path=str(root / "win.txt"), output_mode="content", ctx=ctx)
     assert content.output == f"{root / 'win.txt'}:1> match x"
+
+
+@pytest.mark.parametrize("mode", ["files_with_matches", "count", "content"])
+@pytest.mark.parametrize("head_limit", [0, 1])
+def test_hard_linked_files_shown_are_named(tmp_path, mode, head_limit):
+    """A hard link inside the root may share its content with a file outside: Grep says so."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    write(outside / "shared.txt", "needle shared\n")
+    write(root / "plain.txt", "needle plain\n", age=100)
+    os.link(outside / "shared.txt", root / "linked.txt")
+    ctx = fstools.ExecutionContext(working_dir=str(root))
+    r = fstools.grep("needle", ctx=ctx, output_mode=mode, head_limit=head_limit)
+    assert str(root / "linked.txt") in r.output  # the newer file: first on every page
+    assert r.metadata["hard_links"] == {str(root / "linked.txt"): 2}
+    assert any("1 file(s) shown have other hard links" in w and "linked.txt" in w for w in r.metadata["warnings"])
+    plain = fstools.grep("plain", ctx=ctx, output_mode=mode, head_limit=head_limit)
+    assert "hard_links" not in plain.metadata and not any("hard link" in w for w in plain.metadata["warnings"])

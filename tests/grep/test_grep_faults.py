@@ -1,6 +1,7 @@
 """Faults rg cannot be made to produce on demand as root: an unreadable path, a hang, a crash, no rg.
 
-A stand-in rg runs the real one and then adds only the fault; everything else is real.
+A stand-in rg runs the real one (handing on its descriptors) and then adds only the fault;
+everything else is real.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from tests.helpers.trees import write
 
 FAKE_RG = """\
 import os, subprocess, sys, time
-real = subprocess.run([os.environ["REAL_RG"], *sys.argv[1:]], capture_output=True)
+real = subprocess.run([os.environ["REAL_RG"], *sys.argv[1:]], capture_output=True, close_fds=False)
 sys.stdout.buffer.write(real.stdout)
 sys.stdout.flush()
 sys.stderr.buffer.write(real.stderr)
@@ -56,6 +57,7 @@ def fake_rg(tmp_path, monkeypatch):
 def test_unreadable_path_with_results_is_a_partial_success(project, ctx, fake_rg, mode):
     write(project / "a.txt", "needle\n")
     locked = project / "locked"
+    locked.mkdir()  # rg names a real entry it cannot read
     fake_rg("unreadable", str(locked))
     r = fstools.grep("needle", ctx=ctx, output_mode=mode)
     assert r.success and r.metadata["total_files"] == 1
@@ -66,6 +68,7 @@ def test_unreadable_path_with_results_is_a_partial_success(project, ctx, fake_rg
 
 def test_unreadable_path_without_results_is_still_a_success(project, ctx, fake_rg):
     write(project / "a.txt", "hay\n")
+    (project / "locked").mkdir()
     fake_rg("unreadable", str(project / "locked"))
     r = fstools.grep("needle", ctx=ctx)
     assert r.success and r.output == "No matches found" and r.metadata["skipped"]["unreadable"] >= 1

@@ -190,3 +190,18 @@ def test_follow_masks_drop_near_misses_and_never_a_match(tmp_path: Path) -> None
         filters_kept += len(kept)
         trigrams_kept += len(by_trigrams)
     assert filters_kept < 0.8 * trigrams_kept, (filters_kept, trigrams_kept)
+
+
+def test_every_line_from_a_single_candidate(tmp_path: Path) -> None:
+    """rg prints no file heading when it is given one file: the index's lone candidate must still show."""
+    root = (tmp_path / "proj").resolve()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for i in range(5):
+        write(root / f"f{i}.c", f"int other_{i} = {i};\n")
+    write(root / "src" / "only.c", "int UNIQUEWORD = 1;\n")
+    build(str(root), max_filesize=MAX_FILESIZE)
+    on, off = contexts(root)
+    with_index = fstools.grep("UNIQUEWORD", output_mode="content", head_limit=0, ctx=on)
+    without = fstools.grep("UNIQUEWORD", output_mode="content", head_limit=0, ctx=off)
+    assert with_index.metadata["index"] == "used"
+    assert with_index.output == without.output == f"{root}/src/only.c:1> int UNIQUEWORD = 1;"

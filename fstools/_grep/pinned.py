@@ -1,0 +1,116 @@
+"""Files handed to rg as descriptors opened through the sandbox, where the kernel cannot confine rg.
+
+Without Landlock nothing stops rg from following a directory that a racing process swaps for
+a symlink to outside while rg walks, or opens a file, by name. Such a run can only propose
+files then; what Grep reports comes from a second run over descriptors this process opened
+beneath the verified directory, through no symlink (`sandbox.open_at`), given to rg as
+`/dev/fd/N`: rg reads exactly the inode that was checked, wherever its name now leads.
+
+rg prints those files as `/dev/fd/N`; `FileArgs.real` gives back the path each was opened as.
+An explicitly named file is searched whatever the filters say (globs, types, size), so the
+filters are applied here: only regular files within the size limit are handed over.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from .._core import sandbox
+
+# Descriptors per rg run: far below the usual 1,024 soft limit, since several searches may run at once.
+_BATCH_FDS = 256
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)  # a FIFO made meanwhile must not block
+_FD_PATH = re.compile(r"/dev/fd/\d+")
+
+
+@dataclass
+class FileArgs:
+    """One rg run's files: the arguments rg gets, the descriptors behind them, and their paths."""
+
+    args: list[str]
+    fds: list[int] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)  # `/dev/fd/N` -> the path it was opened as
+
+    def real(self, path: str) -> str:
+        """The path rg's output names: a descriptor's own path, any other unchanged."""
+        return self.names.get(path, path) if self.names else path
+
+    def real_message(self, line: str) -> str:
+        """An rg message with the descriptor it names replaced by the file's path."""
+        if not self.names:
+            return line
+        return _FD_PATH.sub(lambda m: self.names.get(m[0], m[0]), line, count=1)
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds.clear()
+
+
+@dataclass(frozen=True)
+class Pinner:
+    """Opens files below the verified directory `dir_fd` (the canonical `base`) for rg to read."""
+
+    dir_fd: int
+    base: str
+    max_size: int
+
+    def open(self, path: str) -> int | None:
+        """A read descriptor of the regular file `path`, or None: gone, reached through a symlink
+        (swapped meanwhile), not below `base`, not a regular file, or over the size limit."""
+        prefix = self.base.rstrip("/") + "/"
+        if not path.startswith(prefix):
+            return None
+        try:
+            fd = sandbox.open_at(self.dir_fd, path[len(prefix) :], _OPEN_FLAGS)
+        except (OSError, ValueError):
+            return None
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > self.max_size:
+            os.close(fd)
+            return None
+        return fd
+
+    def stat(self, path: str) -> os.stat_result:
+        """lstat of `path`, reached below `base` through no symlink (OSError otherwise)."""
+        prefix = self.base.rstrip("/") + "/"
+        if not path.startswith(prefix):
+            raise OSError(errno.EXDEV, "not below the searched directory", path)
+        fd = sandbox.open_at(self.dir_fd, path[len(prefix) :], sandbox.O_PATH)
+        try:
+            return os.fstat(fd)
+        finally:
+            os.close(fd)
+
+    def reaches(self, path: str) -> bool:
+        """Whether `path` is, now, an entry below `base` reached through no symlink."""
+        try:
+            self.stat(path)
+        except (OSError, ValueError):
+            return False
+        return True
+
+    def batches(self, paths: Sequence[str]) -> Iterator[FileArgs]:
+        """`paths` opened a batch at a time (each closed by the caller once its run is over)."""
+        for start in range(0, len(paths), _BATCH_FDS):
+            files = FileArgs([])
+            try:
+                for path in paths[start : start + _BATCH_FDS]:
+                    fd = self.open(path)
+                    if fd is not None:
+                        name = f"/dev/fd/{fd}"
+                        files.args.append(name)
+                        files.fds.append(fd)
+                        files.names[name] = path
+            except BaseException:
+                files.close()
+                raise
+            if files.args:
+                yield files
+            else:
+                files.close()

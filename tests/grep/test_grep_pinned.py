@@ -1,0 +1,142 @@
+"""Grep where rg cannot be confined (no Landlock): every file rg reports on is handed to it as a
+descriptor opened through the sandbox. The results must equal the confined search's, and
+nothing a walk could have been led to outside may reach them."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+import fstools
+from fstools._core import confinement, sandbox
+from fstools._grep.pinned import Pinner
+from tests.helpers.indexed import MAX_FILESIZE, comparable, make_tree, random_query
+from tests.helpers.trees import write
+
+MODES = [
+    {"output_mode": "files_with_matches", "head_limit": 0},
+    {"output_mode": "count", "head_limit": 0},
+    {"output_mode": "content", "head_limit": 0},
+    {"output_mode": "content", "head_limit": 0, "-C": 2},
+    {"output_mode": "content", "head_limit": 3, "offset": 2, "-C": 1},
+    {"output_mode": "files_with_matches", "head_limit": 2, "offset": 1},
+    {"output_mode": "content", "head_limit": 0, "multiline": True},
+    {"output_mode": "count", "head_limit": 0, "glob": "*.c", "hidden": True},
+    {"output_mode": "files_with_matches", "head_limit": 0, "respect_gitignore": False},
+]
+
+
+@pytest.fixture
+def unconfined(monkeypatch):
+    """Landlock reported missing: rg runs pinned to its directory only, so Grep pins its files."""
+    monkeypatch.setattr(confinement.landlock, "abi", 0)
+
+
+def _both(root: Path, args: dict, monkeypatch) -> tuple[fstools.ToolResult, fstools.ToolResult]:
+    ctx = fstools.ExecutionContext(working_dir=str(root), grep_max_filesize=MAX_FILESIZE, search_index="off")
+    registry = fstools.create_registry()
+    confined = registry.run("Grep", ctx, **args)
+    with monkeypatch.context() as patch:
+        patch.setattr(confinement.landlock, "abi", 0)
+        pinned = registry.run("Grep", ctx, **args)
+    return confined, pinned
+
+
+def test_pinned_results_equal_the_confined_ones(tmp_path, monkeypatch):
+    if not confinement.landlock.usable():
+        pytest.skip("no Landlock here: both runs would be pinned")
+    root = tmp_path / "proj"
+    root.mkdir()
+    make_tree(root, seed=7)
+    root = root.resolve()
+    rng = random.Random(3)
+    found = 0
+    for i in range(80):
+        args = {**random_query(rng), **MODES[i % len(MODES)]}
+        for path in (str(root), str(root / "src")):
+            confined, pinned = _both(root, {**args, "path": path}, monkeypatch)
+            assert comparable(pinned) == comparable(confined), args
+            found += bool(confined.metadata.get("total_files"))
+    assert found > 40  # most queries find something: the comparison is not between empty results
+
+
+def test_one_file_and_the_skipped_files_probe(tmp_path, monkeypatch):
+    if not confinement.landlock.usable():
+        pytest.skip("no Landlock here: both runs would be pinned")
+    root = tmp_path.resolve()
+    write(root / "a.txt", "alpha\nneedle one\nomega\n")
+    write(root / "bin.dat", b"\0needle in binary\n")
+    write(root / "big.txt", "needle\n" * 2000)
+    write(root / ".gitignore", "ignored.txt\n")
+    write(root / "ignored.txt", "needle ignored\n")
+    (root / ".git").mkdir()
+    ctx_args = [
+        {"pattern": "needle", "path": str(root / "a.txt"), "output_mode": "content", "-C": 1},
+        {"pattern": "needle", "path": str(root / "bin.dat"), "output_mode": "content"},
+        {"pattern": "absent|ignored|binary", "output_mode": "files_with_matches"},
+        {"pattern": "nothing at all", "output_mode": "files_with_matches"},
+    ]
+    for args in ctx_args:
+        confined, pinned = _both(root, args, monkeypatch)
+        assert comparable(pinned) == comparable(confined), args
+    _, probe = _both(root, {"pattern": "needle", "glob": "*.dat"}, monkeypatch)
+    assert probe.metadata["skipped_paths"]["binary"] == [str(root / "bin.dat")]
+
+
+def test_a_walk_led_outside_proposes_but_reports_nothing(tmp_path, unconfined):
+    """The proposal of a walk that went through a swapped directory is checked file by file."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    write(outside / "d" / "secret.txt", "CANARY outside\n")
+    write(root / "d" / "secret.txt", "inside only\n")
+    write(root / "other.txt", "CANARY inside\n")
+    pinner_dir = sandbox.open_root(str(root))
+    try:
+        pinner = Pinner(pinner_dir, str(root), 1 << 20)
+        # what a walk through `d` swapped for `outside/d` would propose: names that exist inside too
+        batches = list(pinner.batches([str(root / "d" / "secret.txt"), str(root / "other.txt")]))
+        assert len(batches) == 1
+        files = batches[0]
+        data = {files.real(name): os.pread(fd, 100, 0) for name, fd in zip(files.args, files.fds, strict=True)}
+        files.close()
+    finally:
+        os.close(pinner_dir)
+    assert data == {str(root / "d" / "secret.txt"): b"inside only\n", str(root / "other.txt"): b"CANARY inside\n"}
+
+
+def test_the_pinner_refuses_links_fifos_oversized_and_foreign_paths(tmp_path):
+    root = tmp_path.resolve()
+    write(root / "ok.txt", "fine\n")
+    write(root / "big.txt", "x" * 100)
+    write(root / "sub" / "in.txt", "fine\n")
+    os.symlink(root / "sub", root / "linkdir")
+    os.symlink(root / "ok.txt", root / "link.txt")
+    os.mkfifo(root / "pipe")
+    dir_fd = sandbox.open_root(str(root))
+    try:
+        pinner = Pinner(dir_fd, str(root), 50)
+        assert pinner.open(str(root / "ok.txt")) is not None
+        assert pinner.open(str(root / "sub" / "in.txt")) is not None
+        for refused in ("linkdir/in.txt", "link.txt", "pipe", "big.txt", "missing.txt", "sub"):
+            assert pinner.open(str(root / refused)) is None, refused
+        assert pinner.open("/etc/passwd") is None
+        assert pinner.open(str(root) + "/../" + root.name + "/ok.txt") is None
+        assert pinner.reaches(str(root / "sub")) and not pinner.reaches(str(root / "linkdir" / "in.txt"))
+        assert list(pinner.batches([str(root / "missing.txt")])) == []
+    finally:
+        os.close(dir_fd)
+
+
+def test_batches_stay_within_the_descriptor_budget(tmp_path, unconfined):
+    root = tmp_path.resolve()
+    for i in range(600):
+        write(root / f"f{i:03}.txt", f"needle {i}\n")
+    ctx = fstools.ExecutionContext(working_dir=str(root))
+    r = fstools.grep("needle", ctx=ctx, output_mode="count", head_limit=0)
+    assert r.metadata["total_files"] == 600 and r.metadata["total_matches"] == 600
+    assert f"{root}/f599.txt: 1" in r.output.splitlines()  # 600 files: three batches of descriptors
+    content = fstools.grep("needle 59", ctx=ctx, output_mode="content", head_limit=0)
+    expected = {f"{root}/f{i}.txt:1> needle {i}" for i in range(590, 600)} | {f"{root}/f059.txt:1> needle 59"}
+    assert set(content.output.splitlines()) == expected
