@@ -204,3 +204,33 @@ def test_a_real_move_of_a_tree_across_filesystems_keeps_it_all(project, other, t
     assert r.success and r.metadata["cross_device"], r.error
     assert state(other / "moved") == before and not (project / "top").exists()
     assert os.listdir(other) == ["moved"]
+
+
+def test_owner_and_extended_attributes_the_process_may_not_set_are_left_out(project, other, monkeypatch):
+    """As mv: a refused chown or an unsupported attribute is skipped, any other failure stops the copy."""
+    (project / "top" / "s").mkdir(parents=True)
+    (project / "top" / "s" / "f").write_text("f")
+    (project / "top" / "ln").symlink_to("s/f")
+    os.setxattr(project / "top" / "s" / "f", "user.origin", b"kept")
+
+    def refused(*args, **kwargs):  # fault injection: an unprivileged process, a filesystem without xattrs
+        raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
+
+    def unsupported(*args, **kwargs):
+        raise OSError(errno.ENOTSUP, os.strerror(errno.ENOTSUP))
+
+    monkeypatch.setattr(copying.os, "fchown", refused)
+    monkeypatch.setattr(copying.os, "chown", refused)
+    monkeypatch.setattr(copying.os, "setxattr", unsupported)
+    copied = copy(project / "top", other, "copy")
+    monkeypatch.undo()
+    assert (copied / "s" / "f").read_text() == "f" and os.listxattr(copied / "s" / "f") == []
+    assert os.readlink(copied / "ln") == "s/f"
+
+    def broken(*args, **kwargs):
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(copying.os, "setxattr", broken)
+    with pytest.raises(OSError) as caught:
+        copy(project / "top", other, "again")
+    assert caught.value.errno == errno.EIO
