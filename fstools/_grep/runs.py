@@ -118,6 +118,10 @@ class _Deadline:
             timeout = max(self.remaining(), _PAGE_GRACE) if files is not None and files.names else self.remaining()
         left = timeout
         fds = files.fds if files is not None else ()
+        if fds and not q.root_is_file:
+            # rg memory-maps up to ten named files and then looks for a NUL only near matches; read,
+            # each file is checked whole, as a walk checks it, whatever the size of the batch.
+            argv = [argv[0], "--no-mmap", *argv[1:]]
         return StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement, pass_fds=fds)
 
     def files(self, paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[FileArgs]:

@@ -16,6 +16,7 @@ from fstools._grep.pinned import Pinner
 from tests.helpers.indexed import MAX_FILESIZE, comparable, make_tree, random_query
 from tests.helpers.trees import write
 
+MODES_NAMES = ("files_with_matches", "count", "content")
 MODES = [
     {"output_mode": "files_with_matches", "head_limit": 0},
     {"output_mode": "count", "head_limit": 0},
@@ -140,3 +141,22 @@ def test_batches_stay_within_the_descriptor_budget(tmp_path, unconfined):
     content = fstools.grep("needle 59", ctx=ctx, output_mode="content", head_limit=0)
     expected = {f"{root}/f{i}.txt:1> needle {i}" for i in range(590, 600)} | {f"{root}/f059.txt:1> needle 59"}
     assert set(content.output.splitlines()) == expected
+
+
+def test_a_nul_past_the_first_buffer_makes_a_file_binary_in_any_batch(tmp_path, monkeypatch):
+    """rg memory-maps a few named files and then looks for a NUL only near matches: a file a walk
+    skips as binary must not be shown because its batch was small."""
+    root = tmp_path.resolve()
+    write(root / "hidden_nul.txt", b"needle a\n" + b"x" * 100_000 + b"\n\0\nneedle b\n")
+    write(root / "plain.txt", "needle c\n")
+    ctx = fstools.ExecutionContext(working_dir=str(root), search_index="off")
+    confined = {m: fstools.grep("needle", ctx=ctx, output_mode=m, head_limit=0) for m in MODES_NAMES}
+    monkeypatch.setattr(confinement.landlock, "abi", 0)
+    for mode in MODES_NAMES:
+        pinned = fstools.grep("needle", ctx=ctx, output_mode=mode, head_limit=0)
+        assert str(root / "hidden_nul.txt") not in pinned.output, mode
+        assert pinned.metadata["total_files"] == 1, mode
+        assert str(root / "hidden_nul.txt") not in confined[mode].output
+    empty = fstools.grep("needle b", ctx=ctx)  # the probe's pinned re-search says binary, not ignored
+    assert empty.metadata["skipped_paths"]["binary"] == [str(root / "hidden_nul.txt")]
+    assert empty.metadata["skipped_paths"]["ignored"] == []
