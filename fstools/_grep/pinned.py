@@ -87,6 +87,15 @@ class Pinner:
         finally:
             os.close(fd)
 
+    def line(self, path: str, number: int) -> str | None:
+        """Line `number` (from 1) of the regular file `path` as the sandbox reads it; None if there is none."""
+        fd = self.open(path)
+        if fd is None:
+            return None
+        with open(fd, "rb") as f:
+            lines = f.read().split(b"\n")
+        return lines[number - 1].decode("utf-8", "replace") if 0 < number <= len(lines) else None
+
     def reaches(self, path: str) -> bool:
         """Whether `path` is, now, an entry below `base` reached through no symlink."""
         try:

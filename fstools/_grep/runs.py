@@ -191,7 +191,8 @@ def _run(
     stderr = proc.stderr
     if files is not None and files.names:
         stderr = "\n".join(files.real_message(line) for line in stderr.splitlines())
-    messages = redact_ignore_messages(_path_messages(rg, q, code, stderr), lambda p: is_within(p, q.root))
+    line_of = unconfined.line if unconfined is not None else None
+    messages = redact_ignore_messages(_path_messages(rg, q, code, stderr), lambda p: is_within(p, q.root), line_of)
     if code == 2 and not messages and not proc.timed_out and stderr.strip():
         raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {_explain(stderr)}")
     if unconfined is not None:

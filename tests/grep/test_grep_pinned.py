@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import fstools
-from fstools._core import confinement, sandbox
-from fstools._grep.pinned import Pinner
+from fstools._core import confinement, runner, sandbox
+from fstools._grep import runs
+from fstools._grep.pinned import FileArgs, Pinner
 from tests.helpers.indexed import MAX_FILESIZE, comparable, make_tree, random_query
+from tests.helpers.races import CANARY, exchange
 from tests.helpers.trees import write
 
 MODES_NAMES = ("files_with_matches", "count", "content")
@@ -160,3 +163,54 @@ def test_a_nul_past_the_first_buffer_makes_a_file_binary_in_any_batch(tmp_path, 
     empty = fstools.grep("needle b", ctx=ctx)  # the probe's pinned re-search says binary, not ignored
     assert empty.metadata["skipped_paths"]["binary"] == [str(root / "hidden_nul.txt")]
     assert empty.metadata["skipped_paths"]["ignored"] == []
+
+
+def _outside_scene(tmp_path: Path) -> tuple[Path, Path]:
+    """root/d and an outside directory holding the same names, and root/.swap -> outside."""
+    root, outside = tmp_path.resolve() / "root", tmp_path.resolve() / "outside"
+    for base in (root / "d", outside):
+        write(base / "a.txt", "needle\n")
+        write(base / ".gitignore", "*.log\n")
+    (root / ".swap").symlink_to(outside, target_is_directory=True)
+    return root, outside
+
+
+def _swap_during(monkeypatch, root: Path, starts: Callable[[list[str], FileArgs | None], bool]) -> None:
+    """Exchange root/d with the link to outside when an rg run that `starts` selects is started,
+    and back once that run has been reaped: a racing process at its most precise."""
+    swapped: list[bool] = []
+    start, close = runs._Deadline.start, runner.StreamingProcess.close
+
+    def swapping_start(self, argv, q, timeout=None, files=None):
+        if not swapped and starts(argv, files):
+            exchange(str(root / "d"), str(root / ".swap"))
+            swapped.append(True)
+        return start(self, argv, q, timeout, files)
+
+    def swapping_close(self):
+        code = close(self)
+        if swapped:
+            exchange(str(root / "d"), str(root / ".swap"))
+            swapped.clear()
+        return code
+
+    monkeypatch.setattr(runs._Deadline, "start", swapping_start)
+    monkeypatch.setattr(runner.StreamingProcess, "close", swapping_close)
+
+
+def test_an_ignore_file_read_outside_is_not_quoted(tmp_path, unconfined, monkeypatch):
+    """The walk read outside/.gitignore as root/d/.gitignore: the line it quotes is not the inside file's."""
+    root, outside = _outside_scene(tmp_path)
+    (outside / ".gitignore").write_text(f"{CANARY}[\n")
+    _swap_during(monkeypatch, root, lambda argv, files: "--files-with-matches" in argv)
+    r = fstools.grep("needle", str(root / "d"), ctx=fstools.ExecutionContext(working_dir=str(root)))
+    assert r.success and r.output == str(root / "d" / "a.txt")
+    assert CANARY not in repr(r.metadata)
+    assert any(f"{root}/d/.gitignore: line 1" in w for w in r.metadata["warnings"])  # the walk's notice, unquoted
+
+
+def test_a_bad_ignore_line_is_still_quoted(tmp_path, unconfined):
+    write(tmp_path / ".gitignore", "fine\nbro[ken  \n")
+    write(tmp_path / "a.txt", "needle\n")
+    r = fstools.grep("needle", str(tmp_path), ctx=fstools.ExecutionContext(working_dir=str(tmp_path)))
+    assert r.success and any("line 2: error parsing glob 'bro[ken'" in w for w in r.metadata["warnings"])
