@@ -54,6 +54,7 @@ from .rglines import Block, block_lines, blocks_text, split_blocks
 T = TypeVar("T")
 # The files to search: None walks the root.
 Scope = Sequence[str] | None
+Stat = Callable[[str], os.stat_result]
 
 
 class HiddenPaths(Protocol):
@@ -104,9 +105,16 @@ class _Deadline:
     def __init__(self, seconds: float, confinement: Confinement | None = None, max_size: int = 0) -> None:
         self.end = time.monotonic() + seconds
         self.confinement = confinement
+        self.beneath: Pinner | None = None
         self.pinner: Pinner | None = None
-        if confinement is not None and not confinement.confined:
-            self.pinner = Pinner(confinement.cwd_fd, confinement.cwd_path, max_size)
+        if confinement is not None:
+            self.beneath = Pinner(confinement.cwd_fd, confinement.cwd_path, max_size)
+            self.pinner = None if confinement.confined else self.beneath
+
+    def stat(self, path: str) -> os.stat_result:
+        """A found file's metadata, reached beneath the searched directory through no symlink: a name
+        swapped since rg read it fails rather than describe an outside file (Landlock rules no stat)."""
+        return self.beneath.stat(path) if self.beneath is not None else os.stat(path)
 
     def start(
         self, argv: list[str], q: GrepQuery, timeout: float | None = None, files: FileArgs | None = None
@@ -232,10 +240,10 @@ def _renamed_ends(ends: Iterable[FileEnd], files: FileArgs | None) -> Iterator[F
 
 
 def _kept_ends(
-    files: FileArgs | None, sensitive: HiddenPaths, out: SearchOutcome
+    files: FileArgs | None, sensitive: HiddenPaths, out: SearchOutcome, stat: Stat
 ) -> Callable[[StreamingProcess], list[FileHit]]:
     """A consumer of a JSON run: the matching files its `end` messages name, as `_keep` keeps them."""
-    return lambda proc: _keep(_renamed_ends(scan_ends(proc.chunks()), files), sensitive, out)
+    return lambda proc: _keep(_renamed_ends(scan_ends(proc.chunks()), files), sensitive, out, stat)
 
 
 def _all_ends(files: FileArgs) -> Callable[[StreamingProcess], list[FileEnd]]:
@@ -247,12 +255,13 @@ def _kept_blocks(
     files: FileArgs | None,
     sensitive: HiddenPaths,
     out: SearchOutcome,
+    stat: Stat,
     proc: StreamingProcess,
 ) -> list[FileHit]:
-    return _keep(blocks(proc, files), sensitive, out)
+    return _keep(blocks(proc, files), sensitive, out, stat)
 
 
-def _keep(ends: Iterable[FileEnd | Block], sensitive: HiddenPaths, out: SearchOutcome) -> list[FileHit]:
+def _keep(ends: Iterable[FileEnd | Block], sensitive: HiddenPaths, out: SearchOutcome, stat: Stat) -> list[FileHit]:
     """Matching files minus binary ones (reported as skipped) and secrets (never reported)."""
     kept = []
     for end in ends:
@@ -261,7 +270,7 @@ def _keep(ends: Iterable[FileEnd | Block], sensitive: HiddenPaths, out: SearchOu
         if end.binary:
             out.binary.append(end.path)
         elif end.matched_lines:
-            kept.append(file_hit(end.path, end.matched_lines))
+            kept.append(file_hit(end.path, end.matched_lines, stat))
     return kept
 
 
@@ -296,7 +305,7 @@ def _search_file(
 ) -> None:
     """One file: a single JSON run (its page is known before the search starts)."""
     try:
-        size = os.stat(q.root).st_size
+        size = deadline.stat(q.root).st_size
     except OSError:
         size = 0
     if size > q.max_filesize:
@@ -311,7 +320,7 @@ def _search_file(
             _run(rg, q, proc, out, _collect(collector, files), files)
         finally:
             files.close()
-    out.files = _keep(collector.ends, sensitive, out)
+    out.files = _keep(collector.ends, sensitive, out, deadline.stat)
     out.lines = collector.lines.get(q.root, [])
 
 
@@ -347,7 +356,8 @@ def _search_all(
     for files in _scopes(candidates, deadline):
         try:
             proc = deadline.start(lines_argv(rg, q, _args(files)), q, files=files)
-            hits += _run(rg, q, proc, out, partial(_kept_blocks, remember, files, sensitive, out), files)
+            consume = partial(_kept_blocks, remember, files, sensitive, out, deadline.stat)
+            hits += _run(rg, q, proc, out, consume, files)
         finally:
             _close(files)
     out.files = page_order(hits)
@@ -366,13 +376,13 @@ def _search_all(
             break
 
 
-def _stream_counts(proc: StreamingProcess, sensitive: HiddenPaths) -> list[FileHit]:
+def _stream_counts(proc: StreamingProcess, sensitive: HiddenPaths, stat: Stat) -> list[FileHit]:
     """`--count` records parsed as rg writes them; each file is stat'ed while rg keeps searching."""
     hits: list[FileHit] = []
     rest = b""
     for chunk in proc.chunks():
         records, rest = parse_counts(rest + chunk if rest else chunk)
-        hits += [file_hit(path, n) for path, n in records if not sensitive.matches(path)]
+        hits += [file_hit(path, n, stat) for path, n in records if not sensitive.matches(path)]
     return hits
 
 
@@ -406,10 +416,10 @@ def _count_files(
         try:
             if q.multiline or (files is not None and files.names):
                 proc = deadline.start(json_argv(rg, q, _args(files)), q, files=files)
-                hits += _run(rg, q, proc, out, _kept_ends(files, sensitive, out), files)
+                hits += _run(rg, q, proc, out, _kept_ends(files, sensitive, out, deadline.stat), files)
             else:
                 proc = deadline.start(count_argv(rg, q, _args(files)), q, files=files)
-                hits += _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive), files)
+                hits += _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive, deadline.stat), files)
         finally:
             _close(files)
     return hits
@@ -451,7 +461,7 @@ def _probe(
         if raw:
             path = os.fsdecode(raw)
             try:
-                st = os.stat(path) if unconfined is None else unconfined.stat(path)
+                st = deadline.stat(path)
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode) and st.st_size > q.max_filesize and not sensitive.matches(path):

@@ -214,3 +214,19 @@ def test_a_bad_ignore_line_is_still_quoted(tmp_path, unconfined):
     write(tmp_path / "a.txt", "needle\n")
     r = fstools.grep("needle", str(tmp_path), ctx=fstools.ExecutionContext(working_dir=str(tmp_path)))
     assert r.success and any("line 2: error parsing glob 'bro[ken'" in w for w in r.metadata["warnings"])
+
+
+def test_found_files_are_stated_through_the_sandbox(tmp_path, unconfined, monkeypatch):
+    """Swapped while the pinned run searched the inside files: the outside file's link count
+    and mtime must not be taken for theirs."""
+    root, outside = _outside_scene(tmp_path)
+    for n in range(3):
+        os.link(outside / "a.txt", tmp_path / f"link{n}")
+    _swap_during(monkeypatch, root, lambda argv, files: files is not None and bool(files.names))
+    ctx = fstools.ExecutionContext(working_dir=str(root))
+    for mode in MODES_NAMES:
+        r = fstools.grep("needle", str(root / "d"), output_mode=mode, ctx=ctx)
+        assert r.success and r.metadata["total_files"] == 1, mode
+        assert "hard_links" not in r.metadata, mode
+    one = fstools.grep("needle", str(root / "d" / "a.txt"), output_mode="count", ctx=ctx)
+    assert one.success and "hard_links" not in one.metadata
