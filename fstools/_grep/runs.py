@@ -104,6 +104,9 @@ class _Deadline:
 
     def __init__(self, seconds: float, confinement: Confinement | None = None, max_size: int = 0) -> None:
         self.end = time.monotonic() + seconds
+        # Pinned runs check what a walk found before time ran out: past the end, they share one grace.
+        self.grace_end = self.end + _PAGE_GRACE
+        self.cut_short = False  # pinned files were left unsearched: the grace was spent
         self.confinement = confinement
         self.beneath: Pinner | None = None
         self.pinner: Pinner | None = None
@@ -121,9 +124,9 @@ class _Deadline:
     ) -> StreamingProcess:
         """An rg run of q's search, started in the searched directory (globs are relative to it) and
         in the call's confinement, killed at `timeout` (default: what is left of the budget; for
-        pinned files at least a grace, so that what a walk found before time ran out is checked)."""
+        pinned files, of the grace, so that what a walk found before time ran out is checked)."""
         if timeout is None:
-            timeout = max(self.remaining(), _PAGE_GRACE) if files is not None and files.names else self.remaining()
+            timeout = self.graced() if files is not None and files.names else self.remaining()
         left = timeout
         fds = files.fds if files is not None else ()
         if fds and not q.root_is_file:
@@ -133,14 +136,26 @@ class _Deadline:
         return StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement, pass_fds=fds)
 
     def files(self, paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[FileArgs]:
-        """`paths` as the file arguments of successive rg runs: by name, or pinned."""
+        """`paths` as the file arguments of successive rg runs: by name, or pinned (until the grace is spent)."""
         if self.pinner is not None:
-            yield from self.pinner.batches(paths)
+            for batch in self.pinner.batches(paths):
+                if not self.graced():
+                    batch.close()
+                    self.cut_short = True
+                    return
+                yield batch
         else:
             yield from (FileArgs(batch) for batch in _batches(paths, budget))
 
     def remaining(self) -> float:
         return max(0.0, self.end - time.monotonic())
+
+    def graced(self) -> float:
+        return max(0.0, self.grace_end - time.monotonic())
+
+    def grant(self, seconds: float) -> None:
+        """The grace the runs that follow share: `seconds` from now."""
+        self.grace_end = time.monotonic() + seconds
 
 
 @lru_cache(maxsize=4)
@@ -283,10 +298,11 @@ def _fetch_page(
         return
     collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
     max_count = max(stop for _, stop in ranges.values())
+    deadline.grant(max(deadline.remaining(), _PAGE_GRACE))
     for batch in deadline.files(list(ranges)):
         try:
             argv = json_argv(rg, q, batch.args, context=True, max_count=max_count)
-            proc = deadline.start(argv, q, max(deadline.remaining(), _PAGE_GRACE), batch)
+            proc = deadline.start(argv, q, deadline.graced(), batch)
             _run(rg, q, proc, out, _collect(collector, batch), batch)
         finally:
             batch.close()
@@ -338,6 +354,7 @@ def _search_all(
     kept = 0
     if deadline.pinner is not None:
         candidates = [f.path for f in _count_files(rg, q, sensitive, deadline, out, candidates)]
+        deadline.grant(max(deadline.remaining(), _PAGE_GRACE))  # the lines of what was counted, as a page's
 
     def remember(proc: StreamingProcess, files: FileArgs | None) -> Iterator[Block]:
         nonlocal kept
@@ -449,7 +466,8 @@ def _probe(
     finally:
         listing = _run(rg, q, files_proc, probe, StreamingProcess.read_all, None, unconfined)
     if unconfined is not None:
-        ends = _probe_pinned(rg, q, [end.path for end in ends], budget, deadline, probe)
+        deadline.grant(budget)
+        ends = _probe_pinned(rg, q, [end.path for end in ends], deadline, probe)
     for end in ends:
         if sensitive.matches(end.path):
             continue
@@ -474,17 +492,17 @@ def _probe(
     out.probe_complete = not probe.timed_out
 
 
-def _probe_pinned(
-    rg: str, q: GrepQuery, paths: list[str], budget: float, deadline: _Deadline, probe: SearchOutcome
-) -> list[FileEnd]:
-    """The probe's findings searched again through pinned descriptors: only what holds there counts."""
+def _probe_pinned(rg: str, q: GrepQuery, paths: list[str], deadline: _Deadline, probe: SearchOutcome) -> list[FileEnd]:
+    """The probe's findings searched again through pinned descriptors (within the grace the probe
+    granted): only what holds there counts."""
     ends: list[FileEnd] = []
     for files in deadline.files(paths):
         try:
-            proc = deadline.start(probe_argv(rg, q, files.args), q, budget, files)
+            proc = deadline.start(probe_argv(rg, q, files.args), q, files=files)
             ends += _run(rg, q, proc, probe, _all_ends(files), files)
         finally:
             files.close()
+    probe.timed_out = probe.timed_out or deadline.cut_short
     return [end for end in ends if end.matched_lines]
 
 
@@ -524,6 +542,7 @@ def search(
         out.files = page_order(_count_files(rg, q, sensitive, deadline, out, candidates))
         if content:
             _fetch_page(rg, q, out.files, offset, limit, deadline, out)
+    out.timed_out = out.timed_out or deadline.cut_short
     if not out.files and not out.timed_out:
         elapsed = time.monotonic() - started
         # After the index answered, the search took no measure of the tree: the probe gets the whole deadline.
