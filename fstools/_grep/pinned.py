@@ -22,8 +22,11 @@ from dataclasses import dataclass, field
 
 from .._core import sandbox
 
-# Descriptors per rg run: far below the usual 1,024 soft limit, since several searches may run at once.
+# Descriptors per rg run: far below the usual 1,024 soft limit, since several searches may run at once;
+# at most a quarter of a lower limit (macOS gives 256).
 _BATCH_FDS = 256
+# Out of descriptors: a file not opened for that reason is not a file that went away.
+_EXHAUSTED = frozenset({errno.EMFILE, errno.ENFILE})
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)  # a FIFO made meanwhile must not block
 _FD_PATH = re.compile(r"/dev/fd/\d+")
 
@@ -68,7 +71,11 @@ class Pinner:
             return None
         try:
             fd = sandbox.open_at(self.dir_fd, path[len(prefix) :], _OPEN_FLAGS)
-        except (OSError, ValueError):
+        except OSError as exc:
+            if exc.errno in _EXHAUSTED:
+                raise
+            return None
+        except ValueError:
             return None
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > self.max_size:
@@ -106,10 +113,11 @@ class Pinner:
 
     def batches(self, paths: Sequence[str]) -> Iterator[FileArgs]:
         """`paths` opened a batch at a time (each closed by the caller once its run is over)."""
-        for start in range(0, len(paths), _BATCH_FDS):
+        size = _batch_size()
+        for start in range(0, len(paths), size):
             files = FileArgs([])
             try:
-                for path in paths[start : start + _BATCH_FDS]:
+                for path in paths[start : start + size]:
                     fd = self.open(path)
                     if fd is not None:
                         name = f"/dev/fd/{fd}"
@@ -123,3 +131,12 @@ class Pinner:
                 yield files
             else:
                 files.close()
+
+
+def _batch_size() -> int:
+    try:
+        import resource  # lazily, and not on every system
+    except ImportError:
+        return _BATCH_FDS
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return _BATCH_FDS if soft == resource.RLIM_INFINITY else max(1, min(_BATCH_FDS, soft // 4))

@@ -4,8 +4,11 @@ nothing a walk could have been led to outside may reach them."""
 
 from __future__ import annotations
 
+import errno
 import os
 import random
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +19,7 @@ from fstools._core import confinement, runner, sandbox
 from fstools._grep import runs
 from fstools._grep.pinned import FileArgs, Pinner
 from tests.helpers.indexed import MAX_FILESIZE, comparable, make_tree, random_query
+from tests.helpers.processes import ENV
 from tests.helpers.races import CANARY, exchange
 from tests.helpers.trees import write
 
@@ -230,3 +234,39 @@ def test_found_files_are_stated_through_the_sandbox(tmp_path, unconfined, monkey
         assert "hard_links" not in r.metadata, mode
     one = fstools.grep("needle", str(root / "d" / "a.txt"), output_mode="count", ctx=ctx)
     assert one.success and "hard_links" not in one.metadata
+
+
+_LOW_LIMIT = """\
+import resource, sys
+import fstools
+from fstools._core import confinement
+confinement.landlock.abi = 0
+resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+r = fstools.grep("needle", output_mode="count", head_limit=0, ctx=fstools.ExecutionContext(working_dir=sys.argv[1]))
+print(r.success, r.metadata.get("total_files"), r.error)
+"""
+
+
+def test_a_low_descriptor_limit_gets_smaller_batches(tmp_path):
+    """256 descriptors is macOS's default soft limit, where there is no Landlock: batches of 256 failed."""
+    for i in range(600):
+        write(tmp_path / f"f{i:03}.txt", "needle\n")
+    done = subprocess.run(
+        [sys.executable, "-c", _LOW_LIMIT, str(tmp_path)], env=ENV, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.split() == ["True", "600", "None"], done.stderr
+
+
+def test_running_out_of_descriptors_is_an_error_not_a_shorter_result(tmp_path, unconfined, monkeypatch):
+    for i in range(20):
+        write(tmp_path / f"f{i:02}.txt", "needle\n")
+    open_at = sandbox.open_at
+
+    def exhausted(dir_fd, rel, flags, mode=0o666):
+        if rel.endswith("f13.txt"):
+            raise OSError(errno.EMFILE, os.strerror(errno.EMFILE), rel)
+        return open_at(dir_fd, rel, flags, mode)
+
+    monkeypatch.setattr(sandbox, "open_at", exhausted)
+    r = fstools.grep("needle", ctx=fstools.ExecutionContext(working_dir=str(tmp_path)))
+    assert not r.success and "Too many open files" in r.error
