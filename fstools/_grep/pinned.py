@@ -29,6 +29,7 @@ _BATCH_FDS = 256
 _EXHAUSTED = frozenset({errno.EMFILE, errno.ENFILE})
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)  # a FIFO made meanwhile must not block
 _FD_PATH = re.compile(r"/dev/fd/\d+")
+_MESSAGE_END = re.compile(r"line \d+: |[^:]*\(os error \d+\)$")
 
 
 @dataclass
@@ -110,6 +111,17 @@ class Pinner:
         except (OSError, ValueError):
             return False
         return True
+
+    def names_reached(self, message: str) -> bool:
+        """Whether rg's `message` about a path names one reached inside, now. The path may hold
+        `: ` itself: it ends where one of rg's own endings follows (an error from the system, or
+        a line of an ignore file), so an outside `a: b` does not pass for an inside `a`."""
+        end = message.find(": ")
+        while end >= 0:
+            if _MESSAGE_END.match(message, end + 2) and self.reaches(message[:end]):
+                return True
+            end = message.find(": ", end + 1)
+        return False
 
     def batches(self, paths: Sequence[str]) -> Iterator[FileArgs]:
         """`paths` opened a batch at a time (each closed by the caller once its run is over)."""

@@ -219,7 +219,7 @@ def _run(
     if code == 2 and not messages and not proc.timed_out and stderr.strip():
         raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {_explain(stderr)}")
     if unconfined is not None:
-        messages = [m for m in messages if unconfined.reaches(m.split(": ", 1)[0])]
+        messages = [m for m in messages if unconfined.names_reached(m)]
     for message in messages:
         (out.unreadable if "(os error" in message else out.notices).append(message)
     return value

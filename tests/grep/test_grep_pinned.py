@@ -270,3 +270,27 @@ def test_running_out_of_descriptors_is_an_error_not_a_shorter_result(tmp_path, u
     monkeypatch.setattr(sandbox, "open_at", exhausted)
     r = fstools.grep("needle", ctx=fstools.ExecutionContext(working_dir=str(tmp_path)))
     assert not r.success and "Too many open files" in r.error
+
+
+def test_a_walk_message_about_a_name_holding_a_colon_is_kept(tmp_path, unconfined):
+    write(tmp_path / "x: y" / ".gitignore", "bad[\n")
+    write(tmp_path / "x: y" / "a.txt", "needle\n")
+    r = fstools.grep("needle", str(tmp_path), ctx=fstools.ExecutionContext(working_dir=str(tmp_path)))
+    assert r.success and r.metadata["warnings"] == [
+        f"{tmp_path}/x: y/.gitignore: line 1: error parsing glob 'bad[': unclosed character class; missing ']'"
+    ]
+
+
+def test_a_walk_message_names_only_what_is_inside(tmp_path):
+    """A message's path is read up to one of rg's own endings: an outside `a: b` is not `a` inside."""
+    write(tmp_path / "d" / "a", "inside\n")
+    dir_fd = sandbox.open_root(str(tmp_path))
+    try:
+        pinner = Pinner(dir_fd, str(tmp_path), 1 << 20)
+        assert pinner.names_reached(f"{tmp_path}/d/a: Permission denied (os error 13)")
+        assert pinner.names_reached(f"{tmp_path}/d/a: line 3: error parsing glob 'x['")
+        assert not pinner.names_reached(f"{tmp_path}/d/a: SECRET: Permission denied (os error 13)")
+        assert not pinner.names_reached(f"{tmp_path}/d/b: Permission denied (os error 13)")
+        assert not pinner.names_reached(f"{tmp_path}/d/a has no separator")
+    finally:
+        os.close(dir_fd)
