@@ -444,10 +444,19 @@ def _count_files(
 
 def _proposed(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome) -> list[str]:
     """The files an unconfined walk says match: only a proposal, since a racing process could
-    have led it outside; the pinned runs that follow decide."""
-    proc = deadline.start(proposed_argv(rg, q), q)
-    listing = _run(rg, q, proc, out, StreamingProcess.read_all, None, deadline.pinner)
-    return [path for path in map(os.fsdecode, listing.split(b"\0")) if path and not sensitive.matches(path)]
+    have led it outside; the pinned runs that follow decide.
+
+    Multiline, the walk is the confined search's JSON run: rg's file list misses a `$` that
+    matches at the end of a file with no final newline, which its JSON output reports."""
+    if q.multiline:
+        proc = deadline.start(json_argv(rg, q), q)
+        ends = _run(rg, q, proc, out, lambda p: list(scan_ends(p.chunks())), None, deadline.pinner)
+        proposed = [end.path for end in ends if end.matched_lines]
+    else:
+        proc = deadline.start(proposed_argv(rg, q), q)
+        listing = _run(rg, q, proc, out, StreamingProcess.read_all, None, deadline.pinner)
+        proposed = [path for path in map(os.fsdecode, listing.split(b"\0")) if path]
+    return [path for path in proposed if not sensitive.matches(path)]
 
 
 def _probe(

@@ -294,3 +294,18 @@ def test_a_walk_message_names_only_what_is_inside(tmp_path):
         assert not pinner.names_reached(f"{tmp_path}/d/a has no separator")
     finally:
         os.close(dir_fd)
+
+
+def test_a_multiline_proposal_sees_what_the_json_runs_see(tmp_path, monkeypatch):
+    """rg's file list misses a multiline `$` matching at the end of a file with no final newline,
+    where its JSON output (the confined search's) has it."""
+    write(tmp_path / "no_newline.txt", "naïve")
+    write(tmp_path / "newline.txt", "naïve\n")
+    ctx = fstools.ExecutionContext(working_dir=str(tmp_path), search_index="off")
+    args = {"pattern": "(?:TODO)?$", "multiline": True, "head_limit": 0}
+    confined = {m: fstools.grep(ctx=ctx, output_mode=m, **args) for m in MODES_NAMES}
+    monkeypatch.setattr(confinement.landlock, "abi", 0)
+    for mode in MODES_NAMES:
+        pinned = fstools.grep(ctx=ctx, output_mode=mode, **args)
+        assert pinned.metadata["total_files"] == 2, mode
+        assert comparable(pinned) == comparable(confined[mode]), mode
