@@ -176,7 +176,7 @@ def _diff(doc: Document, edited: _Edited, old_label: str, new_label: str) -> str
     return unified_diff(before, after, changes, old_label=old_label, new_label=new_label, decode=doc.decode_part)
 
 
-def _refuse_placeholders(doc: Document, edits: Sequence[EditRequest], numbered: bool) -> None:
+def _refuse_placeholders(doc: Document, edits: Sequence[EditRequest], numbered: bool, path: str) -> None:
     """No edit may bring in an omission placeholder that neither its old_string nor the file holds."""
     for n, edit in enumerate(edits, 1):
 
@@ -184,7 +184,7 @@ def _refuse_placeholders(doc: Document, edits: Sequence[EditRequest], numbered: 
             return line in old or line in doc.text
 
         try:
-            refuse_new_placeholders(edit.new_string, "new_string", present)
+            refuse_new_placeholders(edit.new_string, "new_string", present, path)
         except ToolError as exc:
             raise _numbered(exc, n, len(edits)) if numbered else exc from None
 
@@ -206,7 +206,7 @@ def _apply(
     target = resolve_file_path(ctx, file_path)
     seen, doc = _current(ctx, target, edits[0])
     if not allow_placeholders:
-        _refuse_placeholders(doc, edits, numbered)
+        _refuse_placeholders(doc, edits, numbered, target.path)
     edited = _edit_document(doc, edits, numbered)
     data, results = _encoded(doc, edited, target.display), edited.results
     if seen is not None and edited.unchanged():

@@ -291,6 +291,11 @@ def _move(ctx: ExecutionContext, source: str, destination: str, overwrite: bool)
             "both exist now",
         ) from None
     except OSError as exc:
+        if exc.errno == errno.ESTALE:  # the copy to another filesystem met an entry that changed meanwhile
+            raise ToolError(
+                ErrorCode.CONCURRENT_MODIFICATION,
+                f"{src.display} changed while it was being copied to another filesystem; nothing was moved. Try again",
+            ) from None
         raise changed_or_failed(exc, f"{src.display} -> {dst.display}") from None
     finally:  # an open search index learns of both ends now (also of a move that failed halfway)
         notify_changed([src.path, dst.path, *plan.inside, *moved_to])

@@ -10,7 +10,8 @@ ellipsis alone, "rest of ...", "existing/remaining <code> unchanged/...", "<code
 "... for brevity". The word that says so must end the comment (or be an ellipsis): "# Import
 here to avoid a cycle" goes on as prose. A bare `...` in Python is code (Ellipsis), not a
 comment, an ellipsis in a doc comment elides an example, and a comment such as
-"# Initialize the rest of the fields" does not start with the omission.
+"# Initialize the rest of the fields" does not start with the omission. In Markdown a `#`
+line is a heading ("## Rest of the API"): there only HTML comments count.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from .._core.errors import ErrorCode, ToolError
 # A whole-line comment's opening mark; its body is the rest of the line, minus a closing mark
 # (taken off in Python: a regex with `.*?` between two `\s*` backtracks cubically on long blank runs).
 _COMMENT = re.compile(r"\s*(?P<lead>\{\s*/\*+|//+!?|#+|/\*+|\*+|<!--|--|;+|%+)")
+_MARKDOWN_COMMENT = re.compile(r"\s*(?P<lead><!--)")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".mkd", ".mdown")
 # Doc-comment lines (a block comment's inner `*` line, Rust's `///` and `//!`): an ellipsis
 # there elides an example, as documentation does.
 _DOC_LEADS = re.compile(r"\*+|///|//!")
@@ -73,6 +76,7 @@ _PHRASES = [
 # The start of every comment-only line (after its line break: a literal first character lets
 # the regex engine skip ahead fast), so a large text costs one quick pass.
 _COMMENT_LINE = re.compile(r"\n[ \t]*[/#*<;%{-][^\n]*")
+_MARKDOWN_COMMENT_LINE = re.compile(r"\n[ \t]*<!--[^\n]*")
 
 
 @dataclass(frozen=True)
@@ -90,9 +94,10 @@ def _body(comment: str) -> str:
     return closed[:-2].rstrip("*").rstrip() if closed.endswith("*/") else body
 
 
-def is_placeholder(line: str) -> bool:
-    """Whether `line` is a comment-only line that stands for omitted code."""
-    match = _COMMENT.match(line)
+def is_placeholder(line: str, *, markdown: bool = False) -> bool:
+    """Whether `line` is a comment-only line that stands for omitted code (`markdown`: the line
+    is Markdown, where only an HTML comment is a comment)."""
+    match = (_MARKDOWN_COMMENT if markdown else _COMMENT).match(line)
     if match is None:
         return False
     body = _body(line[match.end() :])
@@ -104,25 +109,26 @@ def is_placeholder(line: str) -> bool:
     return kept is not None and _SIGNAL.search(body, kept.end()) is not None
 
 
-def placeholders(text: str) -> list[Placeholder]:
+def placeholders(text: str, *, markdown: bool = False) -> list[Placeholder]:
     """The placeholder lines of `text`, with their 1-based line numbers."""
     found, line, counted = [], 1, 0
     first = text[: text.find("\n")] if "\n" in text else text
-    if is_placeholder(first):
+    if is_placeholder(first, markdown=markdown):
         found.append(Placeholder(1, first.strip()))
-    for match in _COMMENT_LINE.finditer(text):
+    for match in (_MARKDOWN_COMMENT_LINE if markdown else _COMMENT_LINE).finditer(text):
         candidate = match.group()[1:]
-        if is_placeholder(candidate):
+        if is_placeholder(candidate, markdown=markdown):
             line += text.count("\n", counted, match.end())
             counted = match.end()
             found.append(Placeholder(line, candidate.strip()))
     return found
 
 
-def refuse_new_placeholders(text: str, what: str, present: Callable[[str], bool]) -> None:
-    """Raise invalid_argument when `text` (new_string, content) has a placeholder line that
-    `present` (old_string, the file) does not already hold."""
-    new = [p for p in placeholders(text) if not present(p.text)]
+def refuse_new_placeholders(text: str, what: str, present: Callable[[str], bool], path: str = "") -> None:
+    """Raise invalid_argument when `text` (new_string, content) for the file `path` has a
+    placeholder line that `present` (old_string, the file) does not already hold."""
+    markdown = path.lower().endswith(MARKDOWN_SUFFIXES)
+    new = [p for p in placeholders(text, markdown=markdown) if not present(p.text)]
     if not new:
         return
     first = new[0]

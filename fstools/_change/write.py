@@ -55,7 +55,9 @@ def _write(
     require_fresh_read(ctx, target, seen)
     previous = _previous(seen.data if seen else None, target.display)
     if not allow_placeholders:
-        refuse_new_placeholders(content, "content", lambda line: previous is not None and line in previous.text)
+        refuse_new_placeholders(
+            content, "content", lambda line: previous is not None and line in previous.text, target.path
+        )
     content = _fit(content, previous)
     encoding = previous.encoding if previous else UTF8
     data = encode_document(content, encoding, target.display)

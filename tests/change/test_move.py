@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,7 +15,7 @@ from fstools._change import renames
 from fstools._change.tree import remove_tree
 from tests.helpers.processes import fstools_cmd
 from tests.helpers.tools import agent_read
-from tests.helpers.trees import deep_tree
+from tests.helpers.trees import deep_tree, other_filesystem
 
 
 def files(root: Path) -> dict[str, str]:
@@ -393,12 +391,8 @@ def test_a_tree_deeper_than_the_recursion_limit(project, ctx, monkeypatch, acros
 
 @pytest.fixture
 def other_fs(project: Path):
-    shm = Path("/dev/shm")
-    if not shm.is_dir() or not os.access(shm, os.W_OK) or shm.stat().st_dev == project.stat().st_dev:
-        pytest.skip("no second writable filesystem (/dev/shm) here")
-    root = Path(tempfile.mkdtemp(dir=shm))
-    yield root
-    shutil.rmtree(root, ignore_errors=True)
+    with other_filesystem(project) as root:
+        yield root
 
 
 def test_a_real_move_between_filesystems(project, src, other_fs):

@@ -145,6 +145,20 @@ def test_write_refuses_new_placeholders_in_content(project, ctx):
     assert path.read_text() == content
 
 
+@pytest.mark.parametrize("name", ["API.md", "README.markdown", "docs.MDX"])
+def test_markdown_headings_are_not_comments(project, ctx, name):
+    """In Markdown `#` opens a heading: "## Rest of the API" is a title, an HTML comment is still a comment."""
+    path = project / name
+    content = "# API\n\n## Rest of the API\n\nThe rest.\n\n### Existing code unchanged\n"
+    assert fstools.write(str(path), content, ctx=ctx).success
+    agent_read(ctx, path)
+    r = fstools.edit(str(path), "The rest.", "The rest.\n<!-- rest of the page unchanged -->", ctx=ctx)
+    assert r.error_code == "invalid_argument" and "rest of the page unchanged" in r.error
+    assert path.read_text() == content
+    same_in_code = fstools.write(str(project / "api.py"), "## Rest of the API\n", ctx=ctx)
+    assert same_in_code.error_code == "invalid_argument"
+
+
 def test_write_keeps_placeholders_the_file_already_had(project, ctx):
     path = project / "notes.js"
     path.write_text("// ...\nconst a = 1;\n")

@@ -13,13 +13,28 @@ import pytest
 
 import fstools
 from fstools._core import confinement, sandbox
-from tests.helpers.races import CANARY, INSIDE, Flipper, Scene, build_scene, renameat2_supported
+from tests.helpers.races import (
+    CANARY,
+    INSIDE,
+    AimedFlipper,
+    CrossScene,
+    Flipper,
+    Scene,
+    build_cross_scene,
+    build_scene,
+    renameat2_supported,
+    restore,
+    snapshot,
+)
+from tests.helpers.trees import other_filesystem
 
 # Grep's pattern matches the canary without containing it: results echo the pattern back.
 PATTERN = CANARY[:-1] + f"[{CANARY[-1]}]"
 # Calls per tool and scenario: enough that the unprotected code escapes many times (see docs/security.md).
 CALLS = 60
 STRESS_CALLS = 2000
+# Files in the subdirectory a cross-filesystem Move copies while it is swapped.
+LEAVES = 24
 
 
 def _text(r: fstools.ToolResult) -> str:
@@ -199,3 +214,65 @@ def test_grep_reports_no_outside_metadata(scene, pinned, monkeypatch):
             r = fstools.grep("inside", str(scene.root), output_mode="count", head_limit=0, ctx=ctx)
             linked += "hard_links" in r.metadata
     assert linked == 0
+
+
+# Move of a directory from one filesystem to another ---------------------------------------------
+
+
+@pytest.fixture
+def cross(tmp_path: Path):
+    with other_filesystem(tmp_path) as other:
+        if not (renameat2_supported(tmp_path) and renameat2_supported(other)):
+            pytest.skip("renameat2(RENAME_EXCHANGE) is not available here")
+        yield build_cross_scene(tmp_path, other, LEAVES)
+
+
+def _aim(scene: CrossScene, top: Path, where: str):
+    """The pairs to swap during the move of `top`: its subdirectory `sub` and the symlink beside it
+    (the source), or `sub` in every half-built copy and the symlink beside that (the copy)."""
+    link = f".swap-{top.name}"
+    if where == "source":
+        return lambda: [(str(top / "sub"), str(scene.root / link))]
+    other = str(scene.other)
+    return lambda: [(f"{other}/{n}/sub", f"{other}/{link}") for n in os.listdir(other) if ".fstools-move-" in n]
+
+
+def run_cross_battery(scene: CrossScene, where: str, calls: int) -> tuple[int, int, int]:
+    """(escapes, moves that succeeded, swaps) of `calls` moves of a tree to the other filesystem
+    while a flipper swaps a subdirectory of the source, or of the half-built copy, with a symlink
+    to outside. An escape: outside text in the result or in any file inside the roots, or any
+    change outside."""
+    roots = [str(scene.root), str(scene.other)]
+    ctx = fstools.ExecutionContext(working_dir=str(scene.root), allowed_dirs=roots)
+    before = snapshot(scene.outside)
+    escapes = succeeded = 0
+    with AimedFlipper() as flipper:
+        for i in range(calls):
+            top = scene.tree(f"t{i}")
+            flipper.aim(_aim(scene, top, where))
+            r = fstools.move(str(top), str(scene.other / top.name), ctx=ctx)
+            flipper.hold()
+            succeeded += r.success
+            if CANARY in _text(r) or scene.canary_inside() or snapshot(scene.outside) != before:
+                escapes += 1
+                restore(scene.outside, before)
+            scene.clear()
+    return escapes, succeeded, flipper.flips
+
+
+@pytest.mark.parametrize("where", ["source", "copy"])
+def test_no_escape_when_a_directory_moved_across_filesystems_is_swapped(cross, where):
+    escapes, succeeded, flips = run_cross_battery(cross, where, CALLS)
+    assert flips >= CALLS, f"the flipper swapped only {flips} times in {CALLS} moves"
+    assert escapes == 0
+    assert succeeded > 0
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("where", ["source", "copy"])
+def test_stress_move_across_filesystems(cross, where):
+    escapes, succeeded, flips = run_cross_battery(cross, where, STRESS_CALLS)
+    print(
+        f"Move across filesystems, {where} swapped: {escapes} escapes, {succeeded} of {STRESS_CALLS} moved, {flips} swaps"
+    )
+    assert escapes == 0

@@ -13,7 +13,9 @@ import ctypes
 import errno
 import multiprocessing
 import os
+import shutil
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,13 +62,7 @@ class Scene:
 
     def restore_outside(self, state: dict[str, object]) -> None:
         """Put the outside tree back as `state` recorded it, after an escape changed it."""
-        import shutil
-
-        shutil.rmtree(self.outside)
-        for rel, data in state.items():
-            p = self.outside / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(data)  # type: ignore[arg-type]
+        restore(self.outside, state)
 
     def restore_file(self, a: str, b: str) -> None:
         """Give the regular file among the swapped names `a`/`b` its inside content again."""
@@ -103,12 +99,28 @@ class Scene:
 
     def outside_state(self) -> dict[str, object]:
         """What an escape would change: the outside tree's names and contents."""
-        state: dict[str, object] = {}
-        for dirpath, _, names in os.walk(self.outside):
-            for name in names:
-                p = os.path.join(dirpath, name)
-                state[os.path.relpath(p, self.outside)] = Path(p).read_bytes()
-        return state
+        return snapshot(self.outside)
+
+
+def restore(base: Path, state: dict[str, object]) -> None:
+    """Make the tree `base` hold exactly the files `state` (from `snapshot`) recorded."""
+
+    shutil.rmtree(base)
+    base.mkdir()
+    for rel, data in state.items():
+        p = base / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)  # type: ignore[arg-type]
+
+
+def snapshot(base: Path) -> dict[str, object]:
+    """The names and contents of the files below `base`."""
+    state: dict[str, object] = {}
+    for dirpath, _, names in os.walk(base):
+        for name in names:
+            p = os.path.join(dirpath, name)
+            state[os.path.relpath(p, base)] = Path(p).read_bytes()
+    return state
 
 
 def build_scene(tmp: Path) -> Scene:
@@ -184,3 +196,104 @@ class Flipper:
         self._runner.join(10)
         if os.lstat(self.a).st_ino != self._a_ino:
             exchange(self.a, self.b)
+
+
+class AimedFlipper:
+    """A flipper thread whose targets change from call to call: `aim(pairs)` starts swapping the
+    pairs of names that `pairs()` gives, asked again on every round (so they may name a temp
+    directory that exists only during the call); `hold()` stops and waits until no swap is under way."""
+
+    def __init__(self) -> None:
+        self.flips = 0
+        self._pairs: Callable[[], list[tuple[str, str]]] | None = None
+        self._idle = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            pairs = self._pairs
+            if pairs is None:
+                self._idle.set()
+                self._stop.wait(0.0005)
+                continue
+            for a, b in pairs():
+                try:
+                    exchange(a, b)
+                    self.flips += 1
+                except OSError:  # not there (yet, or any more): keep going
+                    continue
+
+    def aim(self, pairs: Callable[[], list[tuple[str, str]]]) -> None:
+        self._pairs = pairs
+
+    def hold(self) -> None:
+        self._pairs = None
+        self._idle.clear()
+        self._idle.wait(10)
+
+    def __enter__(self) -> AimedFlipper:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pairs = None
+        self._stop.set()
+        self._thread.join(10)
+
+
+@dataclass
+class CrossScene:
+    """Two allowed roots on two filesystems, and outside them `read` (files named as in the moved
+    tree's subdirectory, holding the canary) and `write` (where no file may ever appear)."""
+
+    root: Path
+    other: Path
+    outside: Path
+    leaves: int
+
+    def tree(self, name: str) -> Path:
+        """A tree to move: `name/a.txt` and `name/sub/` with the leaves, and beside it (in both
+        roots) the symlinks `.swap-<name>`: to the outside files of the same names, and to `write`."""
+        top = self.root / name
+        (top / "sub").mkdir(parents=True)
+        (top / "a.txt").write_text(INSIDE)
+        for k in range(self.leaves):
+            (top / "sub" / f"leaf{k:02}.txt").write_text(INSIDE)
+        (self.root / f".swap-{name}").symlink_to(self.outside / "read", target_is_directory=True)
+        (self.other / f".swap-{name}").symlink_to(self.outside / "write", target_is_directory=True)
+        return top
+
+    def canary_inside(self) -> list[str]:
+        """The regular files inside either root that hold outside text (no link followed)."""
+        found = []
+        for base in (self.root, self.other):
+            for dirpath, _, names in os.walk(base):
+                for name in names:
+                    p = os.path.join(dirpath, name)
+                    if not os.path.islink(p) and CANARY in Path(p).read_text(errors="replace"):
+                        found.append(p)
+        return found
+
+    def clear(self) -> None:
+        """Remove everything inside both roots (whatever a swap left where)."""
+
+        for base in (self.root, self.other):
+            for name in os.listdir(base):
+                p = base / name
+                if p.is_symlink() or not p.is_dir():
+                    p.unlink()
+                else:
+                    shutil.rmtree(p)
+
+
+def build_cross_scene(tmp: Path, other: Path, leaves: int) -> CrossScene:
+    outside = tmp / "outside"
+    (outside / "read").mkdir(parents=True)
+    for k in range(leaves):
+        (outside / "read" / f"leaf{k:02}.txt").write_text(f"{CANARY}\n")
+    (outside / "write").mkdir()
+    (outside / "write" / "sentinel.txt").write_text(INSIDE)
+    root = tmp / "root"
+    root.mkdir()
+    return CrossScene(root, other, outside, leaves)

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 import fstools
+from fstools._change.tree import remove_tree
 from fstools._core.binaries import find_binary
 
 BASE_MTIME = 1_700_000_000
@@ -51,3 +57,21 @@ def deep_tree(top: Path | str, depth: int) -> None:
         os.close(os.open("f.txt", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
     finally:
         os.close(fd)
+
+
+@contextmanager
+def other_filesystem(near: Path) -> Iterator[Path]:
+    """A fresh directory on a filesystem other than `near`'s (/dev/shm), removed afterwards; the
+    test is skipped where there is none."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or not os.access(shm, os.W_OK) or shm.stat().st_dev == near.stat().st_dev:
+        pytest.skip("no second writable filesystem (/dev/shm) here")
+    root = Path(tempfile.mkdtemp(dir=shm))
+    try:
+        yield root
+    finally:  # without recursion: a test may leave a very deep tree there
+        fd = os.open(shm, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            remove_tree(fd, root.name)
+        finally:
+            os.close(fd)
