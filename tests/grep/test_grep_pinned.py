@@ -292,6 +292,8 @@ def test_a_walk_message_names_only_what_is_inside(tmp_path):
         assert not pinner.names_reached(f"{tmp_path}/d/a: SECRET: Permission denied (os error 13)")
         assert not pinner.names_reached(f"{tmp_path}/d/b: Permission denied (os error 13)")
         assert not pinner.names_reached(f"{tmp_path}/d/a has no separator")
+        assert pinner.line(f"{tmp_path}/d/a", 1) == "inside" and pinner.line(f"{tmp_path}/d/a", 3) is None
+        assert pinner.line(f"{tmp_path}/d/missing", 1) is None and pinner.line("/etc/passwd", 1) is None
     finally:
         os.close(dir_fd)
 
