@@ -63,15 +63,18 @@ class Pinner:
     dir_fd: int
     base: str
     max_size: int
+    prefix: str = field(init=False)  # what every path below `base` starts with
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "prefix", self.base.rstrip("/") + "/")
 
     def open(self, path: str) -> int | None:
         """A read descriptor of the regular file `path`, or None: gone, reached through a symlink
         (swapped meanwhile), not below `base`, not a regular file, or over the size limit."""
-        prefix = self.base.rstrip("/") + "/"
-        if not path.startswith(prefix):
+        if not path.startswith(self.prefix):
             return None
         try:
-            fd = sandbox.open_at(self.dir_fd, path[len(prefix) :], _OPEN_FLAGS)
+            fd = sandbox.open_at(self.dir_fd, path[len(self.prefix) :], _OPEN_FLAGS)
         except OSError as exc:
             if exc.errno in _EXHAUSTED:
                 raise
@@ -86,10 +89,9 @@ class Pinner:
 
     def stat(self, path: str) -> os.stat_result:
         """lstat of `path`, reached below `base` through no symlink (OSError otherwise)."""
-        prefix = self.base.rstrip("/") + "/"
-        if not path.startswith(prefix):
+        if not path.startswith(self.prefix):
             raise OSError(errno.EXDEV, "not below the searched directory", path)
-        fd = sandbox.open_at(self.dir_fd, path[len(prefix) :], sandbox.O_PATH)
+        fd = sandbox.open_at(self.dir_fd, path[len(self.prefix) :], sandbox.O_PATH)
         try:
             return os.fstat(fd)
         finally:
