@@ -27,6 +27,7 @@ from .._core import sandbox
 _BATCH_FDS = 256
 # Out of descriptors: a file not opened for that reason is not a file that went away.
 _EXHAUSTED = frozenset({errno.EMFILE, errno.ENFILE})
+_PARENTS = 8
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)  # a FIFO made meanwhile must not block
 _FD_PATH = re.compile(r"/dev/fd/\d+")
 _MESSAGE_END = re.compile(r"line \d+: |[^:]*\(os error \d+\)$")
@@ -64,6 +65,8 @@ class Pinner:
     base: str
     max_size: int
     prefix: str = field(init=False)  # what every path below `base` starts with
+    # The directories of the last files stat'ed, open: rg reports files a directory at a time.
+    _parents: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "prefix", self.base.rstrip("/") + "/")
@@ -88,14 +91,27 @@ class Pinner:
         return fd
 
     def stat(self, path: str) -> os.stat_result:
-        """lstat of `path`, reached below `base` through no symlink (OSError otherwise)."""
+        """lstat of `path`, its directory reached below `base` through no symlink (OSError otherwise)."""
         if not path.startswith(self.prefix):
             raise OSError(errno.EXDEV, "not below the searched directory", path)
-        fd = sandbox.open_at(self.dir_fd, path[len(self.prefix) :], sandbox.O_PATH)
-        try:
-            return os.fstat(fd)
-        finally:
+        head, _, name = path[len(self.prefix) :].rpartition("/")
+        if name in ("", ".", ".."):
+            raise OSError(errno.EXDEV, "not an entry below the searched directory", path)
+        return os.stat(name, dir_fd=self._parent(head) if head else self.dir_fd, follow_symlinks=False)
+
+    def _parent(self, head: str) -> int:
+        fd = self._parents.pop(head, None)
+        if fd is None:
+            fd = sandbox.open_at(self.dir_fd, head, sandbox.DIR_FLAGS)
+            if len(self._parents) >= _PARENTS:
+                os.close(self._parents.pop(next(iter(self._parents))))
+        self._parents[head] = fd  # the most recent last
+        return fd
+
+    def close(self) -> None:
+        for fd in self._parents.values():
             os.close(fd)
+        self._parents.clear()
 
     def line(self, path: str, number: int) -> str | None:
         """Line `number` (from 1) of the regular file `path` as the sandbox reads it; None if there is none."""
@@ -107,7 +123,7 @@ class Pinner:
         return lines[number - 1].decode("utf-8", "replace") if 0 < number <= len(lines) else None
 
     def reaches(self, path: str) -> bool:
-        """Whether `path` is, now, an entry below `base` reached through no symlink."""
+        """Whether `path` is, now, an entry below `base` (a link counts) in a directory reached through no symlink."""
         try:
             self.stat(path)
         except (OSError, ValueError):

@@ -535,8 +535,26 @@ def search(
     confinement without Landlock pins every file rg reads (see the module's docstring).
     """
     rg = require_binary("rg")
-    out = SearchOutcome()
     deadline = _Deadline(timeout, confinement, q.max_filesize)
+    try:
+        return _search(rg, q, content, offset, limit, sensitive, line_numbers, deadline, candidates)
+    finally:
+        if deadline.beneath is not None:
+            deadline.beneath.close()
+
+
+def _search(
+    rg: str,
+    q: GrepQuery,
+    content: bool,
+    offset: int,
+    limit: int,
+    sensitive: HiddenPaths,
+    line_numbers: bool,
+    deadline: _Deadline,
+    candidates: Scope,
+) -> SearchOutcome:
+    out = SearchOutcome()
     started = time.monotonic()
     indexed = candidates is not None
     if q.root_is_file:

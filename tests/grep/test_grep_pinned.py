@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import os
 import random
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
@@ -311,3 +312,25 @@ def test_a_multiline_proposal_sees_what_the_json_runs_see(tmp_path, monkeypatch)
         pinned = fstools.grep(ctx=ctx, output_mode=mode, **args)
         assert pinned.metadata["total_files"] == 2, mode
         assert comparable(pinned) == comparable(confined[mode]), mode
+
+
+def test_the_pinner_keeps_a_few_directories_open_and_closes_them(tmp_path):
+    root = tmp_path.resolve()
+    for n in range(20):
+        write(root / f"d{n}" / "f.txt", "x\n")
+    os.symlink(root / "d0", root / "link")
+    dir_fd = sandbox.open_root(str(root))
+    before = len(os.listdir("/proc/self/fd"))
+    try:
+        pinner = Pinner(dir_fd, str(root), 1 << 20)
+        for _ in range(2):
+            assert all(pinner.stat(f"{root}/d{n}/f.txt").st_size == 2 for n in range(20))
+        assert len(os.listdir("/proc/self/fd")) - before <= 8
+        assert stat.S_ISLNK(pinner.stat(f"{root}/link").st_mode)  # the entry itself, as lstat sees it
+        for refused in (f"{root}/link/f.txt", f"{root}/d1/..", f"{root}/d1/", "/etc/passwd"):
+            with pytest.raises(OSError):
+                pinner.stat(refused)
+        pinner.close()
+        assert len(os.listdir("/proc/self/fd")) == before
+    finally:
+        os.close(dir_fd)
