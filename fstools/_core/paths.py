@@ -147,7 +147,8 @@ def _allowed(ctx: ExecutionContext, display: str, canonical: str) -> str:
     """The root `canonical` lies in; ToolError when it is outside every root or a secret."""
     root = root_of(ctx, canonical)
     if root is None:
-        where = display if canonical == display else f"{display} (resolves to {canonical})"
+        # Where a link leads out is not said: the name of an outside place is not the agent's to learn.
+        where = display if canonical == display else f"{display} (a symbolic link on the way leads out of them)"
         raise ToolError(
             ErrorCode.PATH_OUTSIDE_WORKSPACE,
             f"Path is outside the allowed directories: {where}; allowed: {', '.join(ctx.roots)}",

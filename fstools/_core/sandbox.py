@@ -93,11 +93,11 @@ openat2 = _Openat2()
 
 
 def _split(rel: str) -> list[str]:
-    parts = [p for p in rel.split("/") if p]
-    if any(p in (".", "..") for p in parts):
+    padded = f"/{rel}/"  # a `.` or `..` component, found by C-level searches (Grep checks every path it found)
+    if "/./" in padded or "/../" in padded:
         # Canonical paths have neither; refusing them keeps the walk beneath its start.
         raise OSError(errno.EXDEV, "path leaves the directory it is resolved in", rel)
-    return parts
+    return [p for p in rel.split("/") if p]
 
 
 def _step(dir_fd: int, name: str) -> int:

@@ -22,10 +22,15 @@ from dataclasses import dataclass, field
 
 from .._core import sandbox
 
-# Descriptors per rg run: far below the usual 1,024 soft limit, since several searches may run at once.
+# Descriptors per rg run: far below the usual 1,024 soft limit, since several searches may run at once;
+# at most a quarter of a lower limit (macOS gives 256).
 _BATCH_FDS = 256
+# Out of descriptors: a file not opened for that reason is not a file that went away.
+_EXHAUSTED = frozenset({errno.EMFILE, errno.ENFILE})
+_PARENTS = 8
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)  # a FIFO made meanwhile must not block
 _FD_PATH = re.compile(r"/dev/fd/\d+")
+_MESSAGE_END = re.compile(r"line \d+: |[^:]*\(os error \d+\)$")
 
 
 @dataclass
@@ -59,16 +64,25 @@ class Pinner:
     dir_fd: int
     base: str
     max_size: int
+    prefix: str = field(init=False)  # what every path below `base` starts with
+    # The directories of the last files stat'ed, open: rg reports files a directory at a time.
+    _parents: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "prefix", self.base.rstrip("/") + "/")
 
     def open(self, path: str) -> int | None:
         """A read descriptor of the regular file `path`, or None: gone, reached through a symlink
         (swapped meanwhile), not below `base`, not a regular file, or over the size limit."""
-        prefix = self.base.rstrip("/") + "/"
-        if not path.startswith(prefix):
+        if not path.startswith(self.prefix):
             return None
         try:
-            fd = sandbox.open_at(self.dir_fd, path[len(prefix) :], _OPEN_FLAGS)
-        except (OSError, ValueError):
+            fd = sandbox.open_at(self.dir_fd, path[len(self.prefix) :], _OPEN_FLAGS)
+        except OSError as exc:
+            if exc.errno in _EXHAUSTED:
+                raise
+            return None
+        except ValueError:
             return None
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > self.max_size:
@@ -77,30 +91,63 @@ class Pinner:
         return fd
 
     def stat(self, path: str) -> os.stat_result:
-        """lstat of `path`, reached below `base` through no symlink (OSError otherwise)."""
-        prefix = self.base.rstrip("/") + "/"
-        if not path.startswith(prefix):
+        """lstat of `path`, its directory reached below `base` through no symlink (OSError otherwise)."""
+        if not path.startswith(self.prefix):
             raise OSError(errno.EXDEV, "not below the searched directory", path)
-        fd = sandbox.open_at(self.dir_fd, path[len(prefix) :], sandbox.O_PATH)
-        try:
-            return os.fstat(fd)
-        finally:
+        head, _, name = path[len(self.prefix) :].rpartition("/")
+        if name in ("", ".", ".."):
+            raise OSError(errno.EXDEV, "not an entry below the searched directory", path)
+        return os.stat(name, dir_fd=self._parent(head) if head else self.dir_fd, follow_symlinks=False)
+
+    def _parent(self, head: str) -> int:
+        fd = self._parents.pop(head, None)
+        if fd is None:
+            fd = sandbox.open_at(self.dir_fd, head, sandbox.DIR_FLAGS)
+            if len(self._parents) >= _PARENTS:
+                os.close(self._parents.pop(next(iter(self._parents))))
+        self._parents[head] = fd  # the most recent last
+        return fd
+
+    def close(self) -> None:
+        for fd in self._parents.values():
             os.close(fd)
+        self._parents.clear()
+
+    def line(self, path: str, number: int) -> str | None:
+        """Line `number` (from 1) of the regular file `path` as the sandbox reads it; None if there is none."""
+        fd = self.open(path)
+        if fd is None:
+            return None
+        with open(fd, "rb") as f:
+            lines = f.read().split(b"\n")
+        return lines[number - 1].decode("utf-8", "replace") if 0 < number <= len(lines) else None
 
     def reaches(self, path: str) -> bool:
-        """Whether `path` is, now, an entry below `base` reached through no symlink."""
+        """Whether `path` is, now, an entry below `base` (a link counts) in a directory reached through no symlink."""
         try:
             self.stat(path)
         except (OSError, ValueError):
             return False
         return True
 
+    def names_reached(self, message: str) -> bool:
+        """Whether rg's `message` about a path names one reached inside, now. The path may hold
+        `: ` itself: it ends where one of rg's own endings follows (an error from the system, or
+        a line of an ignore file), so an outside `a: b` does not pass for an inside `a`."""
+        end = message.find(": ")
+        while end >= 0:
+            if _MESSAGE_END.match(message, end + 2) and self.reaches(message[:end]):
+                return True
+            end = message.find(": ", end + 1)
+        return False
+
     def batches(self, paths: Sequence[str]) -> Iterator[FileArgs]:
         """`paths` opened a batch at a time (each closed by the caller once its run is over)."""
-        for start in range(0, len(paths), _BATCH_FDS):
+        size = _batch_size()
+        for start in range(0, len(paths), size):
             files = FileArgs([])
             try:
-                for path in paths[start : start + _BATCH_FDS]:
+                for path in paths[start : start + size]:
                     fd = self.open(path)
                     if fd is not None:
                         name = f"/dev/fd/{fd}"
@@ -114,3 +161,12 @@ class Pinner:
                 yield files
             else:
                 files.close()
+
+
+def _batch_size() -> int:
+    try:
+        import resource  # lazily, and not on every system
+    except ImportError:
+        return _BATCH_FDS
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return _BATCH_FDS if soft == resource.RLIM_INFINITY else max(1, min(_BATCH_FDS, soft // 4))

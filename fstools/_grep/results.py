@@ -8,7 +8,7 @@ Only files that matched are stat'ed, never every file searched.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -57,10 +57,10 @@ class LineHit:
         }
 
 
-def file_hit(path: str, count: int) -> FileHit:
+def file_hit(path: str, count: int, stat: Callable[[str], os.stat_result] = os.stat) -> FileHit:
     """A matching file with its mtime and link count (stat'ed as soon as rg reports it, while rg keeps searching)."""
     try:
-        st = os.stat(path)
+        st = stat(path)
     except OSError:  # vanished since rg saw it: still listed, after every file that exists
         return FileHit(path, count, 0)
     return FileHit(path, count, st.st_mtime_ns, st.st_nlink)

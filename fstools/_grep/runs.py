@@ -55,6 +55,7 @@ from .rglines import Block, block_lines, blocks_text, split_blocks
 T = TypeVar("T")
 # The files to search: None walks the root.
 Scope = Sequence[str] | None
+Stat = Callable[[str], os.stat_result]
 
 
 class HiddenPaths(Protocol):
@@ -105,32 +106,58 @@ class _Deadline:
 
     def __init__(self, seconds: float, confinement: Confinement | None = None, max_size: int = 0) -> None:
         self.end = time.monotonic() + seconds
+        # Pinned runs check what a walk found before time ran out: past the end, they share one grace.
+        self.grace_end = self.end + _PAGE_GRACE
+        self.cut_short = False  # pinned files were left unsearched: the grace was spent
         self.confinement = confinement
+        self.beneath: Pinner | None = None
         self.pinner: Pinner | None = None
-        if confinement is not None and not confinement.confined:
-            self.pinner = Pinner(confinement.cwd_fd, confinement.cwd_path, max_size)
+        if confinement is not None:
+            self.beneath = Pinner(confinement.cwd_fd, confinement.cwd_path, max_size)
+            self.pinner = None if confinement.confined else self.beneath
+
+    def stat(self, path: str) -> os.stat_result:
+        """A found file's metadata, reached beneath the searched directory through no symlink: a name
+        swapped since rg read it fails rather than describe an outside file (Landlock rules no stat)."""
+        return self.beneath.stat(path) if self.beneath is not None else os.stat(path)
 
     def start(
         self, argv: list[str], q: GrepQuery, timeout: float | None = None, files: FileArgs | None = None
     ) -> StreamingProcess:
         """An rg run of q's search, started in the searched directory (globs are relative to it) and
         in the call's confinement, killed at `timeout` (default: what is left of the budget; for
-        pinned files at least a grace, so that what a walk found before time ran out is checked)."""
+        pinned files, of the grace, so that what a walk found before time ran out is checked)."""
         if timeout is None:
-            timeout = max(self.remaining(), _PAGE_GRACE) if files is not None and files.names else self.remaining()
+            timeout = self.graced() if files is not None and files.names else self.remaining()
         left = timeout
         fds = files.fds if files is not None else ()
+        if fds and not q.root_is_file:
+            # rg memory-maps up to ten named files and then looks for a NUL only near matches; read,
+            # each file is checked whole, as a walk checks it, whatever the size of the batch.
+            argv = [argv[0], "--no-mmap", *argv[1:]]
         return StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement, pass_fds=fds)
 
     def files(self, paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[FileArgs]:
-        """`paths` as the file arguments of successive rg runs: by name, or pinned."""
+        """`paths` as the file arguments of successive rg runs: by name, or pinned (until the grace is spent)."""
         if self.pinner is not None:
-            yield from self.pinner.batches(paths)
+            for batch in self.pinner.batches(paths):
+                if not self.graced():
+                    batch.close()
+                    self.cut_short = True
+                    return
+                yield batch
         else:
             yield from (FileArgs(batch) for batch in _batches(paths, budget))
 
     def remaining(self) -> float:
         return max(0.0, self.end - time.monotonic())
+
+    def graced(self) -> float:
+        return max(0.0, self.grace_end - time.monotonic())
+
+    def grant(self, seconds: float) -> None:
+        """The grace the runs that follow share: `seconds` from now."""
+        self.grace_end = time.monotonic() + seconds
 
 
 @lru_cache(maxsize=4)
@@ -189,11 +216,12 @@ def _run(
     stderr = proc.stderr
     if files is not None and files.names:
         stderr = "\n".join(files.real_message(line) for line in stderr.splitlines())
-    messages = redact_ignore_messages(_path_messages(rg, q, code, stderr), lambda p: is_within(p, q.root))
+    line_of = unconfined.line if unconfined is not None else None
+    messages = redact_ignore_messages(_path_messages(rg, q, code, stderr), lambda p: is_within(p, q.root), line_of)
     if code == 2 and not messages and not proc.timed_out and stderr.strip():
         raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {_explain(stderr)}")
     if unconfined is not None:
-        messages = [m for m in messages if unconfined.reaches(m.split(": ", 1)[0])]
+        messages = [m for m in messages if unconfined.names_reached(m)]
     for message in messages:
         (out.unreadable if "(os error" in message else out.notices).append(message)
     return value
@@ -229,10 +257,10 @@ def _renamed_ends(ends: Iterable[FileEnd], files: FileArgs | None) -> Iterator[F
 
 
 def _kept_ends(
-    files: FileArgs | None, sensitive: HiddenPaths, out: SearchOutcome
+    files: FileArgs | None, sensitive: HiddenPaths, out: SearchOutcome, stat: Stat
 ) -> Callable[[StreamingProcess], list[FileHit]]:
     """A consumer of a JSON run: the matching files its `end` messages name, as `_keep` keeps them."""
-    return lambda proc: _keep(_renamed_ends(scan_ends(proc.chunks()), files), sensitive, out)
+    return lambda proc: _keep(_renamed_ends(scan_ends(proc.chunks()), files), sensitive, out, stat)
 
 
 def _all_ends(files: FileArgs) -> Callable[[StreamingProcess], list[FileEnd]]:
@@ -244,12 +272,13 @@ def _kept_blocks(
     files: FileArgs | None,
     sensitive: HiddenPaths,
     out: SearchOutcome,
+    stat: Stat,
     proc: StreamingProcess,
 ) -> list[FileHit]:
-    return _keep(blocks(proc, files), sensitive, out)
+    return _keep(blocks(proc, files), sensitive, out, stat)
 
 
-def _keep(ends: Iterable[FileEnd | Block], sensitive: HiddenPaths, out: SearchOutcome) -> list[FileHit]:
+def _keep(ends: Iterable[FileEnd | Block], sensitive: HiddenPaths, out: SearchOutcome, stat: Stat) -> list[FileHit]:
     """Matching files minus binary ones (reported as skipped) and secrets (never reported)."""
     kept = []
     for end in ends:
@@ -258,7 +287,7 @@ def _keep(ends: Iterable[FileEnd | Block], sensitive: HiddenPaths, out: SearchOu
         if end.binary:
             out.binary.append(end.path)
         elif end.matched_lines:
-            kept.append(file_hit(end.path, end.matched_lines))
+            kept.append(file_hit(end.path, end.matched_lines, stat))
     return kept
 
 
@@ -271,10 +300,11 @@ def _fetch_page(
         return
     collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
     max_count = max(stop for _, stop in ranges.values())
+    deadline.grant(max(deadline.remaining(), _PAGE_GRACE))
     for batch in deadline.files(list(ranges)):
         try:
             argv = json_argv(rg, q, batch.args, context=True, max_count=max_count)
-            proc = deadline.start(argv, q, max(deadline.remaining(), _PAGE_GRACE), batch)
+            proc = deadline.start(argv, q, deadline.graced(), batch)
             _run(rg, q, proc, out, _collect(collector, batch), batch)
         finally:
             batch.close()
@@ -293,7 +323,7 @@ def _search_file(
 ) -> None:
     """One file: a single JSON run (its page is known before the search starts)."""
     try:
-        size = os.stat(q.root).st_size
+        size = deadline.stat(q.root).st_size
     except OSError:
         size = 0
     if size > q.max_filesize:
@@ -308,7 +338,7 @@ def _search_file(
             _run(rg, q, proc, out, _collect(collector, files), files)
         finally:
             files.close()
-    out.files = _keep(collector.ends, sensitive, out)
+    out.files = _keep(collector.ends, sensitive, out, deadline.stat)
     out.lines = collector.lines.get(q.root, [])
 
 
@@ -326,6 +356,7 @@ def _search_all(
     kept = 0
     if deadline.pinner is not None:
         candidates = [f.path for f in _count_files(rg, q, sensitive, deadline, out, candidates)]
+        deadline.grant(max(deadline.remaining(), _PAGE_GRACE))  # the lines of what was counted, as a page's
 
     def remember(proc: StreamingProcess, files: FileArgs | None) -> Iterator[Block]:
         nonlocal kept
@@ -344,7 +375,8 @@ def _search_all(
     for files in _scopes(candidates, deadline):
         try:
             proc = deadline.start(lines_argv(rg, q, _args(files)), q, files=files)
-            hits += _run(rg, q, proc, out, partial(_kept_blocks, remember, files, sensitive, out), files)
+            consume = partial(_kept_blocks, remember, files, sensitive, out, deadline.stat)
+            hits += _run(rg, q, proc, out, consume, files)
         finally:
             _close(files)
     out.files = page_order(hits)
@@ -363,13 +395,13 @@ def _search_all(
             break
 
 
-def _stream_counts(proc: StreamingProcess, sensitive: HiddenPaths) -> list[FileHit]:
+def _stream_counts(proc: StreamingProcess, sensitive: HiddenPaths, stat: Stat) -> list[FileHit]:
     """`--count` records parsed as rg writes them; each file is stat'ed while rg keeps searching."""
     hits: list[FileHit] = []
     rest = b""
     for chunk in proc.chunks():
         records, rest = parse_counts(rest + chunk if rest else chunk)
-        hits += [file_hit(path, n) for path, n in records if not sensitive.matches(path)]
+        hits += [file_hit(path, n, stat) for path, n in records if not sensitive.matches(path)]
     return hits
 
 
@@ -403,10 +435,10 @@ def _count_files(
         try:
             if q.multiline or (files is not None and files.names):
                 proc = deadline.start(json_argv(rg, q, _args(files)), q, files=files)
-                hits += _run(rg, q, proc, out, _kept_ends(files, sensitive, out), files)
+                hits += _run(rg, q, proc, out, _kept_ends(files, sensitive, out, deadline.stat), files)
             else:
                 proc = deadline.start(count_argv(rg, q, _args(files)), q, files=files)
-                hits += _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive), files)
+                hits += _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive, deadline.stat), files)
         finally:
             _close(files)
     return hits
@@ -414,10 +446,19 @@ def _count_files(
 
 def _proposed(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome) -> list[str]:
     """The files an unconfined walk says match: only a proposal, since a racing process could
-    have led it outside; the pinned runs that follow decide."""
-    proc = deadline.start(proposed_argv(rg, q), q)
-    listing = _run(rg, q, proc, out, StreamingProcess.read_all, None, deadline.pinner)
-    return [path for path in map(os.fsdecode, listing.split(b"\0")) if path and not sensitive.matches(path)]
+    have led it outside; the pinned runs that follow decide.
+
+    Multiline, the walk is the confined search's JSON run: rg's file list misses a `$` that
+    matches at the end of a file with no final newline, which its JSON output reports."""
+    if q.multiline:
+        proc = deadline.start(json_argv(rg, q), q)
+        ends = _run(rg, q, proc, out, lambda p: list(scan_ends(p.chunks())), None, deadline.pinner)
+        proposed = [end.path for end in ends if end.matched_lines]
+    else:
+        proc = deadline.start(proposed_argv(rg, q), q)
+        listing = _run(rg, q, proc, out, StreamingProcess.read_all, None, deadline.pinner)
+        proposed = [path for path in map(os.fsdecode, listing.split(b"\0")) if path]
+    return [path for path in proposed if not sensitive.matches(path)]
 
 
 def _probe(
@@ -436,7 +477,8 @@ def _probe(
     finally:
         listing = _run(rg, q, files_proc, probe, StreamingProcess.read_all, None, unconfined)
     if unconfined is not None:
-        ends = _probe_pinned(rg, q, [end.path for end in ends], budget, deadline, probe)
+        deadline.grant(budget)
+        ends = _probe_pinned(rg, q, [end.path for end in ends], deadline, probe)
     for end in ends:
         if sensitive.matches(end.path):
             continue
@@ -448,7 +490,7 @@ def _probe(
         if raw:
             path = os.fsdecode(raw)
             try:
-                st = os.stat(path) if unconfined is None else unconfined.stat(path)
+                st = deadline.stat(path)
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode) and st.st_size > q.max_filesize and not sensitive.matches(path):
@@ -461,17 +503,17 @@ def _probe(
     out.probe_complete = not probe.timed_out
 
 
-def _probe_pinned(
-    rg: str, q: GrepQuery, paths: list[str], budget: float, deadline: _Deadline, probe: SearchOutcome
-) -> list[FileEnd]:
-    """The probe's findings searched again through pinned descriptors: only what holds there counts."""
+def _probe_pinned(rg: str, q: GrepQuery, paths: list[str], deadline: _Deadline, probe: SearchOutcome) -> list[FileEnd]:
+    """The probe's findings searched again through pinned descriptors (within the grace the probe
+    granted): only what holds there counts."""
     ends: list[FileEnd] = []
     for files in deadline.files(paths):
         try:
-            proc = deadline.start(probe_argv(rg, q, files.args), q, budget, files)
+            proc = deadline.start(probe_argv(rg, q, files.args), q, files=files)
             ends += _run(rg, q, proc, probe, _all_ends(files), files)
         finally:
             files.close()
+    probe.timed_out = probe.timed_out or deadline.cut_short
     return [end for end in ends if end.matched_lines]
 
 
@@ -503,8 +545,28 @@ def search(
         from .ignorelinks import keep_out
 
         q, notes = keep_out(q, links)
-    out = SearchOutcome(ignore_warnings=notes)
     deadline = _Deadline(timeout, confinement, q.max_filesize)
+    try:
+        out = _search(rg, q, content, offset, limit, sensitive, line_numbers, deadline, candidates)
+    finally:
+        if deadline.beneath is not None:
+            deadline.beneath.close()
+    out.ignore_warnings = notes
+    return out
+
+
+def _search(
+    rg: str,
+    q: GrepQuery,
+    content: bool,
+    offset: int,
+    limit: int,
+    sensitive: HiddenPaths,
+    line_numbers: bool,
+    deadline: _Deadline,
+    candidates: Scope,
+) -> SearchOutcome:
+    out = SearchOutcome()
     started = time.monotonic()
     indexed = candidates is not None
     if q.root_is_file:
@@ -519,6 +581,7 @@ def search(
         out.files = page_order(_count_files(rg, q, sensitive, deadline, out, candidates))
         if content:
             _fetch_page(rg, q, out.files, offset, limit, deadline, out)
+    out.timed_out = out.timed_out or deadline.cut_short
     if not out.files and not out.timed_out:
         elapsed = time.monotonic() - started
         # After the index answered, the search took no measure of the tree: the probe gets the whole deadline.

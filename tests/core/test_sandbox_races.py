@@ -198,6 +198,24 @@ def test_stress_file_swap(scene, tool):
     assert escapes == 0
 
 
+@pytest.mark.parametrize("pinned", [False, True], ids=["landlock", "pinned"])
+def test_grep_reports_no_outside_metadata(scene, pinned, monkeypatch):
+    """Grep stats the files it found (order, hard links): through a swapped directory that stat
+    would describe the outside file of the same name (Landlock rules reads, not stat)."""
+    if pinned:
+        monkeypatch.setattr(confinement.landlock, "abi", 0)
+    for name in ("file.txt", "peek.txt"):
+        for n in range(3):
+            os.link(scene.outside / name, scene.root.parent / f"{name}.link{n}")
+    ctx = fstools.ExecutionContext(working_dir=str(scene.root))
+    linked = 0
+    with Flipper(scene.d, scene.root / ".swap", process=True):
+        for _ in range(CALLS):
+            r = fstools.grep("inside", str(scene.root), output_mode="count", head_limit=0, ctx=ctx)
+            linked += "hard_links" in r.metadata
+    assert linked == 0
+
+
 # Move of a directory from one filesystem to another ---------------------------------------------
 
 

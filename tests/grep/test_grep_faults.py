@@ -188,3 +188,35 @@ def test_a_type_list_rg_could_not_start_with_is_invalid(project, ctx, type_):
     (project / "a.py").write_text("x\n")
     r = fstools.grep("x", str(project), type=type_, ctx=ctx)
     assert r.error_code == "invalid_argument" and ("more than" in r.error or "longer than" in r.error)
+
+
+def test_pinned_runs_share_one_grace_after_a_timeout(project, fake_rg, monkeypatch):
+    """Without Landlock the files a walk proposed go to rg a batch of descriptors at a time: past
+    the deadline they share one grace, not one each (1,500 files were 6 s past a 1 s timeout)."""
+    from fstools._core import confinement
+
+    monkeypatch.setattr(confinement.landlock, "abi", 0)
+    for n in range(1500):
+        write(project / f"f{n:04}.txt", "needle\n")
+    ctx = fstools.ExecutionContext(working_dir=str(project), timeout=1.0, search_index="off")
+    fake_rg("hang")
+    started = time.monotonic()
+    r = fstools.grep("needle", ctx=ctx, output_mode="count", head_limit=0)
+    assert time.monotonic() - started < 4
+    assert r.success and r.metadata["timed_out"] is True
+    assert any("timed out" in w for w in r.metadata["warnings"])
+
+
+def test_the_pinned_probe_shares_its_budget(project, fake_rg, monkeypatch):
+    from fstools._core import confinement
+
+    monkeypatch.setattr(confinement.landlock, "abi", 0)
+    for n in range(1500):
+        write(project / f"f{n:04}.bin", b"\0needle\n")
+    ctx = fstools.ExecutionContext(working_dir=str(project), timeout=20.0, search_index="off")
+    fake_rg("hang_probe")
+    started = time.monotonic()
+    r = fstools.grep("needle", ctx=ctx)
+    assert time.monotonic() - started < 5  # the probe's walk, then one more budget for all its batches
+    assert r.success and r.output == "No matches found" and r.metadata["timed_out"] is False
+    assert any("ran out of time" in w for w in r.metadata["warnings"])
