@@ -334,3 +334,26 @@ def test_the_walk_remembers_a_bounded_number_of_trees(tmp_path, monkeypatch):
         assert linkscan.linked_ignore_files(str(tmp_path / name), hidden=False) == []
     assert [root for root, _ in linkscan._trees] == [str(tmp_path / "b"), str(tmp_path / "c")]
     assert linkscan.linked_ignore_files(str(tmp_path / "gone"), hidden=False) == []
+
+
+def test_the_link_walk_is_not_led_outside_by_a_swapped_directory(tmp_path):
+    """A directory swapped for a link to outside mid-walk: the walk lists nothing there
+    (swapped for a link to `/`, it would otherwise walk the whole file system)."""
+    from fstools._grep.linkscan import linked_ignore_files
+    from tests.helpers.races import Flipper, renameat2_supported
+
+    if not renameat2_supported(tmp_path):
+        pytest.skip("renameat2(RENAME_EXCHANGE) is not available here")
+    root, outside = (tmp_path / "root").resolve(), (tmp_path / "outside").resolve()
+    for base in (root / "d", outside):
+        for i in range(30):
+            write(base / f"sub{i}" / "f.txt", "x\n")
+    write(outside / "CANARYDIR" / "deeper" / "secret", "x\n")
+    os.symlink(outside / "CANARYDIR" / "deeper" / "secret", outside / "CANARYDIR" / ".gitignore")
+    os.symlink(outside, root / ".swap", target_is_directory=True)
+    seen: set[str] = set()
+    with Flipper(root / "d", root / ".swap", process=True) as flipper:
+        for _ in range(300):
+            seen.update(linked_ignore_files(str(root), hidden=True))
+    assert flipper.flips >= 300
+    assert not [p for p in seen if "CANARYDIR" in p]
