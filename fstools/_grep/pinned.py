@@ -28,6 +28,7 @@ _BATCH_FDS = 256
 # Out of descriptors: a file not opened for that reason is not a file that went away.
 _EXHAUSTED = frozenset({errno.EMFILE, errno.ENFILE})
 _PARENTS = 8
+_NOT_ENTRIES = frozenset({"", ".", ".."})
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)  # a FIFO made meanwhile must not block
 _FD_PATH = re.compile(r"/dev/fd/\d+")
 _MESSAGE_END = re.compile(r"line \d+: |[^:]*\(os error \d+\)$")
@@ -91,21 +92,26 @@ class Pinner:
         return fd
 
     def stat(self, path: str) -> os.stat_result:
-        """lstat of `path`, its directory reached below `base` through no symlink (OSError otherwise)."""
-        if not path.startswith(self.prefix):
+        """lstat of `path`, its directory reached below `base` through no symlink (OSError otherwise).
+
+        Called once per file Grep found, while rg still searches: kept to a few C-level calls."""
+        prefix = self.prefix
+        if not path.startswith(prefix):
             raise OSError(errno.EXDEV, "not below the searched directory", path)
-        head, _, name = path[len(self.prefix) :].rpartition("/")
-        if name in ("", ".", ".."):
+        head, _, name = path[len(prefix) :].rpartition("/")
+        if name in _NOT_ENTRIES:
             raise OSError(errno.EXDEV, "not an entry below the searched directory", path)
-        return os.stat(name, dir_fd=self._parent(head) if head else self.dir_fd, follow_symlinks=False)
+        fd = self._parents.get(head) if head else self.dir_fd
+        if fd is None:
+            fd = self._parent(head)
+        return os.stat(name, dir_fd=fd, follow_symlinks=False)
 
     def _parent(self, head: str) -> int:
-        fd = self._parents.pop(head, None)
-        if fd is None:
-            fd = sandbox.open_at(self.dir_fd, head, sandbox.DIR_FLAGS)
-            if len(self._parents) >= _PARENTS:
-                os.close(self._parents.pop(next(iter(self._parents))))
-        self._parents[head] = fd  # the most recent last
+        """The directory `head`, opened beneath `base`; the few most recently opened stay open."""
+        fd = sandbox.open_at(self.dir_fd, head, sandbox.DIR_FLAGS)
+        if len(self._parents) >= _PARENTS:
+            os.close(self._parents.pop(next(iter(self._parents))))
+        self._parents[head] = fd
         return fd
 
     def close(self) -> None:
