@@ -261,6 +261,13 @@ def _walk(
         follow_symlinks=follow_symlinks,
         name_excludes=excludes[0],
     )
+    ignore_flags: tuple[str, ...] = ()
+    if listing is None and respect_gitignore:  # an index that answered holds no such link
+        from .._index.ignorelinks import link_policy, plan_links
+
+        links = plan_links(plan.base, hidden=hidden or plan.wants_hidden, policy=link_policy(ctx, "Glob"))
+        pruned, ignore_flags = (*pruned, *links.excludes), links.flags
+        notes += links.notes
     listing = listing or list_files(
         WalkSpec(
             base=plan.base,
@@ -271,6 +278,7 @@ def _walk(
             max_depth=plan.max_depth,
             hidden=hidden or plan.wants_hidden,
             respect_gitignore=respect_gitignore,
+            ignore_flags=ignore_flags,
             follow_symlinks=follow_symlinks,
             excludes=(*DEFAULT_EXCLUDES, *pruned, *excludes[0]),
             glob_ignore_case=not plan.case_sensitive,

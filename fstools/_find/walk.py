@@ -61,6 +61,7 @@ class WalkSpec:
     max_depth: int | None = None
     hidden: bool = False
     respect_gitignore: bool = True
+    ignore_flags: tuple[str, ...] = ()  # rg's --no-ignore-* switches (ignore files kept out: `_index.ignorelinks`)
     follow_symlinks: bool = False
     excludes: tuple[str, ...] = DEFAULT_EXCLUDES
     glob_ignore_case: bool = False  # `regex` is the glob's in `(?i:...)`
@@ -194,12 +195,23 @@ def _common_flags(spec: WalkSpec, strategy: Strategy) -> list[str]:
     return [*flags, "--threads", str(strategy.threads)]
 
 
+# rg's --no-ignore-* switches as fd spells them; fd folds info/exclude and the global file into vcs.
+_FD_IGNORE_FLAGS = {
+    "--no-ignore-vcs": "--no-ignore-vcs",
+    "--no-ignore-parent": "--no-ignore-parent",
+    "--no-ignore-exclude": "--no-ignore-vcs",
+    "--no-ignore-global": "--no-ignore-vcs",
+}
+
+
 def fd_argv(spec: WalkSpec, fd: str, strategy: Strategy) -> list[str]:
     argv = [fd, "--type", "f", "--print0", "--color", "never", "--case-sensitive", "--full-path"]
     if not spec.respect_gitignore:
         argv.append("--no-ignore")
     elif fd_version(fd) >= (8, 7, 0):
         argv.append("--no-require-git")
+    # fd 8.6 has only some of rg's switches: where it lacks one, it reads no ignore file of any kind.
+    argv += dict.fromkeys(_FD_IGNORE_FLAGS.get(flag, "--no-ignore") for flag in spec.ignore_flags)
     for name in spec.excludes:
         argv += ["--exclude", name]
     regex = "(?s:.*)" if spec.regex is None else f"(?:{spec.regex})"
@@ -209,6 +221,7 @@ def fd_argv(spec: WalkSpec, fd: str, strategy: Strategy) -> list[str]:
 def rg_argv(spec: WalkSpec, rg: str, strategy: Strategy) -> list[str]:
     argv = [rg, "--files", "--null", "--no-config"]
     argv.append("--no-ignore" if not spec.respect_gitignore else "--no-require-git")
+    argv += spec.ignore_flags
     for name in spec.excludes:
         argv += ["--glob", f"!{name}"]
     if spec.name_glob is not None:

@@ -14,7 +14,7 @@ from .._core.hardlinks import hard_links_warning
 from .._core.hints import setting
 from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import resolve_path, root_of
+from .._core.paths import resolve_path
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize, denied_test
@@ -22,7 +22,6 @@ from .._core.tool import FileTool
 
 if TYPE_CHECKING:
     from .command import GrepQuery
-    from .ignorelinks import LinkPolicy
     from .runs import HiddenPaths, SearchOutcome
 
 DEFAULT_HEAD_LIMIT = 100
@@ -53,17 +52,6 @@ def _hidden(ctx: ExecutionContext) -> HiddenPaths:
     sensitive = ctx.sensitive.walker_split[1]
     denied = denied_test(ctx, "Grep")
     return sensitive if denied is None else _SecretOrDenied(sensitive, denied)
-
-
-def _link_policy(ctx: ExecutionContext) -> LinkPolicy:
-    """What an ignore file rg reads may link to: a file beneath the roots that Grep may show."""
-    from .ignorelinks import LinkPolicy
-
-    denied = denied_test(ctx, "Grep")
-    return LinkPolicy(
-        inside=lambda p: root_of(ctx, p) is not None,
-        secret=lambda p: ctx.sensitive.matches(p) or (denied is not None and denied(p)),
-    )
 
 
 def _types(value: str | None) -> tuple[str, ...]:
@@ -151,6 +139,7 @@ def _grep(
 ) -> ToolResult:
     # The search machinery loads on first use, so `import fstools` stays light.
     from .._core.confinement import confined
+    from .._index.ignorelinks import link_policy
     from .command import GrepQuery, exclusion_globs, run_dir
     from .format import NO_MATCHES, format_content, format_counts, format_files
     from .indexed import index_scope
@@ -197,7 +186,7 @@ def _grep(
             line_numbers=line_numbers,
             confinement=confinement,
             candidates=candidates,
-            links=_link_policy(ctx),
+            links=link_policy(ctx, "Grep"),
         )
     total_matches = sum(f.lines for f in out.files)
     total_files = len(out.files)

@@ -278,7 +278,7 @@ def test_the_global_git_ignore_file_outside_the_roots_is_the_user_s_and_applies(
 
 
 def test_the_remembered_walk_sees_a_link_made_after_it(project, monkeypatch):
-    from fstools._grep import linkscan
+    from fstools._index import linkscan
 
     monkeypatch.setattr(linkscan, "RACY_NS", 0)  # trust every mtime: the test makes its changes fast
     monkeypatch.setattr(linkscan, "_trees", {})
@@ -296,7 +296,7 @@ def test_the_remembered_walk_sees_a_link_made_after_it(project, monkeypatch):
 
 def test_the_remembered_walk_sees_a_link_made_right_after_it_with_the_mtime_put_back(project, monkeypatch):
     """A second change within the same clock tick leaves the mtime as it was: the walk still sees the link."""
-    from fstools._grep import linkscan
+    from fstools._index import linkscan
 
     monkeypatch.setattr(linkscan, "_trees", {})
     write(project / "d" / "f.txt", "x\n")
@@ -325,7 +325,7 @@ def test_two_links_in_one_directory_or_below_it_exclude_it_once(project, ctx):
 
 
 def test_the_walk_remembers_a_bounded_number_of_trees(tmp_path, monkeypatch):
-    from fstools._grep import linkscan
+    from fstools._index import linkscan
 
     monkeypatch.setattr(linkscan, "_trees", {})
     monkeypatch.setattr(linkscan, "_TREES", 2)
@@ -339,7 +339,7 @@ def test_the_walk_remembers_a_bounded_number_of_trees(tmp_path, monkeypatch):
 def test_the_link_walk_is_not_led_outside_by_a_swapped_directory(tmp_path):
     """A directory swapped for a link to outside mid-walk: the walk lists nothing there
     (swapped for a link to `/`, it would otherwise walk the whole file system)."""
-    from fstools._grep.linkscan import linked_ignore_files
+    from fstools._index.linkscan import linked_ignore_files
     from tests.helpers.races import Flipper, renameat2_supported
 
     if not renameat2_supported(tmp_path):

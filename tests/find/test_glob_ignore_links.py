@@ -1,0 +1,83 @@
+"""Glob never applies an ignore file that is a link to a secret or out of the allowed
+directories: its listing must not depend on a file the agent may not read. rg and fd both
+walk for Glob; each case runs with the walker Glob picks and with fd alone."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import fstools
+from fstools._core.binaries import find_binary
+from tests.helpers.trees import write
+
+HIDES = "hidden.txt\n"
+HIDES_NOTHING = "API_KEY=not-a-rule-for-any-file\n"
+
+
+@pytest.fixture(params=["rg", "fd"])
+def walker(request, monkeypatch) -> str:
+    if request.param == "fd":
+        if find_binary("fd") is None:
+            pytest.skip("fd is not installed")
+        monkeypatch.setenv("FSTOOLS_RG", "")  # no rg: Glob walks with fd
+        find_binary.cache_clear()
+    yield str(request.param)
+    find_binary.cache_clear()
+
+
+def _listed(r: fstools.ToolResult) -> list[str]:
+    assert r.success, r.error
+    return sorted(r.output.splitlines())
+
+
+def _twice(target: Path, glob) -> tuple[fstools.ToolResult, fstools.ToolResult]:
+    """The listing with the target hiding `hidden.txt`, then hiding nothing."""
+    target.write_text(HIDES)
+    first = glob()
+    target.write_text(HIDES_NOTHING)
+    return first, glob()
+
+
+def test_a_gitignore_linked_to_a_secret_has_no_effect(project, ctx, walker):
+    write(project / "top.txt", "x\n")
+    write(project / "sub" / "hidden.txt", "x\n")
+    write(project / "sub" / "seen.txt", "x\n")
+    os.symlink("../.env", project / "sub" / ".gitignore")
+    hiding, harmless = _twice(project / ".env", lambda: fstools.glob("**/*.txt", ctx=ctx))
+    assert _listed(hiding) == _listed(harmless) == [str(project / "top.txt")]
+    warning = next(w for w in hiding.metadata["warnings"] if w.startswith("Not searched"))
+    assert str(project / "sub") in warning and "respect_gitignore=false" in warning
+    direct = fstools.glob("*.txt", str(project / "sub"), respect_gitignore=False, ctx=ctx)
+    assert _listed(direct) == [str(project / "sub" / "hidden.txt"), str(project / "sub" / "seen.txt")]
+
+
+def test_a_link_in_the_listed_directory_turns_that_kind_of_rule_off(project, ctx, tmp_path, walker):
+    outside = tmp_path / "outside-rules"
+    write(project / "hidden.txt", "x\n")
+    write(project / "a.txt", "x\n")
+    os.symlink(outside, project / ".ignore")
+    hiding, harmless = _twice(outside, lambda: fstools.glob("*.txt", ctx=ctx))
+    assert _listed(hiding) == _listed(harmless) == [str(project / "a.txt"), str(project / "hidden.txt")]
+    assert any("rules were applied" in w and "outside" in w for w in hiding.metadata["warnings"])
+
+
+def test_a_link_to_a_readable_file_inside_keeps_working(project, ctx, walker):
+    write(project / "rules.txt", "hidden.txt\n")
+    write(project / "sub" / "hidden.txt", "x\n")
+    write(project / "sub" / "seen.txt", "x\n")
+    os.symlink("../rules.txt", project / "sub" / ".ignore")
+    r = fstools.glob("sub/*.txt", ctx=ctx)
+    assert _listed(r) == [str(project / "sub" / "seen.txt")]
+    assert not any("Not searched" in w for w in r.metadata.get("warnings", []))
+
+
+def test_without_ignore_rules_nothing_is_left_out(project, ctx, walker):
+    write(project / "sub" / "hidden.txt", "x\n")
+    os.symlink("../.env", project / "sub" / ".gitignore")
+    write(project / ".env", HIDES)
+    r = fstools.glob("**/*.txt", respect_gitignore=False, ctx=ctx)
+    assert _listed(r) == [str(project / "sub" / "hidden.txt")]
+    assert not r.metadata.get("warnings")
