@@ -7,6 +7,12 @@ each directory and lists again only those that changed: creating, renaming or re
 link changes its directory's mtime and ctime. A directory changed in the last RACY_NS is
 listed again every time (a second change in the same clock tick would not show).
 
+A tree checked less than FRESH_NS ago is not checked again, unless fstools itself changed
+something since (`changed`, called by every tool that creates, moves or deletes): the
+agent makes links only through fstools (Move of a link), so its own links are seen at
+once; a link another process makes is seen within FRESH_NS. (On the Linux kernel's tree the
+lstat pass costs about 10 ms, 3% of a Grep.)
+
 A directory is listed through a descriptor opened beneath the root through no symlink
 (`sandbox.open_at`): a directory swapped for a link to `/` mid-walk cannot lead the walk
 over the whole file system. The lstat by name only compares signatures, and a swapped
@@ -25,6 +31,7 @@ from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._core.ignorefiles import IGNORE_NAMES
 
 RACY_NS = 2_000_000_000
+FRESH_NS = 1_000_000_000
 # Trees remembered (by root and hidden-directory rule); the oldest is forgotten first.
 _TREES = 16
 Sig = tuple[int, int, int]
@@ -37,7 +44,21 @@ class _Listing:
     subdirs: tuple[str, ...]
 
 
-_trees: dict[tuple[str, bool], dict[str, _Listing]] = {}
+@dataclass
+class _Tree:
+    listings: dict[str, _Listing]
+    checked_ns: int  # when the tree was last walked
+    generation: int  # `_generation` then
+
+
+_trees: dict[tuple[str, bool], _Tree] = {}
+_generation = 0  # how many times fstools changed a tree: a remembered check older than a change is redone
+
+
+def changed() -> None:
+    """fstools created, moved or deleted something: the next check walks again."""
+    global _generation
+    _generation += 1
 
 
 def _sig(st: os.stat_result, now: int) -> Sig | None:
@@ -88,9 +109,14 @@ def _exclude_is_link(dir_fd: int) -> bool:
 def linked_ignore_files(root: str, *, hidden: bool) -> list[str]:
     """The symlinked ignore files in `root`'s tree (hidden directories too when `hidden`)."""
     key = (root, hidden)
-    known = _trees.pop(key, {})
-    fresh: dict[str, _Listing] = {}
     now = time.time_ns()
+    tree = _trees.pop(key, None)
+    if tree is not None and tree.generation == _generation and now - tree.checked_ns < FRESH_NS:
+        _trees[key] = tree
+        return _links_of(tree.listings)
+    known = tree.listings if tree is not None else {}
+    fresh: dict[str, _Listing] = {}
+    generation = _generation
     lstat = os.lstat
     pending = [root]
     try:
@@ -116,5 +142,9 @@ def linked_ignore_files(root: str, *, hidden: bool) -> list[str]:
         os.close(root_fd)
     if len(_trees) >= _TREES:
         _trees.pop(next(iter(_trees)))
-    _trees[key] = fresh
-    return [link for listing in fresh.values() for link in listing.links]
+    _trees[key] = _Tree(fresh, now, generation)
+    return _links_of(fresh)
+
+
+def _links_of(listings: dict[str, _Listing]) -> list[str]:
+    return [link for listing in listings.values() for link in listing.links]

@@ -10,6 +10,8 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from . import linkscan
+
 if TYPE_CHECKING:
     from .live import LiveIndex
 
@@ -40,7 +42,9 @@ def _inside(path: str, root: str) -> bool:
 
 
 def notify_changed(paths: Iterable[str]) -> None:
-    """fstools wrote, created, deleted or moved these files: the open indexes covering them learn now."""
+    """fstools wrote, created, deleted or moved these files: the open indexes covering them learn
+    now, and so does the remembered check for ignore-file links."""
+    linkscan.changed()
     if not open_indexes:
         return
     paths = list(paths)

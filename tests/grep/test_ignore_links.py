@@ -281,6 +281,7 @@ def test_the_remembered_walk_sees_a_link_made_after_it(project, monkeypatch):
     from fstools._index import linkscan
 
     monkeypatch.setattr(linkscan, "RACY_NS", 0)  # trust every mtime: the test makes its changes fast
+    monkeypatch.setattr(linkscan, "FRESH_NS", 0)  # check again at every call: what is tested is the memory
     monkeypatch.setattr(linkscan, "_trees", {})
     write(project / "a" / "b" / "f.txt", "x\n")
     write(project / ".hidden" / "f.txt", "x\n")
@@ -297,6 +298,8 @@ def test_the_remembered_walk_sees_a_link_made_after_it(project, monkeypatch):
 def test_the_remembered_walk_sees_a_link_made_right_after_it_with_the_mtime_put_back(project, monkeypatch):
     """A second change within the same clock tick leaves the mtime as it was: the walk still sees the link."""
     from fstools._index import linkscan
+
+    monkeypatch.setattr(linkscan, "FRESH_NS", 0)
 
     monkeypatch.setattr(linkscan, "_trees", {})
     write(project / "d" / "f.txt", "x\n")
@@ -336,11 +339,14 @@ def test_the_walk_remembers_a_bounded_number_of_trees(tmp_path, monkeypatch):
     assert linkscan.linked_ignore_files(str(tmp_path / "gone"), hidden=False) == []
 
 
-def test_the_link_walk_is_not_led_outside_by_a_swapped_directory(tmp_path):
+def test_the_link_walk_is_not_led_outside_by_a_swapped_directory(tmp_path, monkeypatch):
     """A directory swapped for a link to outside mid-walk: the walk lists nothing there
     (swapped for a link to `/`, it would otherwise walk the whole file system)."""
+    from fstools._index import linkscan
     from fstools._index.linkscan import linked_ignore_files
     from tests.helpers.races import Flipper, renameat2_supported
+
+    monkeypatch.setattr(linkscan, "FRESH_NS", 0)  # walk at every call
 
     if not renameat2_supported(tmp_path):
         pytest.skip("renameat2(RENAME_EXCHANGE) is not available here")
@@ -357,3 +363,34 @@ def test_the_link_walk_is_not_led_outside_by_a_swapped_directory(tmp_path):
             seen.update(linked_ignore_files(str(root), hidden=True))
     assert flipper.flips >= 300
     assert not [p for p in seen if "CANARYDIR" in p]
+
+
+def test_a_check_is_remembered_for_a_moment_but_not_past_fstools_own_changes(project, ctx, monkeypatch):
+    """The agent makes links only through fstools (Move of a link): those are seen at once; a
+    link another process makes is seen once the remembered check is FRESH_NS old."""
+    from fstools._index import linkscan
+
+    monkeypatch.setattr(linkscan, "RACY_NS", 0)
+    monkeypatch.setattr(linkscan, "FRESH_NS", 60_000_000_000)
+    _repo(project)
+    write(project / "sub" / "hidden.txt", "needle\n")
+    write(project / "top.txt", "needle\n")
+    write(project / ".env", HIDES)
+    assert len(_found(fstools.grep("needle", ctx=ctx))) == 2
+    os.symlink("../.env", project / "sub" / "rules")  # made by another process: not seen yet
+    os.symlink("../.env", project / "sub" / ".ignore")
+    assert linkscan.linked_ignore_files(str(project), hidden=False) == []
+    # The agent renames a link into place with Move: seen at once.
+    moved = fstools.move(str(project / "sub" / "rules"), str(project / "sub" / ".gitignore"), ctx=ctx)
+    assert moved.success, moved.error
+    r = fstools.grep("needle", ctx=ctx)
+    assert _found(r) == [str(project / "top.txt")]
+    assert any(w.startswith("Not searched") and str(project / "sub") in w for w in r.metadata["warnings"])
+    assert sorted(linkscan.linked_ignore_files(str(project), hidden=False)) == [
+        str(project / "sub" / ".gitignore"),
+        str(project / "sub" / ".ignore"),
+    ]
+    monkeypatch.setattr(linkscan, "FRESH_NS", 0)
+    os.unlink(project / "sub" / ".gitignore")
+    os.unlink(project / "sub" / ".ignore")
+    assert linkscan.linked_ignore_files(str(project), hidden=False) == []
