@@ -11,7 +11,7 @@ A tree checked less than FRESH_NS ago is not checked again, unless fstools itsel
 something since (`changed`, called by every tool that creates, moves or deletes): the
 agent makes links only through fstools (Move of a link), so its own links are seen at
 once; a link another process makes is seen within FRESH_NS. (On the Linux kernel's tree the
-lstat pass costs about 10 ms, 3% of a Grep.)
+lstat pass costs about 10 ms, 3% of a Grep, and an agent's calls come seconds apart.)
 
 A directory is listed through a descriptor opened beneath the root through no symlink
 (`sandbox.open_at`): a directory swapped for a link to `/` mid-walk cannot lead the walk
@@ -31,7 +31,7 @@ from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._core.ignorefiles import IGNORE_NAMES
 
 RACY_NS = 2_000_000_000
-FRESH_NS = 1_000_000_000
+FRESH_NS = 10_000_000_000
 # Trees remembered (by root and hidden-directory rule); the oldest is forgotten first.
 _TREES = 16
 Sig = tuple[int, int, int]

@@ -180,13 +180,14 @@ def test_glob_following_links_is_refused_what_leaves_the_roots(tree):
 
 def test_walker_messages_name_absolute_paths_so_ignore_file_quotes_are_redacted(tmp_path, monkeypatch):
     """Walkers run in '.', so they report './sub/.gitignore'; the message is made absolute before
-    the check that hides lines of ignore files the agent may not read (here: without Landlock)."""
+    the check that hides lines of ignore files that are links (here: without Landlock). A link to
+    a readable file inside is read (one to a secret or outside is never read at all)."""
     monkeypatch.setattr(landlock, "abi", 0)
     project = tmp_path / "proj"
     (project / "sub").mkdir(parents=True)
     (project / "sub" / "a.txt").write_text("hello\n")
-    (tmp_path / "secret.env").write_text("TOKEN=abc{def\n")
-    os.symlink(tmp_path / "secret.env", project / "sub" / ".gitignore")
+    (project / "rules.txt").write_text("TOKEN=abc{def\n")
+    os.symlink(project / "rules.txt", project / "sub" / ".gitignore")
     r = fstools.glob("**/*.txt", str(project), ctx=fstools.ExecutionContext(working_dir=str(project)))
     said = " ".join(r.metadata.get("warnings", []))
-    assert "TOKEN" not in said and f"{project}/sub/.gitignore: line 1" in said
+    assert "TOKEN" not in said and f"{project}/sub/.gitignore: line 1" in said and "a.txt" in r.output
