@@ -28,7 +28,7 @@ from .._core.result import ToolResult
 from .._core.runner import StreamingProcess
 from .._core.spec import ToolSpec, authorize, drop_denied
 from .._core.tool import FileTool
-from .walk import fd_version, in_git_worktree
+from .walk import fd_ignore_flags, fd_version, in_git_worktree
 
 DEFAULT_LIMIT = 1000
 
@@ -90,9 +90,14 @@ def _entry(ctx: ExecutionContext, directory: str, dir_fd: int, de: os.DirEntry[s
 def _not_ignored(ctx: ExecutionContext, target: SafePath, warnings: list[str]) -> set[str]:
     """The names in the directory `target` that no ignore file excludes (fd, one level, hidden names
     included; fd runs confined like every walker, and its names only ever narrow the listing)."""
+    from .._index.ignorelinks import link_policy, plan_links_here
+
     directory = target.path
     fd = require_binary("fd")
     argv = [fd, "--max-depth", "1", "--hidden", "--print0", "--color", "never"]
+    links = plan_links_here(directory, policy=link_policy(ctx, "LS"))  # fd never reads a forbidden link
+    argv += fd_ignore_flags(links.flags)
+    warnings += links.notes
     if fd_version(fd) >= (8, 7, 0):
         argv.append("--no-require-git")
     elif not in_git_worktree(directory):

@@ -204,14 +204,18 @@ _FD_IGNORE_FLAGS = {
 }
 
 
+def fd_ignore_flags(flags: tuple[str, ...]) -> list[str]:
+    """rg's --no-ignore-* switches for fd 8.6, which has only some: where it lacks one, it reads no ignore file."""
+    return list(dict.fromkeys(_FD_IGNORE_FLAGS.get(flag, "--no-ignore") for flag in flags))
+
+
 def fd_argv(spec: WalkSpec, fd: str, strategy: Strategy) -> list[str]:
     argv = [fd, "--type", "f", "--print0", "--color", "never", "--case-sensitive", "--full-path"]
     if not spec.respect_gitignore:
         argv.append("--no-ignore")
     elif fd_version(fd) >= (8, 7, 0):
         argv.append("--no-require-git")
-    # fd 8.6 has only some of rg's switches: where it lacks one, it reads no ignore file of any kind.
-    argv += dict.fromkeys(_FD_IGNORE_FLAGS.get(flag, "--no-ignore") for flag in spec.ignore_flags)
+    argv += fd_ignore_flags(spec.ignore_flags)
     for name in spec.excludes:
         argv += ["--exclude", name]
     regex = "(?s:.*)" if spec.regex is None else f"(?:{spec.regex})"

@@ -42,6 +42,8 @@ from .linkscan import linked_ignore_files
 from .listing import outside_rule_files
 
 _EXCLUDE = "/.git/info/exclude"
+# What a walker reads in each directory: rg the first three, fd all four.
+_WALKER_NAMES = (*IGNORE_NAMES, ".fdignore")
 _GLOB_SPECIAL = re.compile(r"([\\*?\[\]{}])")
 
 
@@ -79,7 +81,7 @@ class _Finding:
 
 def _global_file(path: str) -> bool:
     """Whether the walker read this file as the global git ignore file (any name: git's core.excludesFile)."""
-    return os.path.basename(path) not in IGNORE_NAMES and not path.endswith(_EXCLUDE)
+    return os.path.basename(path) not in _WALKER_NAMES and not path.endswith(_EXCLUDE)
 
 
 def _judge(paths: Iterable[str], policy: LinkPolicy) -> list[_Finding]:
@@ -108,14 +110,14 @@ def _remedy(root: str, finding: _Finding) -> tuple[str, str, str]:
     """("exclude", glob, note) or ("flag", switch, note): what keeps the walker from the file."""
     directory, name = os.path.split(finding.path)
     what = f"{finding.path} is {finding.reason}"
-    if name in IGNORE_NAMES and directory != root and is_within(directory, root):
+    if name in _WALKER_NAMES and directory != root and is_within(directory, root):
         glob = "/" + _GLOB_SPECIAL.sub(r"\\\1", os.path.relpath(directory, root))
         return "exclude", glob, f"Not searched: {directory} ({what}; search it with respect_gitignore=false)"
-    if name in IGNORE_NAMES and directory == root:
+    if name in _WALKER_NAMES and directory == root:
         vcs = name == ".gitignore"
         flag, kind = ("--no-ignore-vcs", ".gitignore") if vcs else ("--no-ignore-dot", ".ignore/.rgignore")
         return "flag", flag, f"No {kind} rules were applied ({what})"
-    if name in IGNORE_NAMES and is_within(root, directory):
+    if name in _WALKER_NAMES and is_within(root, directory):
         return "flag", "--no-ignore-parent", f"No rules from ignore files above {root} were applied ({what})"
     if finding.path.endswith(_EXCLUDE):
         return "flag", "--no-ignore-exclude", f"No rules from the repository's info/exclude were applied ({what})"
@@ -125,11 +127,23 @@ def _remedy(root: str, finding: _Finding) -> tuple[str, str, str]:
 def plan_links(root: str, *, hidden: bool, policy: LinkPolicy) -> LinkPlan:
     """What a walk of `root` (hidden directories too when `hidden`) must leave out so that it
     applies no ignore file that is a link `policy` forbids."""
+    return _plan(root, _links(root, hidden), policy)
+
+
+def plan_links_here(directory: str, *, policy: LinkPolicy) -> LinkPlan:
+    """The same for a listing of `directory` alone (one level: its own ignore files, `.fdignore`
+    too, and those around it), with no walk of the tree below."""
+    own = [os.path.join(directory, name) for name in _WALKER_NAMES]
+    around = [p for p in outside_rule_files(directory) if os.path.basename(p) != ".git"]
+    return _plan(directory, [p for p in (*around, *own) if os.path.islink(p)], policy)
+
+
+def _plan(root: str, links: list[str], policy: LinkPolicy) -> LinkPlan:
     excludes: list[str] = []
     flags: list[str] = []
     notes: list[str] = []
     left_out: list[str] = []
-    for finding in _judge(_links(root, hidden), policy):
+    for finding in _judge(links, policy):
         if any(is_within(finding.path, d) for d in left_out):
             continue  # below a directory already left out (sorted: parents come first)
         kind, value, note = _remedy(root, finding)

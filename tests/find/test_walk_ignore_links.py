@@ -1,5 +1,5 @@
-"""Glob never applies an ignore file that is a link to a secret or out of the allowed
-directories: its listing must not depend on a file the agent may not read. rg and fd both
+"""Glob and LS never apply an ignore file that is a link to a secret or out of the allowed
+directories: a listing must not depend on a file the agent may not read. rg and fd both
 walk for Glob; each case runs with the walker Glob picks and with fd alone."""
 
 from __future__ import annotations
@@ -81,3 +81,33 @@ def test_without_ignore_rules_nothing_is_left_out(project, ctx, walker):
     r = fstools.glob("**/*.txt", respect_gitignore=False, ctx=ctx)
     assert _listed(r) == [str(project / "sub" / "hidden.txt")]
     assert not r.metadata.get("warnings")
+
+
+@pytest.mark.parametrize("name", [".gitignore", ".ignore", ".fdignore"])
+def test_ls_never_applies_a_linked_ignore_file(project, ctx, tmp_path, name):
+    """LS with respect_gitignore reads the listed directory's ignore files (fd, one level)."""
+    if find_binary("fd") is None:
+        pytest.skip("fd is not installed")
+    (project / ".git").mkdir()  # fd < 8.7 reads .gitignore only in a git work tree
+    write(project / "hidden.txt", "x\n")
+    write(project / "a.txt", "x\n")
+    os.symlink(tmp_path / "outside-rules", project / name)
+
+    def listing() -> fstools.ToolResult:
+        return fstools.ls(str(project), respect_gitignore=True, ctx=ctx)
+
+    hiding, harmless = _twice(tmp_path / "outside-rules", listing)
+    assert hiding.output == harmless.output and "hidden.txt" in hiding.output
+    assert any("rules were applied" in w and "outside" in w for w in hiding.metadata["warnings"])
+
+
+def test_ls_applies_a_link_to_a_readable_file_inside(project, ctx):
+    if find_binary("fd") is None:
+        pytest.skip("fd is not installed")
+    (project / ".git").mkdir()
+    write(project / "rules.txt", "hidden.txt\n")
+    write(project / "hidden.txt", "x\n")
+    os.symlink("rules.txt", project / ".ignore")
+    r = fstools.ls(str(project), respect_gitignore=True, ctx=ctx)
+    assert r.success and "hidden.txt" not in r.output and "rules.txt" in r.output
+    assert not any("rules were applied" in w for w in r.metadata.get("warnings", []))
