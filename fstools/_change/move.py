@@ -31,7 +31,7 @@ from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .._index.registry import notify_changed
 from .guard import load, require_fresh_read
-from .renames import SourceKept, fsync_dir, move_across, rename_at
+from .renames import SourceKept, move_across, rename_at
 from .tree import walk_tree
 
 LISTED = 100
@@ -209,9 +209,11 @@ def _rename(plan: MovePlan, src_fd: int, dst_fd: int) -> bool:
             ) from None
         move_across(src_fd, src.name, dst_fd, dst.name, replace=plan.replaces, is_dir=is_dir)
         return True
-    fsync_dir(dst_fd)
+    # The rename is done: as after an atomic write, a filesystem that refuses to fsync a directory
+    # does not turn it into a failure (across filesystems the copy's fsync is strict: the source goes next).
+    sandbox.fsync_dir(dst_fd)
     if src.parent != dst.parent:
-        fsync_dir(src_fd)
+        sandbox.fsync_dir(src_fd)
     return False
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import cast
 
-from .._core.sandbox import exists_at
+from .._core.sandbox import exists_at, fsync_dir
 from .copying import copy_entry, copy_tree
 from .tree import remove_tree
 
@@ -83,16 +83,6 @@ def rename_at(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, is
     os.rename(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
 
 
-def fsync_dir(dir_fd: int) -> None:
-    """fsync a directory (its entries: a rename is durable once its directories are). The descriptor
-    may be O_PATH (the sandbox's): the directory is reopened through it for reading."""
-    fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def move_across(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, is_dir: bool) -> None:
     """Move between filesystems: copy beside the destination, fsync, rename into place, remove the source.
 
@@ -115,10 +105,10 @@ def move_across(src_fd: int, src: str, dst_fd: int, dst: str, *, replace: bool, 
     except BaseException:
         _remove(dst_fd, tmp)
         raise
-    fsync_dir(dst_fd)
+    fsync_dir(dst_fd, strict=True)
     try:
         _remove(src_fd, src, strict=True)
-        fsync_dir(src_fd)
+        fsync_dir(src_fd, strict=True)
     except OSError as exc:
         raise SourceKept(exc) from exc
 

@@ -270,15 +270,19 @@ def exists_at(dir_fd: int, name: str) -> bool:
     return True
 
 
-def fsync_dir(dir_fd: int) -> None:
-    """Make a rename in the directory `dir_fd` durable. Best effort: some filesystems refuse."""
+def fsync_dir(dir_fd: int, *, strict: bool = False) -> None:
+    """Make a rename in the directory `dir_fd` (an O_PATH descriptor will do: it is reopened for
+    reading) durable. Best effort unless `strict`: some filesystems refuse."""
     try:
         fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
     except OSError:
+        if strict:
+            raise
         return
     try:
         os.fsync(fd)
     except OSError:
-        pass
+        if strict:
+            raise
     finally:
         os.close(fd)

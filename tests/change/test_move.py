@@ -478,3 +478,15 @@ def test_renameat2_errors_are_reported(project, ctx, src, monkeypatch):
     monkeypatch.setattr(renames, "_renameat2", lambda: denied)
     r = fstools.move(str(src), str(project / "b.txt"), ctx=ctx)
     assert r.error_code == "permission_denied" and src.exists()
+
+
+def test_a_rename_stands_when_the_filesystem_refuses_to_fsync_a_directory(project, ctx, src, monkeypatch):
+    """Some filesystems refuse fsync on a directory (EINVAL): the rename is done, the Move succeeds."""
+
+    def refuse(fd):
+        raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+
+    monkeypatch.setattr(renames.os, "fsync", refuse)
+    r = fstools.move(str(src), str(project / "b.txt"), ctx=ctx)
+    assert r.success, r.error
+    assert sorted(os.listdir(project)) == ["b.txt"] and (project / "b.txt").read_text() == "alpha\n"

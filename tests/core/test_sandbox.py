@@ -126,6 +126,11 @@ def test_fsync_dir_tolerates_a_bad_descriptor():
     sandbox.fsync_dir(-1)
 
 
+def test_fsync_dir_strict_raises():
+    with pytest.raises(OSError):
+        sandbox.fsync_dir(-1, strict=True)
+
+
 # Through the path policy and the tools ----------------------------------------------------
 
 
