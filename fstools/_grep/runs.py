@@ -129,13 +129,12 @@ class _Deadline:
         pinned files, of the grace, so that what a walk found before time ran out is checked)."""
         if timeout is None:
             timeout = self.graced() if files is not None and files.names else self.remaining()
-        left = timeout
         fds = files.fds if files is not None else ()
         if fds and not q.root_is_file:
             # rg memory-maps up to ten named files and then looks for a NUL only near matches; read,
             # each file is checked whole, as a walk checks it, whatever the size of the batch.
             argv = [argv[0], "--no-mmap", *argv[1:]]
-        return StreamingProcess(argv, timeout=left, cwd=run_dir(q), confinement=self.confinement, pass_fds=fds)
+        return StreamingProcess(argv, timeout=timeout, cwd=run_dir(q), confinement=self.confinement, pass_fds=fds)
 
     def files(self, paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[FileArgs]:
         """`paths` as the file arguments of successive rg runs: by name, or pinned (until the grace is spent)."""
@@ -263,7 +262,8 @@ def _kept_ends(
     return lambda proc: _keep(_renamed_ends(scan_ends(proc.chunks()), files), sensitive, out, stat)
 
 
-def _all_ends(files: FileArgs) -> Callable[[StreamingProcess], list[FileEnd]]:
+def _all_ends(files: FileArgs | None) -> Callable[[StreamingProcess], list[FileEnd]]:
+    """A consumer of a JSON run: every `end` message, with the paths of pinned files."""
     return lambda proc: list(_renamed_ends(scan_ends(proc.chunks()), files))
 
 
@@ -332,7 +332,7 @@ def _search_file(
     ranges = {q.root: (offset, offset + limit if limit else float("inf"))} if content else {}
     collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
     # By name, rg reads it as given; pinned, it may have been swapped away or grown meanwhile: nothing to read.
-    for files in deadline.files([q.root]) if deadline.pinner is not None else [FileArgs([q.root])]:
+    for files in deadline.files([q.root]):
         try:
             proc = deadline.start(json_argv(rg, q, files.args, context=content), q, files=files)
             _run(rg, q, proc, out, _collect(collector, files), files)
@@ -452,7 +452,7 @@ def _proposed(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline
     matches at the end of a file with no final newline, which its JSON output reports."""
     if q.multiline:
         proc = deadline.start(json_argv(rg, q), q)
-        ends = _run(rg, q, proc, out, lambda p: list(scan_ends(p.chunks())), None, deadline.pinner)
+        ends = _run(rg, q, proc, out, _all_ends(None), None, deadline.pinner)
         proposed = [end.path for end in ends if end.matched_lines]
     else:
         proc = deadline.start(proposed_argv(rg, q), q)
@@ -473,7 +473,7 @@ def _probe(
     files_proc = deadline.start(files_argv(rg, q), q, budget)
     unconfined = deadline.pinner
     try:
-        ends = _run(rg, q, search_proc, probe, lambda p: list(scan_ends(p.chunks())), None, unconfined)
+        ends = _run(rg, q, search_proc, probe, _all_ends(None), None, unconfined)
     finally:
         listing = _run(rg, q, files_proc, probe, StreamingProcess.read_all, None, unconfined)
     if unconfined is not None:

@@ -99,11 +99,9 @@ def _judge(paths: Iterable[str], policy: LinkPolicy) -> list[_Finding]:
     return findings
 
 
-def _links(root: str, hidden: bool) -> list[str]:
-    """The ignore files a walk of `root` may read that are links: in the tree, above it, the global one."""
-    inside = linked_ignore_files(root, hidden=hidden)
-    around = [p for p in outside_rule_files(root) if os.path.basename(p) != ".git" and os.path.islink(p)]
-    return [*around, *sorted(inside)]
+def _links_around(root: str) -> list[str]:
+    """The rule files outside `root`'s tree a walker reads (above it, info/exclude, the global one) that are links."""
+    return [p for p in outside_rule_files(root) if os.path.basename(p) != ".git" and os.path.islink(p)]
 
 
 def _remedy(root: str, finding: _Finding) -> tuple[str, str, str]:
@@ -127,15 +125,14 @@ def _remedy(root: str, finding: _Finding) -> tuple[str, str, str]:
 def plan_links(root: str, *, hidden: bool, policy: LinkPolicy) -> LinkPlan:
     """What a walk of `root` (hidden directories too when `hidden`) must leave out so that it
     applies no ignore file that is a link `policy` forbids."""
-    return _plan(root, _links(root, hidden), policy)
+    return _plan(root, [*_links_around(root), *sorted(linked_ignore_files(root, hidden=hidden))], policy)
 
 
 def plan_links_here(directory: str, *, policy: LinkPolicy) -> LinkPlan:
     """The same for a listing of `directory` alone (one level: its own ignore files, `.fdignore`
     too, and those around it), with no walk of the tree below."""
     own = [os.path.join(directory, name) for name in _WALKER_NAMES]
-    around = [p for p in outside_rule_files(directory) if os.path.basename(p) != ".git"]
-    return _plan(directory, [p for p in (*around, *own) if os.path.islink(p)], policy)
+    return _plan(directory, [*_links_around(directory), *(p for p in own if os.path.islink(p))], policy)
 
 
 def _plan(root: str, links: list[str], policy: LinkPolicy) -> LinkPlan:
@@ -147,9 +144,10 @@ def _plan(root: str, links: list[str], policy: LinkPolicy) -> LinkPlan:
         if any(is_within(finding.path, d) for d in left_out):
             continue  # below a directory already left out (sorted: parents come first)
         kind, value, note = _remedy(root, finding)
-        if value in (excludes if kind == "exclude" else flags):
+        chosen = excludes if kind == "exclude" else flags
+        if value in chosen:
             continue
-        (excludes if kind == "exclude" else flags).append(value)
+        chosen.append(value)
         if kind == "exclude":
             left_out.append(os.path.dirname(finding.path))
         notes.append(note)
