@@ -5,16 +5,13 @@ walk for Glob; each case runs with the walker Glob picks and with fd alone."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
 import fstools
 from fstools._core.binaries import find_binary
+from tests.helpers.ignorelinks import HIDES, lines, twice
 from tests.helpers.trees import write
-
-HIDES = "hidden.txt\n"
-HIDES_NOTHING = "API_KEY=not-a-rule-for-any-file\n"
 
 
 @pytest.fixture(params=["rg", "fd"])
@@ -28,30 +25,17 @@ def walker(request, monkeypatch) -> str:
     find_binary.cache_clear()
 
 
-def _listed(r: fstools.ToolResult) -> list[str]:
-    assert r.success, r.error
-    return sorted(r.output.splitlines())
-
-
-def _twice(target: Path, glob) -> tuple[fstools.ToolResult, fstools.ToolResult]:
-    """The listing with the target hiding `hidden.txt`, then hiding nothing."""
-    target.write_text(HIDES)
-    first = glob()
-    target.write_text(HIDES_NOTHING)
-    return first, glob()
-
-
 def test_a_gitignore_linked_to_a_secret_has_no_effect(project, ctx, walker):
     write(project / "top.txt", "x\n")
     write(project / "sub" / "hidden.txt", "x\n")
     write(project / "sub" / "seen.txt", "x\n")
     os.symlink("../.env", project / "sub" / ".gitignore")
-    hiding, harmless = _twice(project / ".env", lambda: fstools.glob("**/*.txt", ctx=ctx))
-    assert _listed(hiding) == _listed(harmless) == [str(project / "top.txt")]
+    hiding, harmless = twice(project / ".env", lambda: fstools.glob("**/*.txt", ctx=ctx))
+    assert lines(hiding) == lines(harmless) == [str(project / "top.txt")]
     warning = next(w for w in hiding.metadata["warnings"] if w.startswith("Not searched"))
     assert str(project / "sub") in warning and "respect_gitignore=false" in warning
     direct = fstools.glob("*.txt", str(project / "sub"), respect_gitignore=False, ctx=ctx)
-    assert _listed(direct) == [str(project / "sub" / "hidden.txt"), str(project / "sub" / "seen.txt")]
+    assert lines(direct) == [str(project / "sub" / "hidden.txt"), str(project / "sub" / "seen.txt")]
 
 
 def test_a_link_in_the_listed_directory_turns_that_kind_of_rule_off(project, ctx, tmp_path, walker):
@@ -59,8 +43,8 @@ def test_a_link_in_the_listed_directory_turns_that_kind_of_rule_off(project, ctx
     write(project / "hidden.txt", "x\n")
     write(project / "a.txt", "x\n")
     os.symlink(outside, project / ".ignore")
-    hiding, harmless = _twice(outside, lambda: fstools.glob("*.txt", ctx=ctx))
-    assert _listed(hiding) == _listed(harmless) == [str(project / "a.txt"), str(project / "hidden.txt")]
+    hiding, harmless = twice(outside, lambda: fstools.glob("*.txt", ctx=ctx))
+    assert lines(hiding) == lines(harmless) == [str(project / "a.txt"), str(project / "hidden.txt")]
     assert any("rules were applied" in w and "outside" in w for w in hiding.metadata["warnings"])
 
 
@@ -70,7 +54,7 @@ def test_a_link_to_a_readable_file_inside_keeps_working(project, ctx, walker):
     write(project / "sub" / "seen.txt", "x\n")
     os.symlink("../rules.txt", project / "sub" / ".ignore")
     r = fstools.glob("sub/*.txt", ctx=ctx)
-    assert _listed(r) == [str(project / "sub" / "seen.txt")]
+    assert lines(r) == [str(project / "sub" / "seen.txt")]
     assert not any("Not searched" in w for w in r.metadata.get("warnings", []))
 
 
@@ -79,7 +63,7 @@ def test_without_ignore_rules_nothing_is_left_out(project, ctx, walker):
     os.symlink("../.env", project / "sub" / ".gitignore")
     write(project / ".env", HIDES)
     r = fstools.glob("**/*.txt", respect_gitignore=False, ctx=ctx)
-    assert _listed(r) == [str(project / "sub" / "hidden.txt")]
+    assert lines(r) == [str(project / "sub" / "hidden.txt")]
     assert not r.metadata.get("warnings")
 
 
@@ -96,7 +80,7 @@ def test_ls_never_applies_a_linked_ignore_file(project, ctx, tmp_path, name):
     def listing() -> fstools.ToolResult:
         return fstools.ls(str(project), respect_gitignore=True, ctx=ctx)
 
-    hiding, harmless = _twice(tmp_path / "outside-rules", listing)
+    hiding, harmless = twice(tmp_path / "outside-rules", listing)
     assert hiding.output == harmless.output and "hidden.txt" in hiding.output
     assert any("rules were applied" in w and "outside" in w for w in hiding.metadata["warnings"])
 

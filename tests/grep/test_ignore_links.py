@@ -15,10 +15,8 @@ import pytest
 import fstools
 from fstools._core.confinement import landlock
 from fstools._index.build import build
+from tests.helpers.ignorelinks import HIDES, HIDES_NOTHING, lines, twice
 from tests.helpers.trees import write
-
-HIDES = "hidden.txt\n"
-HIDES_NOTHING = "API_KEY=not-a-rule-for-any-file\n"
 
 
 @pytest.fixture(params=["landlock", "no_landlock"])
@@ -36,32 +34,19 @@ def _repo(root: Path) -> None:
     (root / ".git").mkdir(parents=True, exist_ok=True)
 
 
-def _found(r: fstools.ToolResult) -> list[str]:
-    assert r.success, r.error
-    return sorted(r.output.splitlines())
-
-
-def _twice(target: Path, grep) -> tuple[fstools.ToolResult, fstools.ToolResult]:
-    """The search with the target hiding `hidden.txt`, then hiding nothing."""
-    target.write_text(HIDES)
-    first = grep()
-    target.write_text(HIDES_NOTHING)
-    return first, grep()
-
-
 def test_a_gitignore_linked_to_a_secret_has_no_effect_and_its_directory_is_named(project, ctx, confinement):
     _repo(project)
     write(project / "top.txt", "needle\n")
     write(project / "sub" / "hidden.txt", "needle\n")
     write(project / "sub" / "seen.txt", "needle\n")
     os.symlink("../.env", project / "sub" / ".gitignore")
-    hiding, harmless = _twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
-    assert _found(hiding) == _found(harmless) == [str(project / "top.txt")]
+    hiding, harmless = twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
+    assert lines(hiding) == lines(harmless) == [str(project / "top.txt")]
     warning = next(w for w in hiding.metadata["warnings"] if w.startswith("Not searched"))
     assert str(project / "sub") in warning and "sensitive" in warning and "respect_gitignore=false" in warning
     # The directory itself, searched without ignore files, shows everything.
     direct = fstools.grep("needle", path=str(project / "sub"), respect_gitignore=False, ctx=ctx)
-    assert _found(direct) == [str(project / "sub" / "hidden.txt"), str(project / "sub" / "seen.txt")]
+    assert lines(direct) == [str(project / "sub" / "hidden.txt"), str(project / "sub" / "seen.txt")]
 
 
 @pytest.mark.parametrize("mode", ["files_with_matches", "content", "count"])
@@ -71,7 +56,7 @@ def test_every_output_mode_keeps_the_link_out(project, ctx, mode, head_limit):
     write(project / "a.txt", "needle\n")
     write(project / "sub" / "hidden.txt", "needle\n")
     os.symlink("../.ENV", project / "sub" / ".ignore")  # secrets match in any case
-    hiding, harmless = _twice(
+    hiding, harmless = twice(
         project / ".ENV", lambda: fstools.grep("needle", ctx=ctx, output_mode=mode, head_limit=head_limit)
     )
     assert hiding.output == harmless.output
@@ -86,9 +71,9 @@ def test_a_link_to_a_file_outside_the_roots_has_no_effect(tmp_path, project, ctx
     write(project / "sub" / "seen.txt", "needle\n")
     outside = tmp_path / "outside-rules"
     os.symlink(outside, project / "sub" / ".rgignore")
-    hiding, harmless = _twice(outside, lambda: fstools.grep("needle", ctx=ctx))
+    hiding, harmless = twice(outside, lambda: fstools.grep("needle", ctx=ctx))
     # Left out before rg starts, whether or not Landlock would keep rg from opening it.
-    assert _found(hiding) == _found(harmless) == ["No matches found"]
+    assert lines(hiding) == lines(harmless) == ["No matches found"]
     assert any(
         "outside the allowed directories" in w and str(project / "sub") in w for w in hiding.metadata["warnings"]
     )
@@ -101,7 +86,7 @@ def test_a_link_to_a_readable_file_inside_the_root_keeps_working(project, ctx, c
     write(project / "sub" / "seen.txt", "needle\n")
     os.symlink("../rules/shared-ignore", project / "sub" / ".gitignore")
     r = fstools.grep("needle", ctx=ctx)
-    assert _found(r) == [str(project / "sub" / "seen.txt")]
+    assert lines(r) == [str(project / "sub" / "seen.txt")]
     assert not r.metadata["warnings"]
 
 
@@ -115,8 +100,8 @@ def test_nested_links_exclude_only_their_own_directories(project, ctx):
     os.symlink("../../.env", project / "a" / "b" / ".gitignore")
     os.symlink("../../.env.local", project / "x" / "y" / ".ignore")
     write(project / ".env.local", HIDES)
-    hiding, harmless = _twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
-    assert _found(hiding) == _found(harmless) == [str(project / "a" / "keep.txt"), str(project / "x" / "hidden.txt")]
+    hiding, harmless = twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
+    assert lines(hiding) == lines(harmless) == [str(project / "a" / "keep.txt"), str(project / "x" / "hidden.txt")]
     named = " ".join(hiding.metadata["warnings"])
     assert str(project / "a" / "b") in named and str(project / "x" / "y") in named
 
@@ -127,8 +112,8 @@ def test_a_directory_name_with_glob_characters_is_excluded_literally(project, ct
     write(odd / "hidden.txt", "needle\n")
     write(project / "ab" / "hidden.txt", "needle\n")  # what `a[b]*` would match as a glob
     os.symlink("../.env", odd / ".gitignore")
-    hiding, harmless = _twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
-    assert _found(hiding) == _found(harmless) == [str(project / "ab" / "hidden.txt")]
+    hiding, harmless = twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
+    assert lines(hiding) == lines(harmless) == [str(project / "ab" / "hidden.txt")]
 
 
 def test_a_directory_name_with_a_newline_is_excluded_literally(project, ctx):
@@ -137,8 +122,8 @@ def test_a_directory_name_with_a_newline_is_excluded_literally(project, ctx):
     write(odd / "hidden.txt", "needle\n")
     write(project / "plain.txt", "needle\n")
     os.symlink("../.env", odd / ".gitignore")
-    hiding, harmless = _twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
-    assert _found(hiding) == _found(harmless) == [str(project / "plain.txt")]
+    hiding, harmless = twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
+    assert lines(hiding) == lines(harmless) == [str(project / "plain.txt")]
 
 
 def test_the_searched_directory_s_own_link_turns_that_kind_of_rule_off(project, ctx, confinement):
@@ -149,8 +134,8 @@ def test_the_searched_directory_s_own_link_turns_that_kind_of_rule_off(project, 
     write(project / "sub" / "also.o", "needle\n")
     write(project / ".ignore", "*.o\n")  # another kind: still applied
     os.symlink(".env", project / ".gitignore")
-    hiding, harmless = _twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
-    assert _found(hiding) == _found(harmless) == [str(project / "hidden.txt")]
+    hiding, harmless = twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
+    assert lines(hiding) == lines(harmless) == [str(project / "hidden.txt")]
     assert any(w.startswith("No .gitignore rules were applied") for w in hiding.metadata["warnings"])
 
 
@@ -161,8 +146,8 @@ def test_a_link_above_the_searched_directory_is_not_applied(tmp_path, confinemen
     write(root / "hidden.txt", "needle\n")
     os.symlink(".env", repo / ".gitignore")
     ctx = fstools.ExecutionContext(working_dir=str(root))
-    hiding, harmless = _twice(repo / ".env", lambda: fstools.grep("needle", ctx=ctx))
-    assert _found(hiding) == _found(harmless) == [str(root / "hidden.txt")]
+    hiding, harmless = twice(repo / ".env", lambda: fstools.grep("needle", ctx=ctx))
+    assert lines(hiding) == lines(harmless) == [str(root / "hidden.txt")]
     if confinement == "no_landlock":
         assert any("above" in w and str(repo / ".gitignore") in w for w in hiding.metadata["warnings"])
 
@@ -176,7 +161,7 @@ def test_a_plain_ignore_file_above_the_root_still_applies(tmp_path):
     write(repo / ".gitignore", HIDES)
     ctx = fstools.ExecutionContext(working_dir=str(root), allowed_dirs=[str(repo)])
     r = fstools.grep("needle", ctx=ctx)
-    assert _found(r) == [str(root / "seen.txt")] and not r.metadata["warnings"]
+    assert lines(r) == [str(root / "seen.txt")] and not r.metadata["warnings"]
 
 
 def test_the_repository_exclude_file_as_a_link_is_not_applied(project, ctx):
@@ -184,8 +169,8 @@ def test_the_repository_exclude_file_as_a_link_is_not_applied(project, ctx):
     (project / ".git" / "info").mkdir()
     write(project / "hidden.txt", "needle\n")
     os.symlink("../../.env", project / ".git" / "info" / "exclude")
-    hiding, harmless = _twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
-    assert _found(hiding) == _found(harmless) == [str(project / "hidden.txt")]
+    hiding, harmless = twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
+    assert lines(hiding) == lines(harmless) == [str(project / "hidden.txt")]
     assert any("info/exclude" in w for w in hiding.metadata["warnings"])
 
 
@@ -209,7 +194,7 @@ def test_without_ignore_files_nothing_is_excluded(project, ctx):
     os.symlink("../.env", project / "sub" / ".gitignore")
     write(project / ".env", HIDES)
     r = fstools.grep("needle", ctx=ctx, respect_gitignore=False)
-    assert _found(r) == [str(project / "sub" / "hidden.txt")] and not r.metadata["warnings"]
+    assert lines(r) == [str(project / "sub" / "hidden.txt")] and not r.metadata["warnings"]
 
 
 def test_no_index_is_built_over_a_forbidden_link(project, ctx):
@@ -230,7 +215,7 @@ def test_an_index_over_a_harmless_link_is_built(project, ctx):
     os.symlink("../rules", project / "sub" / ".gitignore")
     build(str(project))
     r = fstools.grep("needle", ctx=ctx)
-    assert r.metadata["index"] == "used" and _found(r) == [str(project / "sub" / "seen.txt")]
+    assert r.metadata["index"] == "used" and lines(r) == [str(project / "sub" / "seen.txt")]
 
 
 # The remembered walk ------------------------------------------------------------------
@@ -241,11 +226,11 @@ def test_a_link_moved_into_place_between_two_searches_is_kept_out(project, ctx):
     write(project / ".env", HIDES)
     write(project / "sub" / "hidden.txt", "needle\n")
     os.symlink("../.env", project / "sub" / "notes")
-    assert _found(fstools.grep("needle", ctx=ctx)) == [str(project / "sub" / "hidden.txt")]
+    assert lines(fstools.grep("needle", ctx=ctx)) == [str(project / "sub" / "hidden.txt")]
     moved = fstools.move(str(project / "sub" / "notes"), str(project / "sub" / ".gitignore"), ctx=ctx)
     if moved.success:  # Move may refuse a link to a secret itself; if it moves it, Grep keeps it out
         r = fstools.grep("needle", ctx=ctx)
-        assert _found(r) == ["No matches found"] and any(str(project / "sub") in w for w in r.metadata["warnings"])
+        assert lines(r) == ["No matches found"] and any(str(project / "sub") in w for w in r.metadata["warnings"])
     else:
         assert moved.error_code == "sensitive_path"
 
@@ -257,8 +242,8 @@ def test_the_global_git_ignore_file_inside_the_roots_as_a_link_is_not_applied(pr
     os.symlink("../../.env", config / "git" / "ignore")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
     write(project / "hidden.txt", "needle\n")
-    hiding, harmless = _twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
-    assert _found(hiding) == _found(harmless) == [str(project / "hidden.txt")]
+    hiding, harmless = twice(project / ".env", lambda: fstools.grep("needle", ctx=ctx))
+    assert lines(hiding) == lines(harmless) == [str(project / "hidden.txt")]
     assert any("global git ignore" in w for w in hiding.metadata["warnings"])
 
 
@@ -274,7 +259,7 @@ def test_the_global_git_ignore_file_outside_the_roots_is_the_user_s_and_applies(
     write(project / "hidden.txt", "needle\n")
     write(project / "seen.txt", "needle\n")
     r = fstools.grep("needle", ctx=ctx)
-    assert _found(r) == [str(project / "seen.txt")] and not r.metadata["warnings"]
+    assert lines(r) == [str(project / "seen.txt")] and not r.metadata["warnings"]
 
 
 def test_the_remembered_walk_sees_a_link_made_after_it(project, monkeypatch):
@@ -322,7 +307,7 @@ def test_two_links_in_one_directory_or_below_it_exclude_it_once(project, ctx):
     os.symlink(".env", project / ".rgignore")
     write(project / ".env", HIDES)
     r = fstools.grep("needle", ctx=ctx)
-    assert _found(r) == [str(project / "top.txt")]
+    assert lines(r) == [str(project / "top.txt")]
     assert sum(w.startswith("Not searched") for w in r.metadata["warnings"]) == 1
     assert sum(w.startswith("No .ignore/.rgignore rules") for w in r.metadata["warnings"]) == 1
 
@@ -376,7 +361,7 @@ def test_a_check_is_remembered_for_a_moment_but_not_past_fstools_own_changes(pro
     write(project / "sub" / "hidden.txt", "needle\n")
     write(project / "top.txt", "needle\n")
     write(project / ".env", HIDES)
-    assert len(_found(fstools.grep("needle", ctx=ctx))) == 2
+    assert len(lines(fstools.grep("needle", ctx=ctx))) == 2
     os.symlink("../.env", project / "sub" / "rules")  # made by another process: not seen yet
     os.symlink("../.env", project / "sub" / ".ignore")
     assert linkscan.linked_ignore_files(str(project), hidden=False) == []
@@ -384,7 +369,7 @@ def test_a_check_is_remembered_for_a_moment_but_not_past_fstools_own_changes(pro
     moved = fstools.move(str(project / "sub" / "rules"), str(project / "sub" / ".gitignore"), ctx=ctx)
     assert moved.success, moved.error
     r = fstools.grep("needle", ctx=ctx)
-    assert _found(r) == [str(project / "top.txt")]
+    assert lines(r) == [str(project / "top.txt")]
     assert any(w.startswith("Not searched") and str(project / "sub") in w for w in r.metadata["warnings"])
     assert sorted(linkscan.linked_ignore_files(str(project), hidden=False)) == [
         str(project / "sub" / ".gitignore"),
