@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.hints import setting
-from .._core.outputs import DIFF, DRY_RUN, ResultField
+from .._core.outputs import JOURNAL, DIFF, DRY_RUN, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, refuse_sensitive, resolve_path
 from .._core.public import invoke_public, tool_function
@@ -23,7 +23,11 @@ from .._core.tool import FileTool
 from .._index.registry import notify_changed
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
-from .guard import load
+from .._journal.recorder import Recording
+from .._journal.states import ABSENT
+from .._journal.store import disk_full
+from .guard import load, one_at_a_time
+from .journaling import record_removal, states_now
 from .tree import Progress, remove_listed, walk_tree
 
 LISTED = 100
@@ -148,13 +152,32 @@ def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
     authorize(ctx, "Delete", removal.victim, preview, covers=removal.paths[1:], removed=len(removal.paths))
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would delete {what}:\n{_listing(removal)}", **meta)
-    try:
-        _remove(target, removal)
-    finally:  # what is gone, even in part, an open search index learns now
-        notify_changed(removal.paths)
+    with one_at_a_time(ctx, removal.victim):
+        meta["journal"] = _journaled_remove(ctx, target, removal)
     for p in removal.paths:
         ctx.forget_read(p)
     return ToolResult.ok(f"Deleted {what}:\n{_listing(removal)}", **meta)
+
+
+def _journaled_remove(ctx: ExecutionContext, target: SafePath, removal: Removal) -> str:
+    """Remove what the inventory listed, journaled first (every file kept, by a hard link where it can be)."""
+    recording = Recording(ctx, "Delete", target.root)
+    try:
+        record_removal(recording, target.root, removal.paths)
+    except OSError as exc:
+        if disk_full(exc):
+            raise
+        raise changed_or_failed(exc, target.display) from None
+    recording.begin()
+    try:
+        _remove(target, removal)
+    except BaseException:
+        recording.finish(states_now(target.root, removal.paths))
+        raise
+    finally:  # what is gone, even in part, an open search index learns now
+        notify_changed(removal.paths)
+    recording.finish(dict.fromkeys(removal.paths, ABSENT))
+    return recording.note()
 
 
 def _remove(target: SafePath, removal: Removal) -> None:
@@ -213,6 +236,7 @@ DELETE_SPEC = ToolSpec(
         ResultField("directories", "integer", "Directories removed", always=True),
         DIFF,
         DRY_RUN,
+        JOURNAL,
     ),
 )
 

@@ -27,7 +27,7 @@ from .._core.tool import FileTool
 from .atomic import Snapshot
 from .diff import Change, ChangeTracker, unified_diff
 from .document import NEW_DOCUMENT, Document, decode_document, encode_document
-from .guard import load, require_fresh_read, save
+from .guard import load, one_at_a_time, require_fresh_read, save
 from .match import EXACT, Plan, Replacement, plan_exact, plan_replacement
 from .placeholders import refuse_new_placeholders
 
@@ -204,6 +204,18 @@ def _apply(
         except ToolError as exc:
             raise _numbered(exc, n, len(edits)) if numbered else exc from None
     target = resolve_file_path(ctx, file_path)
+    with one_at_a_time(ctx, target.path):
+        return _apply_loaded(ctx, tool, target, edits, numbered, allow_placeholders)
+
+
+def _apply_loaded(
+    ctx: ExecutionContext,
+    tool: str,
+    target: SafePath,
+    edits: Sequence[EditRequest],
+    numbered: bool,
+    allow_placeholders: bool,
+) -> ToolResult:
     seen, doc = _current(ctx, target, edits[0])
     if not allow_placeholders:
         _refuse_placeholders(doc, edits, numbered, target.path)
@@ -234,8 +246,8 @@ def _apply(
     authorize(ctx, tool, target.path, diff, replacements=replacements)
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would {verb} {what}\n{diff}", **meta)
-    written, _ = save(ctx, target, data, seen)
-    return ToolResult.ok(f"{_PAST[verb]} {what}\n{diff}", in_place=written.in_place, **meta)
+    written, _ = save(ctx, target, data, seen, tool=tool)
+    return ToolResult.ok(f"{_PAST[verb]} {what}\n{diff}", in_place=written.in_place, journal=written.journal, **meta)
 
 
 _PAST = {"create": "Created", "edit": "Edited", "apply": "Applied"}

@@ -21,7 +21,7 @@ from typing import Any
 from .._content.encodings import UTF8, TextEncoding
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
-from .._core.outputs import DRY_RUN, WARNINGS, ResultField
+from .._core.outputs import JOURNAL, DRY_RUN, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
 from .._core.public import invoke_public, tool_function
@@ -31,7 +31,7 @@ from .._core.tool import FileTool
 from .atomic import Snapshot
 from .diff import Change, unified_diff, whole_text_changes
 from .document import decode_document, encode_document
-from .guard import load
+from .guard import load, one_at_a_time
 from .hunks import apply_hunks
 from .transaction import FileChange, Transaction, mode_of
 from .v4a import ADD, DELETE, UPDATE, AddFile, DeleteFile, FileOperation, PatchSyntaxError, UpdateFile, parse_patch
@@ -255,8 +255,10 @@ def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation], t
     }
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would update the following files:\n{summary}\n{diff}", **meta)
-    transaction = Transaction(ctx)
-    transaction.apply([change for _, change, _ in outcome])
+    transaction = Transaction(ctx, tool)
+    with one_at_a_time(ctx, *paths):
+        transaction.apply([change for _, change, _ in outcome])
+    meta["journal"] = transaction.journal_note()
     if transaction.warnings:
         meta["warnings"] = transaction.warnings
     return ToolResult.ok(f"Success. Updated the following files:\n{summary}", **meta)
@@ -306,6 +308,7 @@ APPLY_PATCH_SPEC = ToolSpec(
         ResultField("diff", "string", "Unified diff of every file changed", always=True),
         WARNINGS,
         DRY_RUN,
+        JOURNAL,
     ),
 )
 

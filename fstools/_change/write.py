@@ -12,14 +12,14 @@ from .._core.errors import ErrorCode, ToolError
 from .._core.hardlinks import note_hard_links
 from .._core.outputs import CHANGE_FIELDS, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import resolve_file_path
+from .._core.paths import SafePath, resolve_file_path
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .diff import unified_diff, whole_text_changes
 from .document import Document, decode_document, encode_document, eol_of, text_style, with_line_breaks
-from .guard import load, require_fresh_read, save
+from .guard import load, one_at_a_time, require_fresh_read, save
 from .placeholders import refuse_new_placeholders
 
 NEW_FILE_LABEL = "/dev/null"
@@ -51,6 +51,13 @@ def _write(
     ctx: ExecutionContext, file_path: str, content: str, backup: bool, allow_placeholders: bool = False
 ) -> ToolResult:
     target = resolve_file_path(ctx, file_path)
+    with one_at_a_time(ctx, target.path):
+        return _write_loaded(ctx, target, content, backup, allow_placeholders)
+
+
+def _write_loaded(
+    ctx: ExecutionContext, target: SafePath, content: str, backup: bool, allow_placeholders: bool
+) -> ToolResult:
     seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
     require_fresh_read(ctx, target, seen)
     previous = _previous(seen.data if seen else None, target.display)
@@ -98,7 +105,7 @@ def _write(
             diff=diff,
             **meta,
         )
-    written, backup_path = save(ctx, target, data, seen, backup=backup)
+    written, backup_path = save(ctx, target, data, seen, backup=backup, tool="Write")
     notes = f"; previous version kept at {backup_path}" if backup_path else ""
     extra = {"backup_path": backup_path} if backup else {}
     return ToolResult.ok(
@@ -106,6 +113,7 @@ def _write(
         bytes_written=len(data),
         diff=diff,
         in_place=written.in_place,
+        journal=written.journal,
         **extra,
         **meta,
     )

@@ -79,6 +79,9 @@ class ExecutionContext:
         audit_hook: Called with an AuditRecord after every call.
         audit_log: Path of a JSONL file that gets one AuditRecord per call.
         rate_limit_per_minute: The most calls a minute; more get a rate_limited result.
+        search_index: "auto" (Grep and Glob answer from a fresh search index) or "off".
+        journal: "on" (every change is recorded first, so it can be undone or rewound) or "off".
+        arg_style: How notices name parameters: "call" (offset=10) or "flags" (--offset 10).
     """
 
     working_dir: str = field(default_factory=os.getcwd)
@@ -101,6 +104,8 @@ class ExecutionContext:
     rate_limit_per_minute: int | None = None
     # "auto": Grep and Glob answer from a fresh search index when one covers the path; "off": always scan.
     search_index: str = "auto"
+    # "on": every change is recorded in the root's change journal first (undo, rewind); "off": not.
+    journal: str = "on"
     # How notices and errors name parameters: "call" (offset=10, for models and Python
     # callers) or "flags" (--offset 10, for a person at the command line).
     arg_style: str = "call"
@@ -110,6 +115,8 @@ class ExecutionContext:
             raise ValueError(f"working_dir must be an absolute path: {self.working_dir}")
         if self.search_index not in ("auto", "off"):
             raise ValueError(f"search_index must be 'auto' or 'off', not {self.search_index!r}")
+        if self.journal not in ("on", "off"):
+            raise ValueError(f"journal must be 'on' or 'off', not {self.journal!r}")
         if self.arg_style not in ARG_STYLES:
             raise ValueError(f"arg_style must be one of {ARG_STYLES}, not {self.arg_style!r}")
         dirs = list(self.allowed_dirs) if self.allowed_dirs else [self.working_dir]

@@ -2,7 +2,7 @@
 
 The rule, bottom to top: `_core` (context, results, parameters, paths, policy) imports only
 itself; `_content` (encodings, fingerprints) builds on `_core`; `_index` (the search index)
-on both; the four tool families `_read`, `_change`, `_find` and `_grep` on those three and
+and `_journal` (the change journal) on both; the four tool families `_read`, `_change`, `_find` and `_grep` on those three and
 never on each other; `_agents` (registry, CLI, MCP) sits on top and may import anything.
 """
 
@@ -14,13 +14,14 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "fstools"
 
 TOOL_FAMILIES = {"_read", "_change", "_find", "_grep"}
-BELOW_TOOLS = {"_core", "_content", "_index"}
+BELOW_TOOLS = {"_core", "_content", "_index", "_journal"}
 ALLOWED: dict[str, set[str]] = {
     "_core": {"_core"},
     "_content": {"_core", "_content"},
     "_index": {"_core", "_content", "_index"},
+    "_journal": {"_core", "_content", "_journal"},
     **{family: BELOW_TOOLS | {family} for family in TOOL_FAMILIES},
-    "_agents": {"_core", "_content", "_index", "_agents", *TOOL_FAMILIES},
+    "_agents": {"_core", "_content", "_index", "_journal", "_agents", *TOOL_FAMILIES},
 }
 # Modules at the package top: the facade may name anything; the version is a leaf.
 TOP_LEVEL = {"__init__", "__main__", "__version__"}
@@ -107,7 +108,8 @@ def test_the_family_graph():
         "_content": ["_core"],
         "_read": ["_content", "_core"],
         "_index": ["_core"],
-        "_change": ["_content", "_core", "_index"],
+        "_journal": ["_core"],
+        "_change": ["_content", "_core", "_index", "_journal"],
         "_find": ["_core", "_index"],
         "_grep": ["_core", "_index"],
         "_agents": ["_change", "_content", "_core", "_find", "_grep", "_index", "_read"],

@@ -1,0 +1,168 @@
+"""Checkpoint and Changes: a named point in the change journal, and what changed since one.
+
+A checkpoint is a line in the journal of each allowed root; its id (what Rewind and Changes
+take) names those journals and the point in each. Changes lists every path changed since (by
+any fstools call, in any process working on the same directory), with a unified diff from its
+state then to its state now.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .._core.context import ExecutionContext
+from .._core.outputs import ResultField
+from .._core.params import ToolParameter
+from .._core.public import invoke_public, tool_function
+from .._core.result import ToolResult
+from .._core.spec import ToolSpec, authorize
+from .._core.tool import FileTool
+from .._journal.entries import Entry
+from .._journal.states import Kind, State
+from .._journal.store import Journal
+from .history import Mark, diff_states, dropped_error, find_mark, open_journal, require_journal, text_of
+from .restore import current
+
+
+def _checkpoint(ctx: ExecutionContext, label: str | None) -> ToolResult:
+    require_journal(ctx, "Checkpoint")
+    authorize(ctx, "Checkpoint", ctx.roots[0], ask=False, covers=ctx.roots[1:])
+    marks = []
+    for root in ctx.roots:
+        journal = open_journal(root)
+        with journal.locked(ctx.timeout) as log:
+            seq = log.next_seq
+            journal.append({"op": "checkpoint", "seq": seq, "label": label, "time": time.time()})
+        marks.append(Mark(journal.nonce, seq))
+    checkpoint = "+".join(str(m) for m in marks)
+    named = f" {label!r}" if label else ""
+    return ToolResult.ok(
+        f"Checkpoint{named}: {checkpoint}\nRewind to it with rewind(checkpoint={checkpoint!r}); "
+        f"see what changed since with changes(since={checkpoint!r}).",
+        checkpoint=checkpoint,
+        label=label,
+    )
+
+
+def entries_since(ctx: ExecutionContext, since: str | None) -> list[tuple[Journal, list[Entry]]]:
+    """Each root's journal and its landed entries after the checkpoint (all of them without one)."""
+    if since is None:
+        journals = [(open_journal(root), 0) for root in ctx.roots]
+    else:
+        journals = find_mark(ctx, since)
+    out = []
+    for journal, seq in journals:
+        log = journal.read()
+        if since is not None:
+            error = dropped_error(log, seq)
+            if error is not None:
+                raise error
+        out.append((journal, [e for e in log.landed() if e.seq > seq]))
+    return out
+
+
+def first_states(entries: list[Entry]) -> dict[str, State]:
+    """Each path the entries touched, with its state before the first of them."""
+    first: dict[str, State] = {}
+    for entry in entries:
+        for change in entry.paths:
+            first.setdefault(change.path, change.before)
+    return first
+
+
+def _verb(before: State, now: State) -> str:
+    if before.kind == Kind.ABSENT:
+        return "added" if now.kind != Kind.ABSENT else "unchanged"
+    if now.kind == Kind.ABSENT:
+        return "deleted"
+    return "modified"
+
+
+def _changes(ctx: ExecutionContext, since: str | None) -> ToolResult:
+    require_journal(ctx, "Changes")
+    files: list[dict[str, Any]] = []
+    diffs, lines = [], []
+    count = 0
+    for journal, entries in entries_since(ctx, since):
+        count += len(entries)
+        for path, before in first_states(entries).items():
+            now = current(ctx, path)
+            verb = _verb(before, now.state)
+            if verb == "unchanged" or (before.kind == now.state.kind and before.kind == Kind.DIR):
+                continue
+            data = now.snapshot.data if now.snapshot is not None else None
+            old, new = text_of(journal, before), text_of(journal, now.state, data)
+            if before.kind == Kind.FILE and now.state.kind == Kind.FILE and before.hash == now.state.hash:
+                if before.mode == now.state.mode:
+                    continue
+            diff = diff_states(path, old, new, before, now.state)
+            files.append({"path": path, "change": verb, "before": before.describe(), "now": now.state.describe()})
+            lines.append(f"{verb[0].upper()} {path}")
+            if diff:
+                diffs.append(diff.rstrip("\n"))
+    diff = "\n".join(diffs)
+    since_text = f"since checkpoint {since}" if since else "in the journal"
+    if not files:
+        return ToolResult.ok(f"No changes {since_text}.", files=[], diff="", entries=count)
+    output = f"{len(files)} path{'s' if len(files) != 1 else ''} changed {since_text}:\n" + "\n".join(lines)
+    return ToolResult.ok(f"{output}\n\n{diff}".rstrip("\n"), files=files, diff=diff, entries=count)
+
+
+CHECKPOINT_SPEC = ToolSpec(
+    name="Checkpoint",
+    description=(
+        "Marks the current state of the files in the change journal and returns its id: Rewind takes every file "
+        "back to this point, and Changes lists what changed since. Take one before a risky multi-file change."
+    ),
+    parameters=(ToolParameter("label", "string", "A name to remember the checkpoint by"),),
+    cli_help="Mark this point in the change journal and print its id (for `fstools rewind ID` and `fstools changes`).",
+    run=_checkpoint,
+    read_only=True,  # it changes no file: a read-only session may mark points too
+    results=(
+        ResultField("checkpoint", "string", "The checkpoint's id", always=True),
+        ResultField("label", ("string", "null"), "The label given", always=True),
+    ),
+)
+
+CHANGES_SPEC = ToolSpec(
+    name="Changes",
+    description=(
+        "Lists every path fstools changed since a checkpoint (or all the change journal holds), from any session "
+        "working on these directories, with a unified diff from its state then to its state now."
+    ),
+    parameters=(ToolParameter("since", "string", "A checkpoint id (from Checkpoint); default: everything journaled"),),
+    cli_help="List the paths changed since checkpoint ID (--since ID; default: all the journal holds), with diffs.",
+    run=_changes,
+    read_only=True,
+    results=(
+        ResultField("files", "array", "Each path changed: path, change (added, modified, deleted), before, now",
+                    always=True),
+        ResultField("diff", "string", "Unified diff of every file changed", always=True),
+        ResultField("entries", "integer", "Journaled changes since the checkpoint", always=True),
+    ),
+)
+
+
+@tool_function(CHECKPOINT_SPEC)
+def checkpoint(*, label: str | None = None, ctx: ExecutionContext | None = None) -> ToolResult:
+    """Mark this point in the change journal; the id is in metadata["checkpoint"]."""
+    return invoke_public(CHECKPOINT_SPEC, ctx, locals())
+
+
+@tool_function(CHANGES_SPEC)
+def changes(*, since: str | None = None, ctx: ExecutionContext | None = None) -> ToolResult:
+    """Every path changed since a checkpoint, with its diff."""
+    return invoke_public(CHANGES_SPEC, ctx, locals())
+
+
+class CheckpointTool(FileTool):
+    """Checkpoint as an agent tool."""
+
+    spec = CHECKPOINT_SPEC
+
+
+class ChangesTool(FileTool):
+    """Changes as an agent tool."""
+
+    spec = CHANGES_SPEC
