@@ -17,6 +17,8 @@ __all__ = [
     "ApplyPatchTool",
     "AuditRecord",
     "BaseTool",
+    "ChangesTool",
+    "CheckpointTool",
     "DeleteTool",
     "EditTool",
     "ErrorCode",
@@ -32,15 +34,19 @@ __all__ = [
     "PermissionRule",
     "ReadRecord",
     "ReadTool",
+    "RewindTool",
     "ToolCategory",
     "ToolParameter",
     "ToolRegistry",
     "ToolResult",
+    "UndoTool",
     "WriteTool",
     "__version__",
     "anthropic_text_editor",
     "apply_patch",
     "build_index",
+    "changes",
+    "checkpoint",
     "create_registry",
     "default_context",
     "delete",
@@ -48,12 +54,15 @@ __all__ = [
     "file_tools",
     "glob",
     "grep",
+    "journal_tools",
     "ls",
     "move",
     "multi_edit",
     "openai_apply_patch",
     "read",
     "register_file_tools",
+    "rewind",
+    "undo",
     "write",
 ]
 
@@ -62,6 +71,8 @@ _EXPORTS: dict[str, str] = {
     "ApplyPatchTool": "_change.patch",
     "AuditRecord": "_core.audit",
     "BaseTool": "_core.tool",
+    "ChangesTool": "_change.checkpoint",
+    "CheckpointTool": "_change.checkpoint",
     "DeleteTool": "_change.delete",
     "EditTool": "_change.edit",
     "ErrorCode": "_core.errors",
@@ -77,14 +88,18 @@ _EXPORTS: dict[str, str] = {
     "PermissionRule": "_core.permissions",
     "ReadRecord": "_core.context",
     "ReadTool": "_read.tool",
+    "RewindTool": "_change.rewind",
     "ToolCategory": "_core.tool",
     "ToolParameter": "_core.params",
     "ToolRegistry": "_core.registry",
     "ToolResult": "_core.result",
+    "UndoTool": "_change.undo",
     "WriteTool": "_change.write",
     "anthropic_text_editor": "_agents.text_editor",
     "apply_patch": "_change.patch",
     "build_index": "_index.service",
+    "changes": "_change.checkpoint",
+    "checkpoint": "_change.checkpoint",
     "create_registry": "_agents.registry",
     "default_context": "_core.context",
     "delete": "_change.delete",
@@ -92,12 +107,15 @@ _EXPORTS: dict[str, str] = {
     "file_tools": "_agents.registry",
     "glob": "_find.glob",
     "grep": "_grep.tool",
+    "journal_tools": "_agents.registry",
     "ls": "_find.ls",
     "move": "_change.move",
     "multi_edit": "_change.edit",
     "openai_apply_patch": "_agents.openai_patch",
     "read": "_read.tool",
     "register_file_tools": "_agents.registry",
+    "rewind": "_change.rewind",
+    "undo": "_change.undo",
     "write": "_change.write",
 }
 
@@ -119,12 +137,15 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from ._agents.openai_patch import openai_apply_patch
-    from ._agents.registry import create_registry, file_tools, register_file_tools
+    from ._agents.registry import create_registry, file_tools, journal_tools, register_file_tools
     from ._agents.text_editor import anthropic_text_editor
+    from ._change.checkpoint import ChangesTool, CheckpointTool, changes, checkpoint
     from ._change.delete import DeleteTool, delete
     from ._change.edit import EditTool, MultiEditTool, edit, multi_edit
     from ._change.move import MoveTool, move
     from ._change.patch import ApplyPatchTool, apply_patch
+    from ._change.rewind import RewindTool, rewind
+    from ._change.undo import UndoTool, undo
     from ._change.write import WriteTool, write
     from ._core.audit import AuditRecord
     from ._core.context import ExecutionContext, ReadRecord, default_context

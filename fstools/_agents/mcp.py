@@ -297,7 +297,7 @@ class McpSession:
 
 def create_server(settings: SessionSettings, registry: ToolRegistry | None = None) -> Server[Any]:
     """A low-level MCP Server publishing each tool's own schema and annotations."""
-    state = McpSession(settings, registry or create_registry())
+    state = McpSession(settings, registry or create_registry(journal=True))
 
     async def list_tools(
         rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None

@@ -136,8 +136,9 @@ CHANGES_SPEC = ToolSpec(
     run=_changes,
     read_only=True,
     results=(
-        ResultField("files", "array", "Each path changed: path, change (added, modified, deleted), before, now",
-                    always=True),
+        ResultField(
+            "files", "array", "Each path changed: path, change (added, modified, deleted), before, now", always=True
+        ),
         ResultField("diff", "string", "Unified diff of every file changed", always=True),
         ResultField("entries", "integer", "Journaled changes since the checkpoint", always=True),
     ),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.hints import setting
-from .._core.outputs import JOURNAL, DIFF, DRY_RUN, ResultField
+from .._core.outputs import DIFF, DRY_RUN, JOURNAL, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, refuse_sensitive, resolve_path
 from .._core.public import invoke_public, tool_function
@@ -21,11 +21,11 @@ from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .._index.registry import notify_changed
-from .diff import unified_diff, whole_text_changes
-from .document import decode_document
 from .._journal.recorder import Recording
 from .._journal.states import ABSENT
 from .._journal.store import disk_full
+from .diff import unified_diff, whole_text_changes
+from .document import decode_document
 from .guard import load, one_at_a_time
 from .journaling import record_removal, states_now
 from .tree import Progress, remove_listed, walk_tree

@@ -91,6 +91,21 @@ def one_at_a_time(ctx: ExecutionContext, *paths: str) -> Iterator[None]:
         ) from None
 
 
+_proven = threading.local()  # the last content hash a fresh read proved in this thread: (path, identity, digest)
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def proven_digest(target: SafePath, seen: Snapshot) -> str | None:
+    """The content hash of `seen` that require_fresh_read just proved (this thread, this file as it is)."""
+    proven = getattr(_proven, "digest", None)
+    if proven is not None and proven[:2] == (target.path, _identity(seen.stat)):
+        return proven[2].hex()
+    return None
+
+
 def require_fresh_read(ctx: ExecutionContext, target: SafePath, current: Snapshot | None) -> None:
     """An existing file must have been read in this context and be unchanged since (a dry run is exempt)."""
     if current is None or ctx.dry_run:
@@ -100,6 +115,8 @@ def require_fresh_read(ctx: ExecutionContext, target: SafePath, current: Snapsho
         raise ToolError(
             ErrorCode.NOT_READ, f"File has not been read yet. Read it first before writing to it: {target.display}"
         )
+    if record.digest is not None:  # the content hash the journal needs for the state before, proven here
+        _proven.digest = (target.path, _identity(current.stat), record.digest)
     if not unchanged_since(record, current.stat, current.data):
         raise ToolError(
             ErrorCode.CONCURRENT_MODIFICATION,
@@ -132,7 +149,7 @@ def save(
             try:
                 keep = None
                 if own and rec.active:
-                    digest = known_digest(ctx, target, seen) if seen is not None else None
+                    digest = (known_digest(ctx, target, seen) or proven_digest(target, seen)) if seen else None
                     if digest is None and seen is not None and seen.data is not None:
                         digest = _hex(_Digest(seen.data).result())
                     for made in parent.made:

@@ -139,5 +139,3 @@ def diff_states(path: str, old: str | None, new: str | None, old_state: State, n
         old_label="/dev/null" if old_state.kind == Kind.ABSENT else path,
         new_label="/dev/null" if new_state.kind == Kind.ABSENT else path,
     )
-
-

@@ -112,12 +112,15 @@ def record_removal(recording: Recording, root: str, paths: list[str]) -> None:
             recording.plan(path, entry_state(parent.fd, parent.name, recording), ABSENT)
 
 
-def states_now(root: str, paths: list[str]) -> dict[str, State]:
-    """The states of `paths` as they are now (content not hashed): a change's after-states."""
+def states_now(root: str, paths: list[str], *, hashed: bool = False) -> dict[str, State]:
+    """The states of `paths` as they are now (files' content hashed if `hashed`): a change's after-states."""
     after = {}
     for path in paths:
         try:
             with sandbox.parent_of(root, path) as parent:
+                if hashed:
+                    after[path] = entry_state(parent.fd, parent.name)
+                    continue
                 st = os.stat(parent.name, dir_fd=parent.fd, follow_symlinks=False)
                 target = os.readlink(parent.name, dir_fd=parent.fd) if stat.S_ISLNK(st.st_mode) else None
                 after[path] = state_of_stat(st, target)

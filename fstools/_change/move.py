@@ -22,7 +22,7 @@ from .._content.fingerprints import remember_digest
 from .._core import sandbox
 from .._core.context import ExecutionContext, ReadRecord
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
-from .._core.outputs import JOURNAL, DRY_RUN, ResultField
+from .._core.outputs import DRY_RUN, JOURNAL, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, absolute_path, is_within, refuse_sensitive, resolve_path
 from .._core.public import invoke_public, tool_function

@@ -21,7 +21,7 @@ from typing import Any
 from .._content.encodings import UTF8, TextEncoding
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
-from .._core.outputs import JOURNAL, DRY_RUN, WARNINGS, ResultField
+from .._core.outputs import DRY_RUN, JOURNAL, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
 from .._core.public import invoke_public, tool_function

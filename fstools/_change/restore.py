@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from .._core import sandbox
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
-from .._core.paths import SafePath, is_within, resolve_path
+from .._core.paths import SafePath, is_within, refuse_sensitive, resolve_path
 from .._journal.entries import Entry, PathChange, Status
 from .._journal.recorder import Recording
 from .._journal.states import ABSENT, Kind, State, same_state
@@ -45,13 +45,7 @@ class Current:
 
 def current(ctx: ExecutionContext, path: str) -> Current:
     """The path now, through the sandbox (a path that now leads through a symlink counts as changed)."""
-    target = resolve_path(ctx, path, param="path")
-    if target.path != path:
-        raise ToolError(
-            ErrorCode.CONCURRENT_MODIFICATION,
-            f"{path} now leads through a symbolic link; nothing was changed",
-            paths=[path],
-        )
+    target = entry_path(ctx, path)
     if target.stat is None:
         return Current(target, ABSENT)
     if stat.S_ISLNK(target.stat.st_mode) or stat.S_ISDIR(target.stat.st_mode) or not target.is_file:
@@ -65,13 +59,43 @@ def current(ctx: ExecutionContext, path: str) -> Current:
     return Current(target, state, seen)
 
 
+def entry_path(ctx: ExecutionContext, path: str) -> SafePath:
+    """The journaled `path` (canonical) through the sandbox: its directory must still be where it was
+    (no symlink on the way), the entry itself is taken as it is (a symlink is not followed)."""
+    head, name = os.path.split(path)
+    parent = resolve_path(ctx, head, param="path") if head != path else None
+    if parent is None or parent.path != head or not name:
+        raise ToolError(
+            ErrorCode.CONCURRENT_MODIFICATION,
+            f"{path} now leads through a symbolic link (or out of the allowed directories); nothing was changed",
+            paths=[path],
+        )
+    refuse_sensitive(ctx, path, path)
+    try:
+        st: os.stat_result | None = sandbox.stat_beneath(parent.root, path) if parent.exists else None
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        if exc.errno in sandbox.RACE_ERRNOS:  # the entry is a symlink: stat it without following
+            with sandbox.parent_of(parent.root, path) as holder:
+                st = os.stat(holder.name, dir_fd=holder.fd, follow_symlinks=False)
+        else:
+            raise changed_or_failed(exc, path) from None
+    return SafePath(path, path, st, parent.root)
+
+
 def selected(entry: Entry, path: str | None) -> list[PathChange]:
     """The parts of `entry` that revert `path` (all of them for None): the path, what lies below it,
     and the directories above it the entry made or removed."""
     if path is None or entry.move is not None:
         return list(entry.paths)
-    return [c for c in entry.paths if is_within(c.path, path) or (is_within(path, c.path) and c.before.kind == Kind.DIR)
-            or (is_within(path, c.path) and c.after.kind == Kind.DIR and c.before.kind == Kind.ABSENT)]
+    return [
+        c
+        for c in entry.paths
+        if is_within(c.path, path)
+        or (is_within(path, c.path) and c.before.kind == Kind.DIR)
+        or (is_within(path, c.path) and c.after.kind == Kind.DIR and c.before.kind == Kind.ABSENT)
+    ]
 
 
 @dataclass
@@ -160,8 +184,10 @@ class Reverter:
         for c in changes:
             recording.plan(c.path, nows[c.path].state, c.before)
         recording.begin()
-        makes = sorted((c for c in changes if c.before.kind == Kind.DIR and nows[c.path].state.kind != Kind.DIR),
-                       key=lambda c: c.path.count("/"))
+        makes = sorted(
+            (c for c in changes if c.before.kind == Kind.DIR and nows[c.path].state.kind != Kind.DIR),
+            key=lambda c: c.path.count("/"),
+        )
         for c in makes:
             self._clear(nows[c.path])
             self._mkdir(nows[c.path].target, c.before.mode)
@@ -195,11 +221,13 @@ class Reverter:
             elif c.before.kind == Kind.DIR and now.state.kind == Kind.DIR and c.before.mode is not None:
                 if now.state.mode != c.before.mode:
                     self._chmod(now.target, c.before.mode, now.state.mode)
-        removes = sorted((c for c in changes if c.before.kind == Kind.ABSENT and nows[c.path].state.kind == Kind.DIR),
-                         key=lambda c: -c.path.count("/"))
+        removes = sorted(
+            (c for c in changes if c.before.kind == Kind.ABSENT and nows[c.path].state.kind == Kind.DIR),
+            key=lambda c: -c.path.count("/"),
+        )
         for c in removes:
             self._rmdir(nows[c.path].target, nows[c.path].state.mode)
-        recording.finish(states_now(self.journal.root, [c.path for c in changes]))
+        recording.finish(states_now(self.journal.root, [c.path for c in changes], hashed=True))
 
     def _revert_move(self, entry: Entry, recording: Recording) -> None:
         assert entry.move is not None
@@ -333,8 +361,6 @@ class Reverter:
             return "off" if self.ctx.journal == "off" else "recorded"
         notes = {r.note() for r in self.recordings}
         return next((n for n in notes if n != "recorded"), "recorded")
-
-
 
 
 def _umask() -> int:

@@ -66,10 +66,14 @@ def reverter_missing_code() -> Any:
 def _rewind(ctx: ExecutionContext, checkpoint: str, force: bool, dry_run: bool = False) -> ToolResult:
     require_journal(ctx, "Rewind")
     dry_run = dry_run or ctx.dry_run
-    plans = [(Reverter(ctx, journal, "Rewind", force=force), entries) for journal, entries in entries_since(ctx, checkpoint)]
+    plans = [
+        (Reverter(ctx, journal, "Rewind", force=force), entries) for journal, entries in entries_since(ctx, checkpoint)
+    ]
     paths = sorted({c.path for _, entries in plans for e in entries for c in e.paths})
     if not paths:
-        return ToolResult.ok(f"Nothing to rewind: no change since checkpoint {checkpoint}", paths=[], diff="", reverted=0)
+        return ToolResult.ok(
+            f"Nothing to rewind: no change since checkpoint {checkpoint}", paths=[], diff="", reverted=0
+        )
     with one_at_a_time(ctx, *paths):
         diffs, changed = [], []
         for reverter, entries in plans:
@@ -137,8 +141,9 @@ REWIND_SPEC = ToolSpec(
             "Rewind even paths another program changed since (what is there now is journaled first)",
             default=False,
         ),
-        ToolParameter("dry_run", "boolean", "Show what the rewind would change, with the diff, and change nothing",
-                      default=False),
+        ToolParameter(
+            "dry_run", "boolean", "Show what the rewind would change, with the diff, and change nothing", default=False
+        ),
     ),
     cli_help=(
         "Take every path changed since checkpoint CHECKPOINT back to its state then, all or none. Refuses when "

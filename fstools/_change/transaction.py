@@ -13,12 +13,12 @@ import os
 import stat
 from dataclasses import dataclass, field
 
+from .._content.fingerprints import content_digest
 from .._core import sandbox
 from .._core.context import ExecutionContext, ReadRecord
 from .._core.errors import ErrorCode, ToolError, changed_or_failed, error_from_oserror
 from .._core.paths import SafePath
 from .._index.registry import notify_changed
-from .._content.fingerprints import content_digest
 from .._journal.recorder import Recording
 from .._journal.states import ABSENT, DIR_STATE, State
 from .._journal.store import disk_full

@@ -110,8 +110,9 @@ UNDO_SPEC = ToolSpec(
         "(concurrent_modification) unless force=true."
     ),
     parameters=(
-        ToolParameter("file_path", "string", "Absolute path of the file or directory whose last change to undo",
-                      required=True),
+        ToolParameter(
+            "file_path", "string", "Absolute path of the file or directory whose last change to undo", required=True
+        ),
         ToolParameter(
             "force",
             "boolean",

@@ -20,7 +20,9 @@ MAX_DROPPED_LISTED = 10_000  # paths of dropped entries remembered, to name them
 
 def kept_blobs(entry: Entry) -> set[str]:
     """The blobs an entry refers to: the content before of each file (unless it was too large to keep)."""
-    return {c.before.hash for c in entry.paths if c.before.kind == Kind.FILE and c.before.note is None and c.before.hash}
+    return {
+        c.before.hash for c in entry.paths if c.before.kind == Kind.FILE and c.before.note is None and c.before.hash
+    }
 
 
 def enforce(journal: Journal, log: Log) -> None:

@@ -36,7 +36,11 @@ class State:
     note: str | None = None  # why the content is not kept
 
     def to_json(self) -> dict[str, Any]:
-        return {k: (v.value if isinstance(v, Kind) else v) for k, v in asdict(self).items() if v is not None and v is not False}
+        return {
+            k: (v.value if isinstance(v, Kind) else v)
+            for k, v in asdict(self).items()
+            if v is not None and v is not False
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> State:
