@@ -9,6 +9,7 @@ state then to its state now.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from .._core.context import ExecutionContext
@@ -79,6 +80,46 @@ def _verb(before: State, now: State) -> str:
     return "modified"
 
 
+@dataclass(frozen=True)
+class PathDiff:
+    """One path changed since a checkpoint: its state then and now, and the text of both (None: not text)."""
+
+    path: str
+    then: State
+    now: State
+    then_text: str | None
+    now_text: str | None
+
+    @property
+    def verb(self) -> str:
+        return _verb(self.then, self.now)
+
+    def diff(self, *, backwards: bool = False) -> str:
+        if backwards:
+            return diff_states(self.path, self.now_text, self.then_text, self.now, self.then)
+        return diff_states(self.path, self.then_text, self.now_text, self.then, self.now)
+
+
+def net_changes(ctx: ExecutionContext, journal: Journal, entries: list[Entry]) -> list[PathDiff]:
+    """Each path the entries changed whose state now differs from its state before the first of them."""
+    out = []
+    for path, then in first_states(entries).items():
+        now = current(ctx, path)
+        if _same(then, now.state):
+            continue
+        data = now.snapshot.data if now.snapshot is not None else None
+        out.append(PathDiff(path, then, now.state, text_of(journal, then), text_of(journal, now.state, data)))
+    return out
+
+
+def _same(then: State, now: State) -> bool:
+    if then.kind != now.kind:
+        return False
+    if then.kind == Kind.FILE:
+        return then.hash == now.hash and then.mode == now.mode
+    return then.kind != Kind.LINK or then.target == now.target
+
+
 def _changes(ctx: ExecutionContext, since: str | None) -> ToolResult:
     require_journal(ctx, "Changes")
     files: list[dict[str, Any]] = []
@@ -86,22 +127,14 @@ def _changes(ctx: ExecutionContext, since: str | None) -> ToolResult:
     count = 0
     for journal, entries in entries_since(ctx, since):
         count += len(entries)
-        for path, before in first_states(entries).items():
-            now = current(ctx, path)
-            verb = _verb(before, now.state)
-            if verb == "unchanged" or (before.kind == now.state.kind and before.kind == Kind.DIR):
-                continue
-            data = now.snapshot.data if now.snapshot is not None else None
-            old, new = text_of(journal, before), text_of(journal, now.state, data)
-            if before.kind == Kind.FILE and now.state.kind == Kind.FILE and before.hash == now.state.hash:
-                if before.mode == now.state.mode:
-                    continue
-            diff = diff_states(path, old, new, before, now.state)
-            files.append({"path": path, "change": verb, "before": before.describe(), "now": now.state.describe()})
-            lines.append(f"{verb[0].upper()} {path}")
-            if diff:
-                diffs.append(diff.rstrip("\n"))
-    diff = "\n".join(diffs)
+        for item in net_changes(ctx, journal, entries):
+            files.append(
+                {"path": item.path, "change": item.verb, "before": item.then.describe(), "now": item.now.describe()}
+            )
+            lines.append(f"{item.verb[0].upper()} {item.path}")
+            if item.then.kind != Kind.DIR or item.now.kind != Kind.ABSENT and item.now.kind != Kind.DIR:
+                diffs.append(item.diff().rstrip("\n"))
+    diff = "\n".join(d for d in diffs if d)
     since_text = f"since checkpoint {since}" if since else "in the journal"
     if not files:
         return ToolResult.ok(f"No changes {since_text}.", files=[], diff="", entries=count)

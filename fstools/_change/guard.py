@@ -100,7 +100,7 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
 
 def proven_digest(target: SafePath, seen: Snapshot) -> str | None:
     """The content hash of `seen` that require_fresh_read just proved (this thread, this file as it is)."""
-    proven = getattr(_proven, "digest", None)
+    proven: tuple[str, tuple[int, ...], bytes] | None = getattr(_proven, "digest", None)
     if proven is not None and proven[:2] == (target.path, _identity(seen.stat)):
         return proven[2].hex()
     return None

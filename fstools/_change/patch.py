@@ -236,8 +236,28 @@ def _parse(patch: str) -> list[FileOperation]:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid patch{where}: {exc.message}") from None
 
 
+def _named_paths(ctx: ExecutionContext, operations: Sequence[FileOperation]) -> list[str]:
+    """The canonical paths the operations name (those that resolve; the plan reports the others)."""
+    paths = []
+    for op in operations:
+        for name in (op.path, getattr(op, "move_to", None)):
+            if name:
+                raw = name if os.path.isabs(name) else os.path.join(ctx.working_dir, name)
+                try:
+                    paths.append(resolve_file_path(ctx, raw, param="path").path)
+                except ToolError:
+                    continue
+    return paths
+
+
 def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation], tool: str = "ApplyPatch") -> ToolResult:
-    """Plan every operation, then make all the changes or none."""
+    """Plan every operation, then make all the changes or none; the files are held from their
+    loading to the commit, so another change of one of them waits (and then is seen)."""
+    with one_at_a_time(ctx, *_named_paths(ctx, operations)):
+        return _run_planned(ctx, operations, tool)
+
+
+def _run_planned(ctx: ExecutionContext, operations: Sequence[FileOperation], tool: str) -> ToolResult:
     plan = _Plan(ctx)
     for op in operations:
         plan.apply(op)
@@ -256,8 +276,7 @@ def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation], t
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would update the following files:\n{summary}\n{diff}", **meta)
     transaction = Transaction(ctx, tool)
-    with one_at_a_time(ctx, *paths):
-        transaction.apply([change for _, change, _ in outcome])
+    transaction.apply([change for _, change, _ in outcome])
     meta["journal"] = transaction.journal_note()
     if transaction.warnings:
         meta["warnings"] = transaction.warnings

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._core.context import ExecutionContext
-from .._core.errors import ToolError
+from .._core.errors import ErrorCode, ToolError
 from .._core.outputs import DIFF, DRY_RUN, JOURNAL, ResultField
 from .._core.params import ToolParameter
 from .._core.public import invoke_public, tool_function
@@ -22,11 +22,10 @@ from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .._journal.entries import Entry
-from .checkpoint import entries_since
+from .checkpoint import entries_since, net_changes
 from .guard import one_at_a_time
 from .history import require_journal
 from .restore import Reverter, conflict_error, run_all_or_none
-from .undo import preview
 
 
 def _newest_per_path(entries: list[Entry]) -> dict[str, Entry]:
@@ -48,7 +47,7 @@ def _check(reverter: Reverter, entries: list[Entry]) -> None:
         missing += reverter.missing(entry.paths, entry.move)
     if missing:
         raise ToolError(
-            reverter_missing_code(),
+            ErrorCode.NOT_FOUND,
             "Cannot rewind: the journal no longer holds the earlier content of these paths (too large to keep, "
             "or damaged); nothing was changed:\n" + "\n".join(f"  {p}" for p in sorted(set(missing))[:50]),
             paths=sorted(set(missing)),
@@ -57,46 +56,56 @@ def _check(reverter: Reverter, entries: list[Entry]) -> None:
         raise conflict_error(sorted(set(bad)))
 
 
-def reverter_missing_code() -> Any:
-    from .._core.errors import ErrorCode
-
-    return ErrorCode.NOT_FOUND
-
-
 def _rewind(ctx: ExecutionContext, checkpoint: str, force: bool, dry_run: bool = False) -> ToolResult:
     require_journal(ctx, "Rewind")
     dry_run = dry_run or ctx.dry_run
-    plans = [
+    for _ in range(3):
+        paths = _paths(_plans(ctx, checkpoint, force))
+        if not paths:
+            return ToolResult.ok(
+                f"Nothing to rewind: no change since checkpoint {checkpoint}", paths=[], diff="", reverted=0
+            )
+        with one_at_a_time(ctx, *paths):
+            plans = _plans(ctx, checkpoint, force)  # again, now that no other change of these paths can run
+            if set(_paths(plans)) <= set(paths):
+                return _rewind_held(ctx, checkpoint, plans, _paths(plans), dry_run)
+    raise ToolError(ErrorCode.TIMEOUT, "Other changes kept coming while the rewind was prepared; try again")
+
+
+def _plans(ctx: ExecutionContext, checkpoint: str, force: bool) -> list[tuple[Reverter, list[Entry]]]:
+    return [
         (Reverter(ctx, journal, "Rewind", force=force), entries) for journal, entries in entries_since(ctx, checkpoint)
     ]
-    paths = sorted({c.path for _, entries in plans for e in entries for c in e.paths})
+
+
+def _paths(plans: list[tuple[Reverter, list[Entry]]]) -> list[str]:
+    return sorted({c.path for _, entries in plans for e in entries for c in e.paths})
+
+
+def _rewind_held(
+    ctx: ExecutionContext, checkpoint: str, plans: list[tuple[Reverter, list[Entry]]], paths: list[str], dry_run: bool
+) -> ToolResult:
+    """The rewind itself, every path held."""
     if not paths:
         return ToolResult.ok(
             f"Nothing to rewind: no change since checkpoint {checkpoint}", paths=[], diff="", reverted=0
         )
-    with one_at_a_time(ctx, *paths):
-        diffs, changed = [], []
-        for reverter, entries in plans:
-            _check(reverter, entries)
-        for reverter, entries in plans:
-            for entry in reversed(entries):
-                touched, diff = preview(reverter, entry, None)
-                changed += touched
-                if diff:
-                    diffs.append(diff)
-        diff = "\n".join(diffs)
-        authorize(ctx, "Rewind", paths[0], diff, covers=paths[1:], entries=sum(len(e) for _, e in plans))
-        count = sum(len(e) for _, e in plans)
-        meta: dict[str, Any] = {"paths": paths, "diff": diff, "reverted": count}
-        listing = "\n".join(f"  {p}" for p in paths[:100])
-        if dry_run:
-            return ToolResult.ok(
-                f"[Dry Run] Would rewind {count} changes to checkpoint {checkpoint}:\n{listing}\n{diff}".rstrip("\n"),
-                dry_run=True,
-                **meta,
-            )
-        steps = [lambda r=r, e=e: r.revert(e) for r, entries in plans for e in reversed(entries)]
-        _run(plans, steps)
+    for reverter, entries in plans:
+        _check(reverter, entries)
+    items = [item for reverter, entries in plans for item in net_changes(ctx, reverter.journal, entries)]
+    diff = "\n".join(d.rstrip("\n") for d in (item.diff(backwards=True) for item in items) if d)
+    authorize(ctx, "Rewind", paths[0], diff, covers=paths[1:], entries=sum(len(e) for _, e in plans))
+    count = sum(len(e) for _, e in plans)
+    meta: dict[str, Any] = {"paths": paths, "diff": diff, "reverted": count}
+    listing = "\n".join(f"  {p}" for p in paths[:100])
+    if dry_run:
+        return ToolResult.ok(
+            f"[Dry Run] Would rewind {count} changes to checkpoint {checkpoint}:\n{listing}\n{diff}".rstrip("\n"),
+            dry_run=True,
+            **meta,
+        )
+    steps = [lambda r=r, e=e: r.revert(e) for r, entries in plans for e in reversed(entries)]
+    _run(plans, steps)
     for path in paths:
         ctx.forget_read(path)
     notes = {r.note() for r, _ in plans}
