@@ -8,7 +8,6 @@ state then to its state now.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +21,17 @@ from .._core.tool import FileTool
 from .._journal.entries import Entry
 from .._journal.states import Kind, State
 from .._journal.store import Journal
-from .history import Mark, diff_states, dropped_error, find_mark, open_journal, require_journal, text_of
+from .history import (
+    Mark,
+    append_checkpoint,
+    diff_states,
+    dropped_error,
+    find_mark,
+    open_journal,
+    read_log,
+    require_journal,
+    text_of,
+)
 from .restore import current
 
 
@@ -32,10 +41,7 @@ def _checkpoint(ctx: ExecutionContext, label: str | None) -> ToolResult:
     marks = []
     for root in ctx.roots:
         journal = open_journal(root)
-        with journal.locked(ctx.timeout) as log:
-            seq = log.next_seq
-            journal.append({"op": "checkpoint", "seq": seq, "label": label, "time": time.time()})
-        marks.append(Mark(journal.nonce, seq))
+        marks.append(Mark(journal.nonce, append_checkpoint(journal, label, ctx.timeout)))
     checkpoint = "+".join(str(m) for m in marks)
     named = f" {label!r}" if label else ""
     return ToolResult.ok(
@@ -54,7 +60,7 @@ def entries_since(ctx: ExecutionContext, since: str | None) -> list[tuple[Journa
         journals = find_mark(ctx, since)
     out = []
     for journal, seq in journals:
-        log = journal.read()
+        log = read_log(journal)
         if since is not None:
             error = dropped_error(log, seq)
             if error is not None:

@@ -154,11 +154,12 @@ def save(
                         digest = _hex(_Digest(seen.data).result())
                     for made in parent.made:
                         rec.plan(made, ABSENT, DIR_STATE)
-                    rec.plan(target.path, before_state(seen, digest), expected_after(seen, len(data), None))
+                    new_hash = None if seen is not None else _hex(new_digest.result())
+                    rec.plan(target.path, before_state(seen, digest), expected_after(seen, len(data), new_hash))
                     if seen is None:
                         rec.begin()
                 if seen is not None and rec.active:
-                    keep = keeper(rec, target.path, seen, begin=own)
+                    keep = keeper(rec, target.path, seen, begin=own, after=lambda: _hex(new_digest.result()))
                 written = commit(parent.fd, parent.name, data, seen, timeout=ctx.timeout, backup=backup, keep=keep)
             except BaseException:
                 parent.remove_created()

@@ -30,6 +30,27 @@ def open_journal(root: str) -> Journal:
         raise ToolError(ErrorCode.IO_ERROR, f"The change journal of {root} cannot be used: {exc}") from None
 
 
+def read_log(journal: Journal) -> Log:
+    """The journal's log; a damaged one is an error that says so (and how to start anew)."""
+    try:
+        return journal.read()
+    except Unavailable as exc:
+        raise ToolError(ErrorCode.IO_ERROR, f"The change journal of {journal.root} cannot be used: {exc}") from None
+
+
+def append_checkpoint(journal: Journal, label: str | None, timeout: float) -> int:
+    """Mark the journal; the checkpoint's sequence number."""
+    import time
+
+    try:
+        with journal.locked(timeout) as log:
+            seq = log.next_seq
+            journal.append({"op": "checkpoint", "seq": seq, "label": label, "time": time.time()})
+            return seq
+    except (Unavailable, TimeoutError, OSError) as exc:
+        raise ToolError(ErrorCode.IO_ERROR, f"The change journal of {journal.root} cannot be written: {exc}") from None
+
+
 @dataclass(frozen=True)
 class Mark:
     """One root's part of a checkpoint: the journal (by its random name) and the sequence number."""
@@ -62,7 +83,7 @@ def find_mark(ctx: ExecutionContext, checkpoint: str) -> list[tuple[Journal, int
         journal = open_journal(root)
         if journal.nonce in marks:
             seq = marks.pop(journal.nonce)
-            log = journal.read()
+            log = read_log(journal)
             if seq >= log.first_kept and not any(c.seq == seq for c in log.checkpoints):
                 raise _unknown(checkpoint)
             found.append((journal, seq))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
+from dataclasses import replace
 
 from .._content.fingerprints import content_digest
 from .._content.spliced import Spliced
@@ -49,7 +51,9 @@ def expected_after(seen: Snapshot | None, size: int, digest: str | None) -> Stat
     return State(Kind.FILE, mode=mode, size=size, hash=digest)
 
 
-def keeper(recording: Recording, path: str, seen: Snapshot, *, begin: bool) -> Keeper:
+def keeper(
+    recording: Recording, path: str, seen: Snapshot, *, begin: bool, after: Callable[[], str | None] | None = None
+) -> Keeper:
     """The commit's keeper: keep the old version as the journal's before-state of `path`, then (for
     a change journaled on its own) write the begin line; all before the bytes change."""
 
@@ -64,7 +68,10 @@ def keeper(recording: Recording, path: str, seen: Snapshot, *, begin: bool) -> K
             state = recording.keep_inode(state, dir_fd, name, st, seen.data, fd)
         else:
             state = recording.keep_bytes(state, seen.data, None if seen.data is not None else fd)
-        recording.changes[recording.changes.index(planned)] = type(planned)(path, state, planned.after)
+        expected = planned.after
+        if after is not None and expected.hash is None:  # the new content's hash, known by now
+            expected = replace(expected, hash=after())
+        recording.changes[recording.changes.index(planned)] = type(planned)(path, state, expected)
         if begin:
             recording.begin()
 

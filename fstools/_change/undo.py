@@ -23,7 +23,7 @@ from .._core.tool import FileTool
 from .._journal.entries import Entry
 from .._journal.states import Kind
 from .guard import one_at_a_time
-from .history import diff_states, open_journal, require_journal, text_of, undo_target
+from .history import diff_states, open_journal, read_log, require_journal, text_of, undo_target
 from .restore import Reverter, current, run_all_or_none, selected
 
 
@@ -58,7 +58,7 @@ def _undo(ctx: ExecutionContext, file_path: str, force: bool) -> ToolResult:
     target = resolve_path(ctx, file_path)
     journal = open_journal(target.root)
     with one_at_a_time(ctx, target.path):
-        candidates = undo_target(journal.read(), target.path)
+        candidates = undo_target(read_log(journal), target.path)
         if not candidates:
             raise ToolError(
                 ErrorCode.NOT_FOUND,
