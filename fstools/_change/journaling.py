@@ -8,6 +8,7 @@ the returned `Written.journal` is what its result's `metadata["journal"]` says.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Callable
@@ -58,6 +59,10 @@ def keeper(
     a change journaled on its own) write the begin line; all before the bytes change."""
 
     def keep(dir_fd: int, name: str, fd: int, st: os.stat_result, renamed: bool) -> None:
+        with recording.exclusive() if begin else contextlib.nullcontext():
+            _keep(dir_fd, name, fd, st, renamed)
+
+    def _keep(dir_fd: int, name: str, fd: int, st: os.stat_result, renamed: bool) -> None:
         planned = next(c for c in recording.changes if c.path == path)
         state = planned.before
         if state.hash is None and state.kind == Kind.FILE:
@@ -100,7 +105,14 @@ def entry_state(dir_fd: int, name: str, recording: Recording | None = None) -> S
     state = state_of_stat(st)
     if state.kind != Kind.FILE:
         return state
-    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    if recording is not None and not recording.fits(st.st_size):
+        return recording.keep_bytes(state.with_content("", False), None)  # too large: not even hashed
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    except PermissionError:  # removing it needs only its directory: it goes, unkept, and the result says so
+        if recording is not None:
+            recording.notes.append(f"{name} could not be read, so it was not kept")
+        return state.with_content(None, False, "could not be read")
     try:
         state = state.with_content(_hash_fd(fd), False)
         if recording is not None:

@@ -15,6 +15,9 @@ from .entries import Entry, Log
 from .states import Kind
 from .store import Journal, max_bytes
 
+# A blob linked a moment ago may belong to a change (of a process holding no lock yet) whose begin line
+# is still to come: the bound leaves blobs younger than this alone.
+FRESH_SECONDS = 60.0
 MAX_DROPPED_LISTED = 10_000  # paths of dropped entries remembered, to name them when a rewind cannot reach them
 
 
@@ -61,7 +64,7 @@ def enforce(journal: Journal, log: Log) -> None:
     journal.rewrite(records)
     referenced = {d for d, n in live.items() if n > 0}
     for name in journal.blob_names():
-        if name not in referenced:
+        if name not in referenced and journal.blob_age(name) > FRESH_SECONDS:
             with contextlib.suppress(OSError):
                 journal.remove_blob(name)
     journal.usage = None
@@ -80,9 +83,12 @@ def _usage(journal: Journal, log: Log) -> int:
     """Bytes of the blobs the log's entries keep, each counted once."""
     if journal.usage is None or journal.counted_upto > (log.entries[-1].seq if log.entries else 0):
         journal.usage, journal.counted, journal.counted_upto = 0, set(), 0
-    for entry in log.entries:
+    fresh = []
+    for entry in reversed(log.entries):  # only the entries appended since the last count
         if entry.seq <= journal.counted_upto:
-            continue
+            break
+        fresh.append(entry)
+    for entry in reversed(fresh):
         for digest in kept_blobs(entry) - journal.counted:
             journal.counted.add(digest)
             journal.usage += journal.blob_size(digest)

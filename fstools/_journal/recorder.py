@@ -14,9 +14,11 @@ a full disk, which would not hold the change either).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import time
+from collections.abc import Iterator
 
 from .._core.context import ExecutionContext
 from .entries import Entry, PathChange
@@ -75,7 +77,7 @@ class Recording:
     def _too_large(self, state: State) -> State:
         note = f"{state.size} bytes, more than the journal keeps (FSTOOLS_JOURNAL_MAX_BYTES={max_bytes()})"
         self.notes.append(f"the previous content was not kept ({note})")
-        return state.with_content(state.hash, False, note)
+        return state.with_content(state.hash or None, False, note)
 
     def keep_bytes(self, state: State, data: bytes | None, src_fd: int | None = None) -> State:
         """Keep the content `data` (or the open file `src_fd`) of a before-state; the state as kept."""
@@ -84,6 +86,8 @@ class Recording:
             return state
         if not self.fits(state.size or 0):
             return self._too_large(state)
+        if not state.hash:
+            return state
         try:
             journal.copy_blob(state.hash, data, src_fd)
         except OSError as exc:
@@ -109,6 +113,26 @@ class Recording:
             if disk_full(exc):
                 raise
         return self.keep_bytes(state, data, src_fd if data is None else None)
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the journal's lock (when it can be had) around keeping a content and the begin line, so
+        that no other process's bound drops a blob between the two."""
+        journal = self.journal()
+        if journal is None:
+            yield
+            return
+        try:
+            held = journal.locked(self.ctx.timeout)
+            held.__enter__()
+        except (OSError, Unavailable, TimeoutError) as exc:
+            self._fail(f"could not lock the journal: {exc}")
+            yield
+            return
+        try:
+            yield
+        finally:
+            held.__exit__(None, None, None)
 
     # The log lines ------------------------------------------------------------------------
     def begin(self) -> None:

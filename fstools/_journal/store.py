@@ -290,6 +290,13 @@ class Journal:
         except FileNotFoundError:
             return 0
 
+    def blob_age(self, digest: str) -> float:
+        """Seconds since the blob was stored (its inode last changed: a link or a rename counts)."""
+        try:
+            return time.time() - os.stat(digest, dir_fd=self.blobs_fd, follow_symlinks=False).st_ctime
+        except FileNotFoundError:
+            return float("inf")
+
     def blob_names(self) -> list[str]:
         return [n for n in os.listdir(self.blobs_fd) if not n.startswith(".")]
 
