@@ -46,6 +46,7 @@ class Following:
     follow: bool
     excludes: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    loops: tuple[str, ...] = ()  # link loops met below the base (`a/self -> .`, `b -> b`): the walker skips them
 
 
 @dataclass(frozen=True)
@@ -118,11 +119,12 @@ class WalkRules:
         """Whether a walk of `base` asked to follow links does, and which links it leaves out."""
         if not follow:
             return Following(False)
-        leaving = escaping_links(base, self._allowed_target)
+        loops: list[str] = []
+        leaving = escaping_links(base, self._allowed_target, loops)
         if len(leaving) > MAX_EXCLUDED_LINKS:  # too many to name on a command line: follow none
             note = f"{len(leaving)} links lead out of the allowed directories: no link was followed"
             return Following(False, notes=(note,))
-        return Following(True, tuple(leaving))
+        return Following(True, tuple(leaving), loops=tuple(loops))
 
     def walk(self, spec: WalkSpec, following: Following, *, timeout: float | None) -> Listing:
         """The walker's listing for `spec` (whose `excludes` are the caller's own) under these rules:
@@ -146,7 +148,10 @@ class WalkRules:
 
     def keep_visible(self, listing: Listing, base: str, following: Following) -> None:
         """Drop from `listing` what these rules hide: paths a followed link led out of the roots or to a
-        secret, secrets the walker could not prune (the search index holds none), denied paths."""
+        secret, secrets the walker could not prune (the search index holds none), denied paths; and
+        say which link loops were skipped (rg warns of each itself, fd skips them silently)."""
+        if following.loops and listing.backend != "rg":
+            listing.warnings.append(f"link loops skipped: {', '.join(sorted(following.loops)[:10])}")
         if following.follow:
             listing.keep(self._followed_and_allowed(base, listing.paths))
         secret = self.residual_secrets
