@@ -10,7 +10,6 @@ import sys
 import textwrap
 import threading
 import time
-from pathlib import Path
 
 import fstools
 from fstools._journal.store import journal_for
@@ -34,7 +33,7 @@ def test_parallel_edits_of_one_file_from_threads_all_land(project):
         barrier = threading.Barrier(2)
         results: dict[int, fstools.ToolResult] = {}
 
-        def edit(line: int) -> None:
+        def edit(line: int, barrier=barrier, results=results, ctx=ctx) -> None:
             barrier.wait()
             results[line] = fstools.edit(str(path), f"line {line}\n", f"LINE {line}\n", ctx=ctx)
 
@@ -115,10 +114,14 @@ def test_a_change_made_in_one_process_is_undone_in_another(project):
     path = project / "cross.txt"
     path.write_bytes(b"original\r\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    made = subprocess.run([sys.executable, "-c", CHANGE, str(project), str(path)], capture_output=True, text=True, env=env)
+    made = subprocess.run(
+        [sys.executable, "-c", CHANGE, str(project), str(path)], capture_output=True, text=True, env=env
+    )
     assert made.stdout.strip() == "recorded", made.stderr
     assert path.read_bytes() == b"changed in another process\r\n"
-    undone = subprocess.run([sys.executable, "-c", UNDO, str(project), str(path)], capture_output=True, text=True, env=env)
+    undone = subprocess.run(
+        [sys.executable, "-c", UNDO, str(project), str(path)], capture_output=True, text=True, env=env
+    )
     assert undone.stdout.strip() == "True None", undone.stderr
     assert path.read_bytes() == b"original\r\n"
 

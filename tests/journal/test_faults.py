@@ -69,7 +69,7 @@ def test_a_damaged_log_is_reported_and_changes_still_work(project, ctx, journal_
     assert _edit_works(project, ctx) == "recorded"
     store.forget_open()
     with open(journal_dir / "log", "ab") as f:
-        f.write(b"{not json}\n{\"op\": \"begin\"}\n")
+        f.write(b'{not json}\n{"op": "begin"}\n')
     note = _edit_works(project, ctx)
     assert note.startswith("not recorded:") and "damaged" in note
     assert "damaged" in fstools.undo(str(project / "f.txt"), ctx=ctx).error
