@@ -15,9 +15,9 @@ from .._core.hints import setting
 from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize, denied_test
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, denied_test
 from .._core.tool import FileTool
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class _SecretOrDenied:
 
 def _hidden(ctx: ExecutionContext) -> HiddenPaths:
     sensitive = ctx.sensitive.walker_split[1]
-    denied = denied_test(ctx, "Grep")
+    denied = denied_test(ctx, grep.spec)
     return sensitive if denied is None else _SecretOrDenied(sensitive, denied)
 
 
@@ -118,141 +118,9 @@ def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, q: GrepQuery) -> 
     return skipped, warnings
 
 
-def _grep(
-    ctx: ExecutionContext,
-    pattern: str,
-    path: str | None,
-    glob: str | None,
-    type: str | None,
-    output_mode: str,
-    case_insensitive: bool,
-    line_numbers: bool,
-    after_context: int | None,
-    before_context: int | None,
-    context: int | None,
-    multiline: bool,
-    head_limit: int,
-    offset: int,
-    fixed_strings: bool,
-    hidden: bool,
-    respect_gitignore: bool,
-) -> ToolResult:
-    # The search machinery loads on first use, so `import fstools` stays light.
-    from .._core.confinement import confined
-    from .._index.ignorelinks import link_policy
-    from .command import GrepQuery, exclusion_globs, run_dir
-    from .format import NO_MATCHES, format_content, format_counts, format_files
-    from .indexed import index_scope
-    from .runs import search
-
-    if not pattern:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern must not be empty")
-    if "\x00" in pattern or (glob and "\x00" in glob):
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern and glob must not contain NUL bytes")
-    if len(pattern.encode("utf-8", "surrogateescape")) > MAX_PATTERN_BYTES:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"pattern is longer than {MAX_PATTERN_BYTES} bytes")
-    if glob and len(glob) > MAX_GLOB_CHARS:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"glob is longer than {MAX_GLOB_CHARS} characters")
-    target = resolve_path(ctx, path or ctx.working_dir, param="path")
-    if not target.exists:
-        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
-    authorize(ctx, "Grep", target.path)
-    query = GrepQuery(
-        pattern=pattern,
-        root=target.path,
-        root_is_file=target.is_file,
-        glob=glob or None,
-        types=_types(type),
-        case_insensitive=case_insensitive,
-        fixed_strings=fixed_strings,
-        multiline=multiline,
-        hidden=hidden,
-        respect_gitignore=respect_gitignore,
-        before=before_context if before_context is not None else context or 0,
-        after=after_context if after_context is not None else context or 0,
-        max_filesize=ctx.grep_max_filesize,
-        excludes=exclusion_globs(ctx.sensitive),
-    )
-    content = output_mode == "content"
-    candidates, index_status = index_scope(ctx, query)
-    with confined(ctx.roots, target.root, run_dir(query), require_binary("rg")) as confinement:
-        out = search(
-            query,
-            content=content,
-            offset=offset,
-            limit=head_limit,
-            timeout=ctx.timeout,
-            sensitive=_hidden(ctx),
-            line_numbers=line_numbers,
-            confinement=confinement,
-            candidates=candidates,
-            links=link_policy(ctx, "Grep"),
-        )
-    total_matches = sum(f.lines for f in out.files)
-    total_files = len(out.files)
-    meta: dict[str, Any] = {}
-    if content:
-        total_items = total_matches
-        if out.text is None:
-            returned = sum(not hit.is_context for hit in out.lines)
-            text = format_content(out.lines, line_numbers=line_numbers, separators=bool(query.before or query.after))
-        else:  # every line, printed by rg itself
-            returned = total_matches
-            text = out.text or NO_MATCHES
-        on_page = {hit.path for hit in out.lines}
-        shown = out.files if out.text is not None else [f for f in out.files if f.path in on_page]
-        meta["matches"] = [hit.as_dict() for hit in out.lines]
-        meta["matches_complete"] = out.lines_complete
-    else:
-        page = out.files[offset : offset + head_limit] if head_limit else out.files[offset:]
-        returned = len(page)
-        total_items = total_files
-        text = (format_counts if output_mode == "count" else format_files)(page)
-        meta["files"] = [{"path": f.path, "count": f.lines} for f in page]
-        shown = page
-    if total_items and not returned:
-        text = f"No more matches: offset {offset} is past the last of {total_items} results"
-    truncated = offset + returned < total_items
-    if truncated:
-        unit = "matching lines" if content else "files"
-        meta["notice"] = (
-            f"(Showing {unit} {offset + 1}-{offset + returned} of {total_items}: "
-            f"call again with {setting(ctx, 'offset', offset + returned)} for more.)"
-        )
-        text = f"{text}\n{meta['notice']}"  # the output's last line, as Read's and LS's notices are
-    skipped, warnings = _report_skipped(ctx, out, query)
-    linked = {f.path: f.links for f in shown if f.links > 1}
-    if linked:
-        meta["hard_links"] = linked
-        warnings.append(hard_links_warning(linked, _EXAMPLES))
-    return ToolResult.ok(
-        text,
-        pattern=pattern,
-        path=target.path,
-        output_mode=output_mode,
-        total_matches=total_matches,
-        total_files=total_files,
-        returned_matches=returned,
-        offset=offset,
-        head_limit=head_limit,
-        truncated=truncated,
-        next_offset=offset + returned if truncated else None,
-        timed_out=out.timed_out,
-        skipped=skipped,
-        skipped_paths={
-            "binary": out.binary[:_EXAMPLES],
-            "ignored": out.ignored[:_EXAMPLES],
-            "too_large": out.too_large[:_EXAMPLES],
-            "unreadable": out.unreadable[:_EXAMPLES],
-        },
-        warnings=warnings,
-        index=index_status,
-        **meta,
-    )
-
-
-GREP_SPEC = ToolSpec(
+@tool(
     name="Grep",
+    cli_match_count="total_matches",
     description=(
         "A powerful search tool built on ripgrep: searches file contents for a regular expression "
         "(Rust regex syntax; fixed_strings=true for a literal).\n"
@@ -269,7 +137,10 @@ GREP_SPEC = ToolSpec(
     parameters=(
         ToolParameter("pattern", "string", "Regular expression to search for", required=True),
         ToolParameter(
-            "path", "string", "Absolute path of the file or directory to search (default: the working directory)"
+            "path",
+            "string",
+            "Absolute path of the file or directory to search (default: the working directory)",
+            path=True,
         ),
         ToolParameter("glob", "string", "Only search files matching this glob, e.g. '*.py' or 'src/**/*.{ts,tsx}'"),
         ToolParameter(
@@ -338,7 +209,6 @@ GREP_SPEC = ToolSpec(
         "for context). Newest files first; --head-limit and --offset page through the results. Exit status: "
         "0 if a line matched, 1 if none did, 2 on error."
     ),
-    run=_grep,
     read_only=True,
     results=(
         ResultField("pattern", "string", "The pattern searched for", always=True),
@@ -368,9 +238,6 @@ GREP_SPEC = ToolSpec(
         WARNINGS,
     ),
 )
-
-
-@tool_function(GREP_SPEC)
 def grep(
     pattern: str,
     path: str | None = None,
@@ -392,10 +259,122 @@ def grep(
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """Search file contents for a regular expression, with ripgrep."""
-    return invoke_public(GREP_SPEC, ctx, locals())
+    ctx = session(ctx)
+    # The search machinery loads on first use, so `import fstools` stays light.
+    from .._core.confinement import confined
+    from .._index.ignorelinks import link_policy
+    from .command import GrepQuery, exclusion_globs, run_dir
+    from .format import NO_MATCHES, format_content, format_counts, format_files
+    from .indexed import index_scope
+    from .runs import search
+
+    if not pattern:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern must not be empty")
+    if "\x00" in pattern or (glob and "\x00" in glob):
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern and glob must not contain NUL bytes")
+    if len(pattern.encode("utf-8", "surrogateescape")) > MAX_PATTERN_BYTES:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"pattern is longer than {MAX_PATTERN_BYTES} bytes")
+    if glob and len(glob) > MAX_GLOB_CHARS:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"glob is longer than {MAX_GLOB_CHARS} characters")
+    target = resolve_path(ctx, path or ctx.working_dir, param="path")
+    if not target.exists:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
+    authorize(ctx, grep.spec, target.path)
+    query = GrepQuery(
+        pattern=pattern,
+        root=target.path,
+        root_is_file=target.is_file,
+        glob=glob or None,
+        types=_types(type),
+        case_insensitive=case_insensitive,
+        fixed_strings=fixed_strings,
+        multiline=multiline,
+        hidden=hidden,
+        respect_gitignore=respect_gitignore,
+        before=before_context if before_context is not None else context or 0,
+        after=after_context if after_context is not None else context or 0,
+        max_filesize=ctx.grep_max_filesize,
+        excludes=exclusion_globs(ctx.sensitive),
+    )
+    content = output_mode == "content"
+    candidates, index_status = index_scope(ctx, query)
+    with confined(ctx.roots, target.root, run_dir(query), require_binary("rg")) as confinement:
+        out = search(
+            query,
+            content=content,
+            offset=offset,
+            limit=head_limit,
+            timeout=ctx.timeout,
+            sensitive=_hidden(ctx),
+            line_numbers=line_numbers,
+            confinement=confinement,
+            candidates=candidates,
+            links=link_policy(ctx, grep.spec),
+        )
+    total_matches = sum(f.lines for f in out.files)
+    total_files = len(out.files)
+    meta: dict[str, Any] = {}
+    if content:
+        total_items = total_matches
+        if out.text is None:
+            returned = sum(not hit.is_context for hit in out.lines)
+            text = format_content(out.lines, line_numbers=line_numbers, separators=bool(query.before or query.after))
+        else:  # every line, printed by rg itself
+            returned = total_matches
+            text = out.text or NO_MATCHES
+        on_page = {hit.path for hit in out.lines}
+        shown = out.files if out.text is not None else [f for f in out.files if f.path in on_page]
+        meta["matches"] = [hit.as_dict() for hit in out.lines]
+        meta["matches_complete"] = out.lines_complete
+    else:
+        page = out.files[offset : offset + head_limit] if head_limit else out.files[offset:]
+        returned = len(page)
+        total_items = total_files
+        text = (format_counts if output_mode == "count" else format_files)(page)
+        meta["files"] = [{"path": f.path, "count": f.lines} for f in page]
+        shown = page
+    if total_items and not returned:
+        text = f"No more matches: offset {offset} is past the last of {total_items} results"
+    truncated = offset + returned < total_items
+    if truncated:
+        unit = "matching lines" if content else "files"
+        meta["notice"] = (
+            f"(Showing {unit} {offset + 1}-{offset + returned} of {total_items}: "
+            f"call again with {setting(ctx, 'offset', offset + returned)} for more.)"
+        )
+        text = f"{text}\n{meta['notice']}"  # the output's last line, as Read's and LS's notices are
+    skipped, warnings = _report_skipped(ctx, out, query)
+    linked = {f.path: f.links for f in shown if f.links > 1}
+    if linked:
+        meta["hard_links"] = linked
+        warnings.append(hard_links_warning(linked, _EXAMPLES))
+    return ToolResult.ok(
+        text,
+        pattern=pattern,
+        path=target.path,
+        output_mode=output_mode,
+        total_matches=total_matches,
+        total_files=total_files,
+        returned_matches=returned,
+        offset=offset,
+        head_limit=head_limit,
+        truncated=truncated,
+        next_offset=offset + returned if truncated else None,
+        timed_out=out.timed_out,
+        skipped=skipped,
+        skipped_paths={
+            "binary": out.binary[:_EXAMPLES],
+            "ignored": out.ignored[:_EXAMPLES],
+            "too_large": out.too_large[:_EXAMPLES],
+            "unreadable": out.unreadable[:_EXAMPLES],
+        },
+        warnings=warnings,
+        index=index_status,
+        **meta,
+    )
 
 
 class GrepTool(FileTool):
-    """Grep as an agent tool: schema, validation and async execution from GREP_SPEC."""
+    """Grep as an agent tool: schema, validation and async execution from grep.spec."""
 
-    spec = GREP_SPEC
+    spec = grep.spec

@@ -12,7 +12,8 @@ from typing import Any
 import fstools
 from fstools._core.params import ToolParameter
 from fstools._core.paths import resolve_path
-from fstools._core.spec import ToolSpec, authorize
+from fstools._core.permissions import authorize
+from fstools._core.spec import ToolSpec
 
 
 def _echo(name: str, *, mutating: bool):
@@ -23,7 +24,9 @@ def _echo(name: str, *, mutating: bool):
             target = resolve_path(ctx, path)
             seen = ctx.read_record(target.path) is not None
             if mutating and not ctx.dry_run:
-                authorize(ctx, name, target.path, diff=f"-{kwargs.get('old_string')}\n+{kwargs.get('new_string')}")
+                authorize(
+                    ctx, SPECS[name], target.path, diff=f"-{kwargs.get('old_string')}\n+{kwargs.get('new_string')}"
+                )
         return fstools.ToolResult.ok(json.dumps(kwargs, sort_keys=True), file_path=path, was_read=seen)
 
     return run
@@ -39,7 +42,7 @@ PROBE = ToolSpec(
     name="Probe",
     description="Probes the command line. Second sentence.",
     parameters=(
-        ToolParameter("file_path", "string", "Absolute path of the file", required=True),
+        ToolParameter("file_path", "string", "Absolute path of the file", required=True, path=True),
         ToolParameter("old_string", "string", "Text to replace", required=True),
         ToolParameter("new_string", "string", "Replacement text (100% literal)", required=True),
         ToolParameter("replace_all", "boolean", "Replace every occurrence", default=False),
@@ -60,7 +63,7 @@ BATCH = ToolSpec(
     name="BatchEdit",
     description="Applies edits",
     parameters=(
-        ToolParameter("file_path", "string", "Absolute path", required=True),
+        ToolParameter("file_path", "string", "Absolute path", required=True, path=True),
         ToolParameter("edits", "array", "Edits to apply", required=True, items=EDIT_EDITS),
     ),
     run=_echo("BatchEdit", mutating=True),
@@ -73,11 +76,14 @@ SCAN = ToolSpec(
     description="Scans a tree",
     parameters=(
         ToolParameter("pattern", "string", "What to look for", required=True),
-        ToolParameter("path", "string", "Where to look"),
+        ToolParameter("path", "string", "Where to look", path=True),
     ),
     run=_echo("Scan", mutating=False),
     read_only=True,
 )
+
+
+SPECS = {spec.name: spec for spec in (PROBE, BATCH, SCAN)}
 
 
 def _tool(spec: ToolSpec) -> fstools.FileTool:
