@@ -6,8 +6,7 @@ import pytest
 
 import fstools
 from fstools._core.errors import ErrorCode, ToolError
-from fstools._core.permissions import PermissionManager, PermissionRequest, PermissionRule
-from fstools._core.permissions import authorize
+from fstools._core.permissions import PermissionManager, PermissionRequest, PermissionRule, authorize
 
 
 def manager(*rules, confirm=None, default="allow"):

@@ -8,7 +8,6 @@ These tests hold the two together: names, order, defaults and types.
 from __future__ import annotations
 
 import inspect
-import re
 import types
 import typing
 

@@ -7,12 +7,14 @@ command line or an MCP call turned into. They are real FileTools over real ToolS
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import fstools
 from fstools._core.params import ToolParameter
 from fstools._core.paths import resolve_path
 from fstools._core.permissions import authorize
+from fstools._core.public import tool
 from fstools._core.spec import ToolSpec
 
 
@@ -94,4 +96,26 @@ def probe_registry() -> fstools.ToolRegistry:
     registry = fstools.ToolRegistry()
     for spec in (PROBE, BATCH, SCAN):
         registry.register(_tool(spec))
+    return registry
+
+
+@tool(
+    name="Gather",
+    description="Looks at several files",
+    parameters=(
+        ToolParameter("paths", "array", "Absolute paths of the files", required=True, path=True),
+        ToolParameter("limit", "integer", "At most this many", default=2, minimum=1),
+    ),
+    read_only=True,
+    cli_match_count="found",
+)
+def gather(paths: list[str], limit: int = 2, *, ctx: fstools.ExecutionContext | None = None) -> fstools.ToolResult:
+    """A tool declared with @tool whose one path parameter is a list of paths."""
+    found = [p for p in paths if os.path.exists(p)]
+    return fstools.ToolResult.ok(json.dumps({"paths": paths, "limit": limit}, sort_keys=True), found=len(found))
+
+
+def gather_registry() -> fstools.ToolRegistry:
+    registry = fstools.ToolRegistry()
+    registry.register(fstools.FileTool(gather.spec))
     return registry
