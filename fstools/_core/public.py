@@ -15,13 +15,16 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ParamSpec, Protocol, cast
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypedDict, cast
 
 from .context import ExecutionContext, default_context
 from .outputs import ResultField
 from .params import ToolParameter
 from .result import ToolResult
 from .spec import ToolSpec, invoke
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 P = ParamSpec("P")
 
@@ -46,40 +49,35 @@ class ToolFunction(Protocol[P]):
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> ToolResult: ...
 
 
-def tool(
-    *,
-    name: str,
-    description: str,
-    parameters: Sequence[ToolParameter],
-    read_only: bool,
-    destructive: bool = False,
-    results: Sequence[ResultField] = (),
-    cli_help: str = "",
-    answers_to: Sequence[str] = (),
-    cli_match_count: str | None = None,
-) -> Callable[[Callable[P, ToolResult]], ToolFunction[P]]:
-    """Declare the tool `name` on its implementation (see the module docstring; ToolSpec's fields)."""
+class _Named(TypedDict):
+    name: str
+    description: str
+    parameters: Sequence[ToolParameter]
+    read_only: bool
+
+
+class Declaration(_Named, total=False):
+    """What `@tool(...)` takes: every field of a ToolSpec but `run`, which is the function it decorates."""
+
+    destructive: bool
+    results: Sequence[ResultField]
+    cli_help: str
+    answers_to: Sequence[str]
+    cli_match_count: str | None
+
+
+def tool(**declaration: Unpack[Declaration]) -> Callable[[Callable[P, ToolResult]], ToolFunction[P]]:
+    """Declare a tool on its implementation (see the module docstring and ToolSpec's fields)."""
 
     def declare(implementation: Callable[P, ToolResult]) -> ToolFunction[P]:
         signature = inspect.signature(implementation)
-        _check_signature(name, parameters, signature)
+        _check_signature(declaration["name"], declaration["parameters"], signature)
         run_with = cast(Callable[..., ToolResult], implementation)
 
         def run(ctx: ExecutionContext, **kwargs: Any) -> ToolResult:
             return run_with(**kwargs, ctx=ctx)
 
-        spec = ToolSpec(
-            name=name,
-            description=description,
-            parameters=parameters,
-            run=run,
-            read_only=read_only,
-            destructive=destructive,
-            results=results,
-            cli_help=cli_help,
-            answers_to=answers_to,
-            cli_match_count=cli_match_count,
-        )
+        spec = ToolSpec(run=run, **declaration)
 
         @functools.wraps(implementation)
         def call(*args: P.args, **kwargs: P.kwargs) -> ToolResult:
