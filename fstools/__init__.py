@@ -26,6 +26,7 @@ __all__ = [
     "FileTool",
     "GlobTool",
     "GrepTool",
+    "Image",
     "LSTool",
     "MoveTool",
     "MultiEditTool",
@@ -66,13 +67,42 @@ __all__ = [
     "write",
 ]
 
+# The list of tools: each tool's public function -> the module that declares it, in the order
+# agents usually meet them. The registry (so the CLI, the MCP server and the schemas) is made
+# from this list; a new tool is a line here, its name in __all__ and its TYPE_CHECKING import.
+_TOOLS: dict[str, str] = {
+    "read": "_read.tool",
+    "write": "_change.write",
+    "edit": "_change.edit",
+    "multi_edit": "_change.edit",
+    "apply_patch": "_change.patch",
+    "delete": "_change.delete",
+    "move": "_change.move",
+    "ls": "_find.ls",
+    "glob": "_find.glob",
+    "grep": "_grep.tool",
+}
+
+# The change journal's tools: in the CLI and the MCP server, in a registry with create_registry(journal=True).
+_JOURNAL_TOOLS: dict[str, str] = {
+    "checkpoint": "_change.checkpoint",
+    "changes": "_change.checkpoint",
+    "rewind": "_change.rewind",
+    "undo": "_change.undo",
+}
+
 # Public name -> the private module that defines it, imported on first use.
 _EXPORTS: dict[str, str] = {
+    **_TOOLS,
+    **_JOURNAL_TOOLS,
+    "ChangesTool": "_change.checkpoint",
+    "CheckpointTool": "_change.checkpoint",
+    "RewindTool": "_change.rewind",
+    "UndoTool": "_change.undo",
+    "journal_tools": "_agents.registry",
     "ApplyPatchTool": "_change.patch",
     "AuditRecord": "_core.audit",
     "BaseTool": "_core.tool",
-    "ChangesTool": "_change.checkpoint",
-    "CheckpointTool": "_change.checkpoint",
     "DeleteTool": "_change.delete",
     "EditTool": "_change.edit",
     "ErrorCode": "_core.errors",
@@ -80,6 +110,7 @@ _EXPORTS: dict[str, str] = {
     "FileTool": "_core.tool",
     "GlobTool": "_find.glob",
     "GrepTool": "_grep.tool",
+    "Image": "_core.result",
     "LSTool": "_find.ls",
     "MoveTool": "_change.move",
     "MultiEditTool": "_change.edit",
@@ -88,35 +119,18 @@ _EXPORTS: dict[str, str] = {
     "PermissionRule": "_core.permissions",
     "ReadRecord": "_core.context",
     "ReadTool": "_read.tool",
-    "RewindTool": "_change.rewind",
     "ToolCategory": "_core.tool",
     "ToolParameter": "_core.params",
     "ToolRegistry": "_core.registry",
     "ToolResult": "_core.result",
-    "UndoTool": "_change.undo",
     "WriteTool": "_change.write",
     "anthropic_text_editor": "_agents.text_editor",
-    "apply_patch": "_change.patch",
     "build_index": "_index.service",
-    "changes": "_change.checkpoint",
-    "checkpoint": "_change.checkpoint",
     "create_registry": "_agents.registry",
     "default_context": "_core.context",
-    "delete": "_change.delete",
-    "edit": "_change.edit",
     "file_tools": "_agents.registry",
-    "glob": "_find.glob",
-    "grep": "_grep.tool",
-    "journal_tools": "_agents.registry",
-    "ls": "_find.ls",
-    "move": "_change.move",
-    "multi_edit": "_change.edit",
     "openai_apply_patch": "_agents.openai_patch",
-    "read": "_read.tool",
     "register_file_tools": "_agents.registry",
-    "rewind": "_change.rewind",
-    "undo": "_change.undo",
-    "write": "_change.write",
 }
 
 
@@ -153,7 +167,7 @@ if TYPE_CHECKING:
     from ._core.params import ToolParameter
     from ._core.permissions import PermissionManager, PermissionRequest, PermissionRule
     from ._core.registry import ToolRegistry
-    from ._core.result import ToolResult
+    from ._core.result import Image, ToolResult
     from ._core.tool import BaseTool, FileTool, ToolCategory
     from ._find.glob import GlobTool, glob
     from ._find.ls import LSTool, ls

@@ -14,9 +14,9 @@ from typing import Any
 from .._core.context import ExecutionContext
 from .._core.outputs import ResultField
 from .._core.params import ToolParameter
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .._journal.entries import Entry
 from .._journal.states import Kind, State
@@ -37,19 +37,18 @@ from .restore import current
 
 def _checkpoint(ctx: ExecutionContext, label: str | None) -> ToolResult:
     require_journal(ctx, "Checkpoint")
-    authorize(ctx, "Checkpoint", ctx.roots[0], ask=False, covers=ctx.roots[1:])
+    authorize(ctx, checkpoint.spec, ctx.roots[0], ask=False, covers=ctx.roots[1:])
     marks = []
     for root in ctx.roots:
         journal = open_journal(root)
         marks.append(Mark(journal.nonce, append_checkpoint(journal, label, ctx.timeout)))
-    checkpoint = "+".join(str(m) for m in marks)
+    mark = "+".join(str(m) for m in marks)
     named = f" {label!r}" if label else ""
-    return ToolResult.ok(
-        f"Checkpoint{named}: {checkpoint}\nRewind to it with rewind(checkpoint={checkpoint!r}); "
-        f"see what changed since with changes(since={checkpoint!r}).",
-        checkpoint=checkpoint,
-        label=label,
-    )
+    if ctx.arg_style == "flags":  # a person at the command line
+        how = f"`fstools rewind {mark}` takes every file back to it; `fstools changes --since {mark}` lists"
+    else:
+        how = f"rewind(checkpoint={mark!r}) takes every file back to it; changes(since={mark!r}) lists"
+    return ToolResult.ok(f"Checkpoint{named}: {mark}\n{how} what changed since.", checkpoint=mark, label=label)
 
 
 def entries_since(ctx: ExecutionContext, since: str | None) -> list[tuple[Journal, list[Entry]]]:
@@ -148,7 +147,7 @@ def _changes(ctx: ExecutionContext, since: str | None) -> ToolResult:
     return ToolResult.ok(f"{output}\n\n{diff}".rstrip("\n"), files=files, diff=diff, entries=count)
 
 
-CHECKPOINT_SPEC = ToolSpec(
+@tool(
     name="Checkpoint",
     description=(
         "Marks the current state of the files in the change journal and returns its id: Rewind takes every file "
@@ -156,15 +155,18 @@ CHECKPOINT_SPEC = ToolSpec(
     ),
     parameters=(ToolParameter("label", "string", "A name to remember the checkpoint by"),),
     cli_help="Mark this point in the change journal and print its id (for `fstools rewind ID` and `fstools changes`).",
-    run=_checkpoint,
     read_only=True,  # it changes no file: a read-only session may mark points too
     results=(
         ResultField("checkpoint", "string", "The checkpoint's id", always=True),
         ResultField("label", ("string", "null"), "The label given", always=True),
     ),
 )
+def checkpoint(*, label: str | None = None, ctx: ExecutionContext | None = None) -> ToolResult:
+    """Mark this point in the change journal; the id is in metadata["checkpoint"]."""
+    return _checkpoint(session(ctx), label)
 
-CHANGES_SPEC = ToolSpec(
+
+@tool(
     name="Changes",
     description=(
         "Lists every path fstools changed since a checkpoint (or all the change journal holds), from any session "
@@ -172,7 +174,6 @@ CHANGES_SPEC = ToolSpec(
     ),
     parameters=(ToolParameter("since", "string", "A checkpoint id (from Checkpoint); default: everything journaled"),),
     cli_help="List the paths changed since checkpoint ID (--since ID; default: all the journal holds), with diffs.",
-    run=_changes,
     read_only=True,
     results=(
         ResultField(
@@ -182,27 +183,18 @@ CHANGES_SPEC = ToolSpec(
         ResultField("entries", "integer", "Journaled changes since the checkpoint", always=True),
     ),
 )
-
-
-@tool_function(CHECKPOINT_SPEC)
-def checkpoint(*, label: str | None = None, ctx: ExecutionContext | None = None) -> ToolResult:
-    """Mark this point in the change journal; the id is in metadata["checkpoint"]."""
-    return invoke_public(CHECKPOINT_SPEC, ctx, locals())
-
-
-@tool_function(CHANGES_SPEC)
 def changes(*, since: str | None = None, ctx: ExecutionContext | None = None) -> ToolResult:
     """Every path changed since a checkpoint, with its diff."""
-    return invoke_public(CHANGES_SPEC, ctx, locals())
+    return _changes(session(ctx), since)
 
 
 class CheckpointTool(FileTool):
     """Checkpoint as an agent tool."""
 
-    spec = CHECKPOINT_SPEC
+    spec = checkpoint.spec
 
 
 class ChangesTool(FileTool):
     """Changes as an agent tool."""
 
-    spec = CHANGES_SPEC
+    spec = changes.spec

@@ -17,9 +17,9 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.outputs import DIFF, DRY_RUN, JOURNAL, ResultField
 from .._core.params import ToolParameter
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .._journal.entries import Entry
 from .checkpoint import entries_since, net_changes
@@ -94,7 +94,7 @@ def _rewind_held(
         _check(reverter, entries)
     items = [item for reverter, entries in plans for item in net_changes(ctx, reverter.journal, entries)]
     diff = "\n".join(d.rstrip("\n") for d in (item.diff(backwards=True) for item in items) if d)
-    authorize(ctx, "Rewind", paths[0], diff, covers=paths[1:], entries=sum(len(e) for _, e in plans))
+    authorize(ctx, rewind.spec, paths[0], diff, covers=paths[1:], entries=sum(len(e) for _, e in plans))
     count = sum(len(e) for _, e in plans)
     meta: dict[str, Any] = {"paths": paths, "diff": diff, "reverted": count}
     listing = "\n".join(f"  {p}" for p in paths[:100])
@@ -134,7 +134,7 @@ def _run(plans: list[tuple[Reverter, list[Entry]]], steps: list[Any]) -> None:
         reverter.finish()
 
 
-REWIND_SPEC = ToolSpec(
+@tool(
     name="Rewind",
     description=(
         "Takes every file fstools changed since a checkpoint back to its state at the checkpoint: content, mode "
@@ -158,7 +158,6 @@ REWIND_SPEC = ToolSpec(
         "Take every path changed since checkpoint CHECKPOINT back to its state then, all or none. Refuses when "
         "another program changed one of them since, unless --force. --dry-run shows the diff and changes nothing."
     ),
-    run=_rewind,
     read_only=False,
     destructive=True,
     results=(
@@ -170,17 +169,14 @@ REWIND_SPEC = ToolSpec(
         ResultField("warnings", "array", "What could not be taken back completely"),
     ),
 )
-
-
-@tool_function(REWIND_SPEC)
 def rewind(
     checkpoint: str, *, force: bool = False, dry_run: bool = False, ctx: ExecutionContext | None = None
 ) -> ToolResult:
     """Take every path changed since a checkpoint back to its state then, all or none."""
-    return invoke_public(REWIND_SPEC, ctx, locals())
+    return _rewind(session(ctx), checkpoint, force, dry_run)
 
 
 class RewindTool(FileTool):
-    """Rewind as an agent tool: schema, validation and async execution from REWIND_SPEC."""
+    """Rewind as an agent tool: schema, validation and async execution from rewind.spec."""
 
-    spec = REWIND_SPEC
+    spec = rewind.spec

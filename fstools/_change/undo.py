@@ -16,9 +16,9 @@ from .._core.errors import ErrorCode, ToolError
 from .._core.outputs import DIFF, DRY_RUN, JOURNAL, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .._journal.entries import Entry
 from .._journal.states import Kind
@@ -83,7 +83,7 @@ def _run(ctx: ExecutionContext, reverter: Reverter, entry: Entry, path: str, pat
             f"{', '.join(missing)} (too large to keep, or dropped); nothing was changed",
             paths=missing,
         )
-    authorize(ctx, "Undo", path, diff, covers=[p for p in paths if p != path], undoes=entry.seq)
+    authorize(ctx, undo.spec, path, diff, covers=[p for p in paths if p != path], undoes=entry.seq)
     meta: dict[str, Any] = {"path": path, "paths": paths, "diff": diff, "undone": describe(entry)}
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would undo {describe(entry)}:\n{diff}".rstrip("\n"), **meta)
@@ -101,7 +101,7 @@ def _revert(reverter: Reverter, entry: Entry, path: str) -> None:
         raise ToolError(ErrorCode.NOT_FOUND, f"Nothing to undo for {path}: its last change never landed")
 
 
-UNDO_SPEC = ToolSpec(
+@tool(
     name="Undo",
     description=(
         "Takes back the last change fstools made to a file (or a directory: a Delete or Move of it), from the "
@@ -111,7 +111,11 @@ UNDO_SPEC = ToolSpec(
     ),
     parameters=(
         ToolParameter(
-            "file_path", "string", "Absolute path of the file or directory whose last change to undo", required=True
+            "file_path",
+            "string",
+            "Absolute path of the file or directory whose last change to undo",
+            required=True,
+            path=True,
         ),
         ToolParameter(
             "force",
@@ -125,7 +129,6 @@ UNDO_SPEC = ToolSpec(
         "journal. Again: the change before. Refuses when another program changed it since, unless --force. "
         "--dry-run shows the diff and changes nothing."
     ),
-    run=_undo,
     read_only=False,
     destructive=True,
     results=(
@@ -138,15 +141,12 @@ UNDO_SPEC = ToolSpec(
         ResultField("warnings", "array", "What could not be taken back completely"),
     ),
 )
-
-
-@tool_function(UNDO_SPEC)
 def undo(file_path: str, *, force: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
     """Take back the last change fstools made to a file."""
-    return invoke_public(UNDO_SPEC, ctx, locals())
+    return _undo(session(ctx), file_path, force)
 
 
 class UndoTool(FileTool):
-    """Undo as an agent tool: schema, validation and async execution from UNDO_SPEC."""
+    """Undo as an agent tool: schema, validation and async execution from undo.spec."""
 
-    spec = UNDO_SPEC
+    spec = undo.spec
