@@ -14,7 +14,7 @@ from typing import Any
 from .._core.context import ExecutionContext
 from .._core.outputs import ResultField
 from .._core.params import ToolParameter
-from .._core.permissions import authorize
+from .._core.permissions import authorize, denied_test
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.tool import FileTool
@@ -127,12 +127,16 @@ def _same(then: State, now: State) -> bool:
 
 def _changes(ctx: ExecutionContext, since: str | None) -> ToolResult:
     require_journal(ctx, "Changes")
+    authorize(ctx, changes.spec, ctx.roots[0], ask=False, covers=ctx.roots[1:])
+    denied = denied_test(ctx, changes.spec)
     files: list[dict[str, Any]] = []
     diffs, lines = [], []
     count = 0
     for journal, entries in entries_since(ctx, since):
         count += len(entries)
         for item in net_changes(ctx, journal, entries):
+            if denied is not None and denied(item.path):  # a listing never shows what a deny rule hides
+                continue
             files.append(
                 {"path": item.path, "change": item.verb, "before": item.then.describe(), "now": item.now.describe()}
             )

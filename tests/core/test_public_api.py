@@ -17,7 +17,7 @@ import fstools
 from fstools._core.params import ToolParameter
 from fstools._core.public import tool
 
-TOOLS = fstools.file_tools()
+TOOLS = fstools.file_tools() + fstools.journal_tools()
 PYTHON_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
 # A valid value of each JSON type, for the required arguments of a call that must get past them.
 VALID = {"string": "x", "integer": 1, "number": 1.0, "boolean": False, "object": {}}
@@ -25,7 +25,8 @@ VALID = {"string": "x", "integer": 1, "number": 1.0, "boolean": False, "object":
 
 def public_function(tool_name: str):
     """The facade's function declaring the tool `tool_name`, found through the facade's list of tools."""
-    (function,) = [getattr(fstools, f) for f in fstools._TOOLS if getattr(fstools, f).spec.name == tool_name]
+    listed = {**fstools._TOOLS, **fstools._JOURNAL_TOOLS}
+    (function,) = [getattr(fstools, f) for f in listed if getattr(fstools, f).spec.name == tool_name]
     return function
 
 
