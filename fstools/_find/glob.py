@@ -26,7 +26,7 @@ from .._core.paths import resolve_path, root_of, within_roots
 from .._core.permissions import authorize, drop_denied
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .indexed import index_listing
 from .links import escaping_links
 from .walk import ContainmentFilter, Listing, WalkSpec, list_files, newest_first

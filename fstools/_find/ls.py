@@ -27,7 +27,7 @@ from .._core.permissions import authorize, drop_denied
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.runner import StreamingProcess
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .walk import fd_ignore_flags, fd_version, in_git_worktree
 
 DEFAULT_LIMIT = 1000

@@ -1,4 +1,5 @@
-"""The tool layer: BaseTool for any tool, FileTool as the thin adapter over a ToolSpec."""
+"""Tools as objects: FileTool, a ToolSpec as a tool (fstools' own and any declared with `@tool`);
+BaseTool, the interface FileTool implements and a hand-written tool may implement too."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from .spec import ToolSpec, call_validated, invoke
 
 
 class ToolCategory(str, Enum):
-    """The kind of a tool; every fstools tool is a FILE tool."""
+    """The kind of a tool. There is one kind, FILE, so it tells nothing: kept for code that reads it."""
 
     FILE = "file"
 
@@ -39,9 +40,9 @@ class BaseTool(ABC):
         """What the model is told the tool does and how to call it."""
 
     @property
-    @abstractmethod
     def category(self) -> ToolCategory:
-        """The kind of tool."""
+        """Always ToolCategory.FILE (kept for code that reads it; a tool need not define it)."""
+        return ToolCategory.FILE
 
     @property
     @abstractmethod
@@ -131,10 +132,6 @@ class FileTool(BaseTool):
     @property
     def description(self) -> str:
         return self.spec.description
-
-    @property
-    def category(self) -> ToolCategory:
-        return ToolCategory.FILE
 
     @property
     def parameters(self) -> list[ToolParameter]:

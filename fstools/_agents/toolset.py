@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .._core.registry import ToolRegistry
 from .._core.spec import ToolSpec
-from .._core.tool import BaseTool, FileTool
+from .._core.toolclass import BaseTool, FileTool
+from .._core.toolregistry import ToolRegistry
 
 
 def tool_specs() -> list[ToolSpec]:
