@@ -2,26 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._core.spec import ToolSpec
 from .._core.toolclass import BaseTool, FileTool
 from .._core.toolregistry import ToolRegistry
 
 
-def tool_specs() -> list[ToolSpec]:
-    """The spec of every tool in the facade's list, in its order (each tool's module imported here)."""
+def file_tools() -> list[BaseTool]:
+    """One instance of every tool of the facade's list, in its order (each tool's module imported here).
+
+    A module that defines its own FileTool subclass for the tool (GrepTool) gets an instance of
+    it; any other tool is a FileTool of its spec.
+    """
     from importlib import import_module
 
     from .. import _TOOLS
 
-    specs = [getattr(import_module(f"fstools.{module}"), function).spec for function, module in _TOOLS.items()]
-    if not all(isinstance(spec, ToolSpec) for spec in specs):
-        raise TypeError("every function in the list of tools must be declared with @tool")
-    return specs
+    tools: list[BaseTool] = []
+    for function, name in _TOOLS.items():
+        module = import_module(f"fstools.{name}")
+        spec = getattr(module, function).spec
+        if not isinstance(spec, ToolSpec):
+            raise TypeError(f"fstools.{function} must be declared with @tool")
+        tools.append(_own_class(vars(module), spec)())
+    return tools
 
 
-def file_tools() -> list[BaseTool]:
-    """One instance of every working file tool, in the order agents usually meet them."""
-    return [FileTool.of(spec) for spec in tool_specs()]
+def _own_class(namespace: dict[str, object], spec: ToolSpec) -> Callable[[], FileTool]:
+    """The class a tool's module defines for `spec`, or a maker of FileTool(spec)."""
+    for value in namespace.values():
+        if isinstance(value, type) and issubclass(value, FileTool) and value.__dict__.get("spec") is spec:
+            return value
+    return lambda: FileTool(spec)
 
 
 def register_file_tools(registry: ToolRegistry) -> ToolRegistry:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any
 
 from .context import ExecutionContext, default_context
 from .errors import ToolError
@@ -106,24 +106,10 @@ class FileTool(BaseTool):
     """Adapter from a ToolSpec to the tool interface: `FileTool(spec)`, or a subclass that names its spec."""
 
     spec: ToolSpec
-    # The subclass that names each spec (GrepTool for Grep's), so the registry makes the same class.
-    _named: ClassVar[dict[str, type[FileTool]]] = {}
 
     def __init__(self, spec: ToolSpec | None = None) -> None:
         if spec is not None:
             self.spec = spec
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        spec = cls.__dict__.get("spec")
-        if isinstance(spec, ToolSpec):
-            FileTool._named[spec.name] = cls
-
-    @classmethod
-    def of(cls, spec: ToolSpec) -> FileTool:
-        """The tool of `spec`: an instance of the subclass that names it, if there is one, else FileTool(spec)."""
-        named = FileTool._named.get(spec.name)
-        return named() if named is not None and named.spec is spec else FileTool(spec)
 
     @property
     def name(self) -> str:
