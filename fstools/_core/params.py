@@ -125,7 +125,7 @@ def _check_name_text(p: ToolParameter, value: str, where: str) -> None:
         )
 
 
-def _string(p: ToolParameter, value: Any, where: str) -> str:
+def _coerce_string(p: ToolParameter, value: Any, where: str) -> str:
     if isinstance(value, str):
         if not p.text:
             _check_name_text(p, value, where)
@@ -133,7 +133,7 @@ def _string(p: ToolParameter, value: Any, where: str) -> str:
     raise _bad(where, f"expected a string, got {type(value).__name__}")
 
 
-def _boolean(p: ToolParameter, value: Any, where: str) -> bool:
+def _coerce_boolean(p: ToolParameter, value: Any, where: str) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
@@ -143,8 +143,10 @@ def _boolean(p: ToolParameter, value: Any, where: str) -> bool:
     raise _bad(where, f"expected a boolean, got {value!r}")
 
 
-def _integer(p: ToolParameter, value: Any, where: str) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
+def _coerce_integer(p: ToolParameter, value: Any, where: str) -> int:
+    if isinstance(value, bool):
+        raise _bad(where, f"expected an integer, got {value!r}")
+    if isinstance(value, int):
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
@@ -156,7 +158,7 @@ def _integer(p: ToolParameter, value: Any, where: str) -> int:
     raise _bad(where, f"expected an integer, got {value!r}")
 
 
-def _number(p: ToolParameter, value: Any, where: str) -> int | float:
+def _coerce_number(p: ToolParameter, value: Any, where: str) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
         return value
     if isinstance(value, str):
@@ -169,7 +171,7 @@ def _number(p: ToolParameter, value: Any, where: str) -> int | float:
     raise _bad(where, f"expected a number, got {value!r}")
 
 
-def _array(p: ToolParameter, value: Any, where: str) -> list[Any]:
+def _coerce_array(p: ToolParameter, value: Any, where: str) -> list[Any]:
     if isinstance(value, str):
         try:
             value = _json_text(value)
@@ -189,7 +191,7 @@ def _array(p: ToolParameter, value: Any, where: str) -> list[Any]:
     return [_validate_object(p.items, item, f"{where}[{i}]", by_keyword=False) for i, item in enumerate(value)]
 
 
-def _object(p: ToolParameter, value: Any, where: str) -> dict[str, Any]:
+def _coerce_object(p: ToolParameter, value: Any, where: str) -> dict[str, Any]:
     if isinstance(value, str):
         try:
             value = _json_text(value)
@@ -200,19 +202,21 @@ def _object(p: ToolParameter, value: Any, where: str) -> dict[str, Any]:
     return dict(value)
 
 
-_COERCE: dict[str, Callable[[ToolParameter, Any, str], Any]] = {
-    "string": _string,
-    "boolean": _boolean,
-    "integer": _integer,
-    "number": _number,
-    "array": _array,
-    "object": _object,
+# One coercer per JSON Schema type; any other ("object") takes an object.
+Coercer = Callable[["ToolParameter", Any, str], Any]
+_COERCERS: dict[str, Coercer] = {
+    "string": _coerce_string,
+    "boolean": _coerce_boolean,
+    "integer": _coerce_integer,
+    "number": _coerce_number,
+    "array": _coerce_array,
 }
 
 
 def _coerce(p: ToolParameter, value: Any, where: str) -> Any:
     """Coerce a value to the parameter's type, accepting the string forms models often send."""
-    return _COERCE[p.type](p, value, where)
+    coerce: Coercer = _COERCERS.get(p.type, _coerce_object)
+    return coerce(p, value, where)
 
 
 def _short(value: Any) -> str:

@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._globs.globmatch import glob_match
 from .errors import ErrorCode, ToolError
-from .globmatch import glob_match
 
 if TYPE_CHECKING:
     from .context import ExecutionContext
