@@ -1,7 +1,8 @@
 """fstools: fast, safe file tools for AI coding agents.
 
-Read, Write, Edit, MultiEdit, ApplyPatch, Delete, Move, LS, Glob and Grep as plain functions returning a
-ToolResult, as agent tools with OpenAI/Anthropic schemas, as an MCP server and a CLI.
+Tools to read, write, edit, patch, move, delete, list and search files, as plain functions
+returning a ToolResult, as agent tools with OpenAI/Anthropic schemas, as an MCP server and a CLI
+(`file_tools()` lists them).
 
 The public names live in private subpackages and load on first use, so `import fstools`
 costs about a millisecond and an agent that only greps never loads the PDF or image code.
