@@ -17,7 +17,7 @@ from .._core.params import ToolParameter
 from .._core.permissions import authorize, denied_test
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .._journal.entries import Entry
 from .._journal.states import Kind, State
 from .._journal.store import Journal

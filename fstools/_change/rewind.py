@@ -20,7 +20,7 @@ from .._core.params import ToolParameter
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .._journal.entries import Entry
 from .checkpoint import entries_since, net_changes
 from .guard import one_at_a_time

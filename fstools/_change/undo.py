@@ -19,7 +19,7 @@ from .._core.paths import resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .._journal.entries import Entry
 from .._journal.states import Kind
 from .guard import one_at_a_time
