@@ -68,7 +68,7 @@ _EXPORTS: dict[str, str] = {
     "ExecutionContext": "_core.context",
     "FileTool": "_core.tool",
     "GlobTool": "_find.glob",
-    "GrepTool": "_grep.tool",
+    "GrepTool": "_grep.grep",
     "LSTool": "_find.ls",
     "MoveTool": "_change.move",
     "MultiEditTool": "_change.edit",
@@ -91,7 +91,7 @@ _EXPORTS: dict[str, str] = {
     "edit": "_change.edit",
     "file_tools": "_agents.registry",
     "glob": "_find.glob",
-    "grep": "_grep.tool",
+    "grep": "_grep.grep",
     "ls": "_find.ls",
     "move": "_change.move",
     "multi_edit": "_change.edit",
@@ -136,6 +136,6 @@ if TYPE_CHECKING:
     from ._core.tool import BaseTool, FileTool, ToolCategory
     from ._find.glob import GlobTool, glob
     from ._find.ls import LSTool, ls
-    from ._grep.tool import GrepTool, grep
+    from ._grep.grep import GrepTool, grep
     from ._index.service import build_index
     from ._read.tool import ReadTool, read

@@ -15,7 +15,7 @@ def file_tools() -> list[BaseTool]:
     from .._change.write import WriteTool
     from .._find.glob import GlobTool
     from .._find.ls import LSTool
-    from .._grep.tool import GrepTool
+    from .._grep.grep import GrepTool
     from .._read.tool import ReadTool
 
     return [

@@ -20,7 +20,7 @@ from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
-from .._index.registry import notify_changed
+from .._index.opened import notify_changed
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
 from .guard import load

@@ -29,7 +29,7 @@ from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
-from .._index.registry import notify_changed
+from .._index.opened import notify_changed
 from .guard import load, require_fresh_read
 from .renames import SourceKept, move_across, rename_at
 from .tree import walk_tree

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._core.context import ExecutionContext, default_context
-from . import registry
+from . import opened
 from .listing import Filters
 from .live import LiveIndex, Snapshot, Unusable
 from .location import covering_root, current_file, drop
@@ -53,8 +53,8 @@ def open_live(path: str) -> LiveIndex:
     except ImportError:
         raise Unusable("unsupported") from None
     root, data = found
-    with registry.lock:
-        live = registry.open_indexes.get(root)
+    with opened.lock:
+        live = opened.open_indexes.get(root)
         if live is None or live.file.path != data:
             try:
                 live = LiveIndex(open_index(data))
@@ -68,7 +68,7 @@ def open_live(path: str) -> LiveIndex:
                 from .watch import Watcher
 
                 live.watcher = Watcher.start(live)
-            registry.keep(root, live)
+            opened.keep(root, live)
     return live
 
 
@@ -142,8 +142,8 @@ def status(root: str) -> dict[str, Any]:
 
 
 def drop_index(root: str) -> bool:
-    with registry.lock:
-        registry.forget(root)
+    with opened.lock:
+        opened.forget(root)
     return drop(root)
 
 
