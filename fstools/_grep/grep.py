@@ -21,6 +21,7 @@ from .._core.tool import FileTool
 
 if TYPE_CHECKING:
     from .._core.paths import SafePath
+    from .._index.status import IndexStatus
     from .._walk.rules import WalkRules
     from .command import GrepQuery
     from .results import FileHit
@@ -53,7 +54,7 @@ def _listing(paths: list[str]) -> str:
     return ", ".join(paths[:_EXAMPLES]) + more
 
 
-def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, q: GrepQuery) -> tuple[dict[str, Any], list[str]]:
+def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, query: GrepQuery) -> tuple[dict[str, Any], list[str]]:
     """Metadata counts (None: not checked) and warnings for what the search could not show."""
     warnings: list[str] = []
     if out.timed_out:
@@ -69,7 +70,10 @@ def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, q: GrepQuery) -> 
     if out.ignored:
         switches = [
             setting(ctx, name, value)
-            for name, value, on in (("respect_gitignore", False, q.respect_gitignore), ("hidden", True, not q.hidden))
+            for name, value, on in (
+                ("respect_gitignore", False, query.respect_gitignore),
+                ("hidden", True, not query.hidden),
+            )
             if on
         ]
         warnings.append(
@@ -78,7 +82,7 @@ def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, q: GrepQuery) -> 
         )
     if out.too_large:
         warnings.append(
-            f"{len(out.too_large)} file(s) larger than {q.max_filesize} bytes were not searched: "
+            f"{len(out.too_large)} file(s) larger than {query.max_filesize} bytes were not searched: "
             f"{_listing(out.too_large)}"
         )
     if out.capped:
@@ -125,7 +129,7 @@ def _search(
     offset: int,
     head_limit: int,
     line_numbers: bool,
-) -> tuple[SearchOutcome, str]:
+) -> tuple[SearchOutcome, IndexStatus]:
     """The rg runs, over the index's candidate files when it answers; and why it did not, if so."""
     from .._core.confinement import confined
     from .command import run_dir
@@ -215,7 +219,7 @@ def _result(
     head_limit: int,
     out: SearchOutcome,
     page: _Page,
-    index_status: str,
+    index_status: IndexStatus,
 ) -> ToolResult:
     """The result: the page, the totals, and what the search could not show."""
     skipped, warnings = _report_skipped(ctx, out, query)

@@ -327,16 +327,16 @@ class Searcher:
 
     def fetch_page(self, files: list[FileHit], offset: int, limit: int) -> None:
         """Step two: the page's lines, from rg runs over the page's files only."""
-        q = self.query
+        query = self.query
         ranges = line_ranges(files, offset, limit)
         if not ranges:
             return
-        collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
+        collector = PageCollector(ranges, before=query.before, after=query.after, multiline=query.multiline)
         max_count = max(stop for _, stop in ranges.values())
         self.budget.grant(max(self.budget.remaining(), _PAGE_GRACE))
         for batch in self.files(list(ranges)):
             try:
-                argv = json_argv(self.rg, q, batch.args, context=True, max_count=max_count)
+                argv = json_argv(self.rg, query, batch.args, context=True, max_count=max_count)
                 proc = self.start(argv, self.budget.graced(), batch)
                 self.finish(proc, _collect(collector, batch), batch)
             finally:
@@ -345,32 +345,32 @@ class Searcher:
 
     def search_file(self, content: bool, offset: int, limit: int) -> None:
         """One file: a single JSON run (its page is known before the search starts)."""
-        q, out = self.query, self.sink
+        query, out = self.query, self.sink
         try:
-            size = self.stat(q.root).st_size
+            size = self.stat(query.root).st_size
         except OSError:
             size = 0
-        if size > q.max_filesize:
-            out.too_large.append(q.root)
+        if size > query.max_filesize:
+            out.too_large.append(query.root)
             return
-        ranges = {q.root: (offset, offset + limit if limit else float("inf"))} if content else {}
+        ranges = {query.root: (offset, offset + limit if limit else float("inf"))} if content else {}
         every = content and not limit  # every line: past MAX_ALL_LINES_BYTES, a first page as for a directory
         collector = PageCollector(
             ranges,
-            before=q.before,
-            after=q.after,
-            multiline=q.multiline,
+            before=query.before,
+            after=query.after,
+            multiline=query.multiline,
             max_chars=MAX_ALL_LINES_BYTES if every else None,
         )
         # By name, rg reads it as given; pinned, it may have been swapped away or grown meanwhile: nothing to read.
-        for files in self.files([q.root]):
+        for files in self.files([query.root]):
             try:
-                proc = self.start(json_argv(self.rg, q, files.args, context=content), files=files)
+                proc = self.start(json_argv(self.rg, query, files.args, context=content), files=files)
                 self.finish(proc, _collect(collector, files), files)
             finally:
                 files.close()
         out.files = self.keep(collector.ends)
-        out.lines = collector.lines.get(q.root, [])
+        out.lines = collector.lines.get(query.root, [])
         if collector.capped and out.files:
             out.capped = True
             self.fetch_page(out.files, offset, CAPPED_PAGE_LINES)
@@ -383,7 +383,7 @@ class Searcher:
         gets only the files a JSON run found to be text: of a binary file it was handed by name,
         rg's printer shows a message, not lines.
         """
-        q, out = self.query, self.sink
+        query, out = self.query, self.sink
         blocks: dict[str, Block] = {}
         kept = 0
         if self.pinner is not None:
@@ -393,7 +393,7 @@ class Searcher:
         def remember(proc: StreamingProcess, files: FileArgs | None) -> Iterator[Block]:
             nonlocal kept
             room = MAX_ALL_LINES_BYTES - kept  # a file past it is counted as rg prints it, never held whole
-            for block in split_blocks(proc.chunks(), with_context=bool(q.before or q.after), max_bytes=room):
+            for block in split_blocks(proc.chunks(), with_context=bool(query.before or query.after), max_bytes=room):
                 if files is not None and block.path in files.names:
                     path = files.real(block.path)
                     block = block._replace(path=path, head=os.fsencode(path))
@@ -405,7 +405,7 @@ class Searcher:
         hits: list[FileHit] = []
         for files in self.scopes(candidates):
             try:
-                proc = self.start(lines_argv(self.rg, q, _args(files)), files=files)
+                proc = self.start(lines_argv(self.rg, query, _args(files)), files=files)
                 hits += self.finish(proc, partial(self._keep_blocks, remember, files), files)
             finally:
                 _close(files)
@@ -434,15 +434,15 @@ class Searcher:
         Pinned files are counted from JSON `end` messages, which say whether rg met a NUL: rg
         searches a file it is handed as if binary files were wanted, where a walk skips them.
         """
-        q = self.query
+        query = self.query
         hits: list[FileHit] = []
         for files in self.scopes(candidates):
             try:
-                if q.multiline or (files is not None and files.names):
-                    proc = self.start(json_argv(self.rg, q, _args(files)), files=files)
+                if query.multiline or (files is not None and files.names):
+                    proc = self.start(json_argv(self.rg, query, _args(files)), files=files)
                     hits += self.finish(proc, self._kept_ends(files), files)
                 else:
-                    proc = self.start(count_argv(self.rg, q, _args(files)), files=files)
+                    proc = self.start(count_argv(self.rg, query, _args(files)), files=files)
                     hits += self.finish(proc, self._stream_counts, files)
             finally:
                 _close(files)
@@ -454,13 +454,13 @@ class Searcher:
 
         Multiline, the walk is the confined search's JSON run: rg's file list misses a `$` that
         matches at the end of a file with no final newline, which its JSON output reports."""
-        q = self.query
-        if q.multiline:
-            proc = self.start(json_argv(self.rg, q))
+        query = self.query
+        if query.multiline:
+            proc = self.start(json_argv(self.rg, query))
             ends = self.finish(proc, _all_ends(None), unconfined=self.pinner)
             proposed = [end.path for end in ends if end.matched_lines]
         else:
-            proc = self.start(proposed_argv(self.rg, q))
+            proc = self.start(proposed_argv(self.rg, query))
             listing = self.finish(proc, StreamingProcess.read_all, unconfined=self.pinner)
             proposed = [path for path in map(os.fsdecode, listing.split(b"\0")) if path]
         return [path for path in proposed if not self.hides(path)]
@@ -471,10 +471,10 @@ class Searcher:
         Both rg runs start at once: the walk for oversized files overlaps the search. Their
         messages go to a sink of their own: only whether they finished in time counts.
         """
-        q, out, hides = self.query, self.sink, self.hides
+        query, out, hides = self.query, self.sink, self.hides
         probe = SearchOutcome()
-        search_proc = self.start(probe_argv(self.rg, q), budget)
-        files_proc = self.start(files_argv(self.rg, q), budget)
+        search_proc = self.start(probe_argv(self.rg, query), budget)
+        files_proc = self.start(files_argv(self.rg, query), budget)
         unconfined = self.pinner
         try:
             ends = self.finish(search_proc, _all_ends(None), sink=probe, unconfined=unconfined)
@@ -488,7 +488,7 @@ class Searcher:
                 continue
             if end.binary:
                 out.binary.append(end.path)
-            elif q.respect_gitignore or not q.hidden:  # else the search saw it: the tree changed since
+            elif query.respect_gitignore or not query.hidden:  # else the search saw it: the tree changed since
                 out.ignored.append(end.path)
         out.too_large += self._too_large(listing)
         # rg walks in parallel: sorted, the lists (and the warnings naming their first paths) are stable.

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from .status import IndexStatus
     from .watch import Watcher
 
 # Past this many changed files the overlay costs more than a rebuild saves: report stale.
@@ -46,9 +47,9 @@ _RELIST_DIRS = 16
 class Unusable(Exception):
     """The index cannot answer this call; `reason` goes to metadata["index"]."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: IndexStatus) -> None:
         super().__init__(reason)
-        self.reason = reason
+        self.reason: IndexStatus = reason
 
 
 def _strings(blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str | None) -> list[str]:
@@ -180,7 +181,7 @@ class LiveIndex:
         self.rules = dict(zip(_strings(a["rules"], a["rule_offsets"], None), _sig_rows(a["rule_sigs"]), strict=True))
         self.position = {p: i for i, p in enumerate(self.paths)}
         self.overlay = _Overlay()
-        self.stale: str | None = None
+        self.stale: IndexStatus | None = None
         self.checked = False
         self.watcher: Watcher | None = None
         self.lock = threading.RLock()

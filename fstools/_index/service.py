@@ -21,6 +21,7 @@ from .listing import Filters
 from .live import LiveIndex, Snapshot, Unusable
 from .location import covering_root, current_file, drop
 from .plan import ALL, plan
+from .status import IndexStatus
 from .store import CorruptIndex, open_index
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ _watching = True
 
 @dataclass
 class Lookup:
-    status: str  # "used", or why the caller scans
+    status: IndexStatus  # "used", or why the caller scans
     paths: list[str] | None = None
     snapshot: Snapshot | None = None
     detail: dict[str, Any] = field(default_factory=dict)
