@@ -132,7 +132,7 @@ def _holds(query: Query, grams: npt.NDArray[np.uint32], follows: npt.NDArray[np.
 
 
 @dataclass
-class Snapshot:
+class ListingSnapshot:
     """The files of the index as of the last check, for one answer.
 
     `key` names this exact state (index file, overlay version, directory): a caller may
@@ -398,12 +398,12 @@ class LiveIndex:
         i = self.position[path]
         return int(self.kinds[i]), self.sigs[i][2]
 
-    def snapshot(self, directory: str) -> Snapshot:
+    def snapshot(self, directory: str) -> ListingSnapshot:
         """Every file below `directory` (any kind) with its mtime, as of the last check."""
         lo, hi = self._range(directory)
         overlay = self.overlay
         if not overlay:
-            return Snapshot(self.paths[lo:hi], self.mtimes[lo:hi], (self.file.path, self.version, directory))
+            return ListingSnapshot(self.paths[lo:hi], self.mtimes[lo:hi], (self.file.path, self.version, directory))
         paths, mtimes = [], []
         for i in range(lo, hi):
             p = self.paths[i]
@@ -415,7 +415,7 @@ class LiveIndex:
             if e is not None and (directory == self.root or p.startswith(prefix)):
                 paths.append(p)
                 mtimes.append(e.mtime_ns)
-        return Snapshot(paths, mtimes, (self.file.path, self.version, directory))
+        return ListingSnapshot(paths, mtimes, (self.file.path, self.version, directory))
 
     def counts(self) -> dict[str, int]:
         import numpy as np

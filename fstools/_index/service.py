@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .._core.context import ExecutionContext, default_context
 from . import opened
 from .listing import Filters
-from .live import LiveIndex, Snapshot, Unusable
+from .live import ListingSnapshot, LiveIndex, Unusable
 from .location import covering_root, current_file, drop
 from .plan import ALL, plan
 from .status import IndexStatus
@@ -34,7 +34,7 @@ _watching = True
 class Lookup:
     status: IndexStatus  # "used", or why the caller scans
     paths: list[str] | None = None
-    snapshot: Snapshot | None = None
+    snapshot: ListingSnapshot | None = None
     detail: dict[str, Any] = field(default_factory=dict)
 
 
