@@ -14,9 +14,9 @@ from .._core.hints import setting
 from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 
 if TYPE_CHECKING:
@@ -254,62 +254,9 @@ def _result(
     )
 
 
-def _grep(
-    ctx: ExecutionContext,
-    pattern: str,
-    path: str | None,
-    glob: str | None,
-    type: str | None,
-    output_mode: str,
-    case_insensitive: bool,
-    line_numbers: bool,
-    after_context: int | None,
-    before_context: int | None,
-    context: int | None,
-    multiline: bool,
-    head_limit: int,
-    offset: int,
-    fixed_strings: bool,
-    hidden: bool,
-    respect_gitignore: bool,
-) -> ToolResult:
-    """Validate, build the query, search, cut the page: each a step of its own."""
-    # The search machinery loads on first use, so `import fstools` stays light.
-    from .._walk.rules import walk_rules
-    from .command import GrepQuery
-
-    _validate(pattern, glob)
-    target = resolve_path(ctx, path or ctx.working_dir, param="path")
-    if not target.exists:
-        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
-    authorize(ctx, "Grep", target.path)
-    rules = walk_rules(ctx, "Grep")
-    query = GrepQuery(
-        pattern=pattern,
-        root=target.path,
-        root_is_file=target.is_file,
-        glob=glob or None,
-        types=_types(type),
-        case_insensitive=case_insensitive,
-        fixed_strings=fixed_strings,
-        multiline=multiline,
-        hidden=hidden,
-        respect_gitignore=respect_gitignore,
-        before=before_context if before_context is not None else context or 0,
-        after=after_context if after_context is not None else context or 0,
-        max_filesize=ctx.grep_max_filesize,
-        excludes=rules.rg_excludes(),
-    )
-    content = output_mode == "content"
-    out, index_status = _search(
-        ctx, target, query, rules, content=content, offset=offset, head_limit=head_limit, line_numbers=line_numbers
-    )
-    page = _page(ctx, out, query, output_mode, offset, head_limit, line_numbers)
-    return _result(ctx, query, output_mode, offset, head_limit, out, page, index_status)
-
-
-GREP_SPEC = ToolSpec(
+@tool(
     name="Grep",
+    cli_match_count="total_matches",
     description=(
         "A powerful search tool built on ripgrep: searches file contents for a regular expression "
         "(Rust regex syntax; fixed_strings=true for a literal).\n"
@@ -326,7 +273,10 @@ GREP_SPEC = ToolSpec(
     parameters=(
         ToolParameter("pattern", "string", "Regular expression to search for", required=True),
         ToolParameter(
-            "path", "string", "Absolute path of the file or directory to search (default: the working directory)"
+            "path",
+            "string",
+            "Absolute path of the file or directory to search (default: the working directory)",
+            path=True,
         ),
         ToolParameter("glob", "string", "Only search files matching this glob, e.g. '*.py' or 'src/**/*.{ts,tsx}'"),
         ToolParameter(
@@ -395,7 +345,6 @@ GREP_SPEC = ToolSpec(
         "for context). Newest files first; --head-limit and --offset page through the results. Exit status: "
         "0 if a line matched, 1 if none did, 2 on error."
     ),
-    run=_grep,
     read_only=True,
     results=(
         ResultField("pattern", "string", "The pattern searched for", always=True),
@@ -425,9 +374,6 @@ GREP_SPEC = ToolSpec(
         WARNINGS,
     ),
 )
-
-
-@tool_function(GREP_SPEC)
 def grep(
     pattern: str,
     path: str | None = None,
@@ -449,10 +395,43 @@ def grep(
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """Search file contents for a regular expression, with ripgrep."""
-    return invoke_public(GREP_SPEC, ctx, locals())
+    ctx = session(ctx)
+    # Validate, build the query, search, cut the page: each a step of its own.
+    # The search machinery loads on first use, so `import fstools` stays light.
+    from .._walk.rules import walk_rules
+    from .command import GrepQuery
+
+    _validate(pattern, glob)
+    target = resolve_path(ctx, path or ctx.working_dir, param="path")
+    if not target.exists:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
+    authorize(ctx, grep.spec, target.path)
+    rules = walk_rules(ctx, grep.spec)
+    query = GrepQuery(
+        pattern=pattern,
+        root=target.path,
+        root_is_file=target.is_file,
+        glob=glob or None,
+        types=_types(type),
+        case_insensitive=case_insensitive,
+        fixed_strings=fixed_strings,
+        multiline=multiline,
+        hidden=hidden,
+        respect_gitignore=respect_gitignore,
+        before=before_context if before_context is not None else context or 0,
+        after=after_context if after_context is not None else context or 0,
+        max_filesize=ctx.grep_max_filesize,
+        excludes=rules.rg_excludes(),
+    )
+    content = output_mode == "content"
+    out, index_status = _search(
+        ctx, target, query, rules, content=content, offset=offset, head_limit=head_limit, line_numbers=line_numbers
+    )
+    page = _page(ctx, out, query, output_mode, offset, head_limit, line_numbers)
+    return _result(ctx, query, output_mode, offset, head_limit, out, page, index_status)
 
 
 class GrepTool(FileTool):
-    """Grep as an agent tool: schema, validation and async execution from GREP_SPEC."""
+    """Grep as an agent tool: schema, validation and async execution from grep.spec."""
 
-    spec = GREP_SPEC
+    spec = grep.spec
