@@ -16,10 +16,12 @@ if TYPE_CHECKING:
     from .permissions import PermissionManager
 
 MiB = 1024 * 1024
-# How notices and errors name parameters, and whether Grep and Glob may answer from the index.
+# How notices and errors name parameters: "call" (offset=10, for models and Python callers)
+# or "flags" (--offset 10, for a person at the command line).
 ArgStyle = Literal["call", "flags"]
-SearchIndex = Literal["auto", "off"]
 ARG_STYLES: tuple[ArgStyle, ...] = get_args(ArgStyle)
+# "auto": Grep and Glob answer from a fresh search index when one covers the path; "off": always scan.
+SearchIndex = Literal["auto", "off"]
 SEARCH_INDEX_MODES: tuple[SearchIndex, ...] = get_args(SearchIndex)
 
 
@@ -103,10 +105,7 @@ class ExecutionContext:
     audit_hook: Callable[[AuditRecord], Any] | None = None
     audit_log: str | None = None
     rate_limit_per_minute: int | None = None
-    # "auto": Grep and Glob answer from a fresh search index when one covers the path; "off": always scan.
     search_index: SearchIndex = "auto"
-    # How notices and errors name parameters: "call" (offset=10, for models and Python
-    # callers) or "flags" (--offset 10, for a person at the command line).
     arg_style: ArgStyle = "call"
 
     def __post_init__(self) -> None:
