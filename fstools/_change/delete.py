@@ -20,7 +20,7 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
-from .._index.registry import notify_changed
+from .._index.opened import notify_changed
 from .._journal.recorder import Recording
 from .._journal.states import ABSENT
 from .._journal.store import disk_full

@@ -19,7 +19,7 @@ from .._content.spliced import Spliced
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.paths import SafePath
-from .._index.registry import notify_changed
+from .._index.opened import notify_changed
 from .._journal.locks import PathBusy, serialized
 from .._journal.recorder import Recording
 from .._journal.states import ABSENT, DIR_STATE

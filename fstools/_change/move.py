@@ -29,7 +29,7 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
-from .._index.registry import notify_changed
+from .._index.opened import notify_changed
 from .._journal.recorder import Recording
 from .._journal.states import ABSENT, DIR_STATE, state_of_stat
 from .guard import load, one_at_a_time, require_fresh_read
