@@ -194,15 +194,24 @@ def in_cache(directory: str | None, run: Callable[[], Any]) -> Callable[[], Any]
     return call_there
 
 
-def edit_case(root: str, path: str, original: str, old: str, new: str, cache: str | None = None) -> Case:
+def edit_case(
+    root: str, path: str, original: str, old: str, new: str, cache: str | None = None, fresh: bool = False
+) -> Case:
     """One unique replacement in `path`, restored to `original` (and known to ctx) before each call; journaled
-    (in `cache` when given), beside the same Edit with the journal off."""
+    (in `cache` when given), beside the same Edit with the journal off. With `fresh`, each call edits a new
+    version (its first 9 bytes a counter): the journal must keep it, never finding it kept already."""
     ctx = ctx_for(root)
+    current = [original]
 
     def check(r: fstools.ToolResult) -> None:
         assert ok(r).metadata["replacements"] == 1
         assert r.metadata["journal"] == "recorded", r.metadata["journal"]
-        checks.file_content(path, original.replace(old, new).encode())
+        checks.file_content(path, current[0].replace(old, new).encode())
+
+    def setup() -> None:
+        if fresh:
+            current[0] = f"{int(current[0][:9]) + 1 if current[0][:9].isdigit() else 1:09d}" + original[9:]
+        primer(ctx, path, current[0])()
 
     run = bind("Edit", ctx, file_path=path, old_string=old, new_string=new)
     return Case(
@@ -212,7 +221,7 @@ def edit_case(root: str, path: str, original: str, old: str, new: str, cache: st
             Ref("python read+replace+atomic write", lambda: refs.replace_in_file(path, [(old, new)])),
             Ref(JOURNAL_OFF, without_journal(ctx, run)),
         ],
-        setup=in_cache(cache, primer(ctx, path, original)),
+        setup=in_cache(cache, setup),
     )
 
 
@@ -410,7 +419,7 @@ OTHER_FILESYSTEM = "/dev/shm"  # tmpfs: a journal there cannot hard-link the old
 )
 def edit_10mb_journal(files_dir: str) -> Case:
     original, old, new = _ten_mb()
-    return edit_case(files_dir, os.path.join(files_dir, "edit-10mb-journal.txt"), original, old, new)
+    return edit_case(files_dir, os.path.join(files_dir, "edit-10mb-journal.txt"), original, old, new, fresh=True)
 
 
 @case(
@@ -426,7 +435,8 @@ def edit_10mb_journal_copy(files_dir: str) -> Case:
 
     original, old, new = _ten_mb()
     cache = tempfile.mkdtemp(prefix="fstools-bench-journal-", dir=OTHER_FILESYSTEM)
-    return edit_case(files_dir, os.path.join(files_dir, "edit-10mb-copy.txt"), original, old, new, cache=cache)
+    path = os.path.join(files_dir, "edit-10mb-copy.txt")
+    return edit_case(files_dir, path, original, old, new, cache=cache, fresh=True)
 
 
 # --- the Linux kernel tree ------------------------------------------------------------
