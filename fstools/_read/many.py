@@ -1,0 +1,300 @@
+"""ReadMany: a set of files (paths and glob patterns) in one call, each exactly as Read shows it.
+
+Each file comes under a `==> path <==` header with Read's own output (numbered lines,
+an image's summary, a PDF's text, a notebook's cells); a file Read refuses (missing,
+binary, a secret, outside the roots) gets one line saying why. The whole text stays
+under `max_chars`: files are shown whole or not at all, in the order given, and from the
+first that does not fit on the rest are named in the notice with the call that reads
+them. Only what is shown counts as read: a file read but then left out has its read
+record put back as it was. Files are read on a few threads, a bounded window ahead of the
+one being placed, so no more than the budget and that window is ever held.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from .._core.context import ExecutionContext, ReadRecord
+from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.hints import setting
+from .._core.outputs import NOTICE, TRUNCATED, ResultField
+from .._core.params import ToolParameter
+from .._core.paths import absolute_path, resolve_path
+from .._core.public import invoke_public, tool_function
+from .._core.result import ToolResult
+from .._core.spec import ToolSpec, authorize
+from .._core.tool import FileTool
+from .tool import DEFAULT_LIMIT, MAX_LIMIT, READ_SPEC
+
+DEFAULT_MAX_CHARS = 100_000
+MIN_MAX_CHARS = 2_000
+MAX_MAX_CHARS = 1_000_000
+MAX_PATHS = 1_000  # entries of `paths`; a pattern may find more files
+MAX_FILES = 1_000  # files one call considers, patterns expanded
+NOTICE_ROOM = 1_500  # kept free for the closing notice
+WORKERS = 4
+_GLOB_CHARS = frozenset("*?[{")
+# What a refusal says in one line (the rest of Read's message names the path again).
+_REASONS = {
+    ErrorCode.FILE_NOT_FOUND: "not found",
+    ErrorCode.IS_DIRECTORY: "a directory: name its files, or a pattern such as dir/**/*.py",
+    ErrorCode.BINARY_FILE: "binary file, not shown",
+    ErrorCode.SENSITIVE_PATH: "sensitive file, not read",
+    ErrorCode.PATH_OUTSIDE_WORKSPACE: "outside the allowed directories, not read",
+}
+
+
+@dataclass
+class _Part:
+    """One file's place in the answer: its block of text, or why it could not be read."""
+
+    path: str  # as shown in the header
+    text: str = ""
+    error: ToolError | None = None
+    canonical: str | None = None
+    before: ReadRecord | None = None  # the read record it had before this call read it
+    result: ToolResult | None = field(default=None, repr=False)
+
+    @property
+    def block(self) -> str:
+        if self.error is None:
+            return f"==> {self.path} <==\n{self.text}"
+        reason = _REASONS.get(self.error.code, self.error.message)
+        return f"==> {self.path} <== ({reason})"
+
+
+def _is_pattern(path: str) -> bool:
+    return any(char in _GLOB_CHARS for char in path)
+
+
+def _absolute(ctx: ExecutionContext, raw: str) -> str:
+    """`raw` as an absolute path: relative paths are taken from the working directory."""
+    return raw if os.path.isabs(raw) else os.path.join(ctx.working_dir, raw)
+
+
+def _files(ctx: ExecutionContext, paths: list[str]) -> Iterator[_Part | str]:
+    """The files `paths` names, in order, each once: a path, or a part already failed."""
+    if len(paths) > MAX_PATHS:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"paths holds {len(paths)} entries; at most {MAX_PATHS} a call")
+    seen: set[str] = set()
+    for raw in paths:
+        try:
+            found = _matches(ctx, raw) if _is_pattern(raw) else [absolute_path(ctx, _absolute(ctx, raw), param="paths")]
+        except ToolError as exc:
+            yield _Part(raw, error=exc)
+            continue
+        for path in found:
+            key = os.path.normpath(path)
+            if key not in seen:
+                seen.add(key)
+                yield path
+
+
+def _matches(ctx: ExecutionContext, pattern: str) -> list[str]:
+    """The files a glob pattern finds, by Glob's walk rules; ToolError when none."""
+    raise ToolError(ErrorCode.INVALID_ARGUMENT, f"glob patterns are not supported yet: {pattern}")
+
+
+def _read(ctx: ExecutionContext, path: str, limit: int) -> _Part:
+    """One file as Read shows it (never raises: a refusal is the part's error)."""
+    try:
+        target = resolve_path(ctx, path, param="paths")
+        part = _Part(target.display, canonical=target.path, before=ctx.read_record(target.path))
+        authorize(ctx, "ReadMany", target.path)
+        result = READ_SPEC.run(ctx, file_path=path, offset=1, limit=limit, pages=None, page_images="auto")
+    except ToolError as exc:
+        return _Part(path, error=exc)
+    except OSError as exc:
+        return _Part(path, error=error_from_oserror(exc, path))
+    part.text, part.result = result.output, result
+    return part
+
+
+def _forget(ctx: ExecutionContext, part: _Part) -> None:
+    """Put back the read record a part not shown had before this call read it."""
+    if part.canonical is None:
+        return
+    if part.before is None:
+        ctx.forget_read(part.canonical)
+    else:
+        ctx.record_read(part.canonical, part.before)
+
+
+class _Reader:
+    """Each file's part in order, read on the pool up to WORKERS * 2 files ahead of the one being placed."""
+
+    def __init__(
+        self, ctx: ExecutionContext, files: Iterator[_Part | str], limit: int, pool: ThreadPoolExecutor | None
+    ) -> None:
+        self._ctx, self._files, self._limit, self._pool = ctx, files, limit, pool
+        self._window: deque[tuple[str, Future[_Part] | _Part]] = deque()
+
+    def _fill(self) -> None:
+        while len(self._window) <= WORKERS * 2:
+            item = next(self._files, None)
+            if item is None:
+                return
+            if isinstance(item, _Part):
+                self._window.append((item.path, item))
+            elif self._pool is None:
+                self._window.append((item, _read(self._ctx, item, self._limit)))
+            else:
+                self._window.append((item, self._pool.submit(_read, self._ctx, item, self._limit)))
+
+    def __iter__(self) -> Iterator[_Part]:
+        self._fill()
+        while self._window:
+            _, pending = self._window.popleft()
+            yield pending.result() if isinstance(pending, Future) else pending
+            self._fill()
+
+    def rest(self) -> list[str]:
+        """The files not yet placed; those read ahead have their read records put back."""
+        names = []
+        for name, pending in self._window:
+            if isinstance(pending, Future) and not pending.cancel():
+                _forget(self._ctx, pending.result())
+            names.append(name)
+        self._window.clear()
+        return names + [item if isinstance(item, str) else item.path for item in self._files]
+
+
+@dataclass
+class _Answer:
+    blocks: list[str] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    used: int = 0
+
+
+def _place(answer: _Answer, part: _Part, budget: int) -> bool:
+    """Add `part` if it fits in `budget`; False (nothing added) if not."""
+    block = part.block
+    cost = len(block) + (2 if answer.blocks else 0)
+    if answer.used + cost > budget:
+        return False
+    answer.blocks.append(block)
+    answer.used += cost
+    if part.error is None:
+        answer.shown.append(part.path)
+    else:
+        answer.skipped.append({"path": part.path, "error_code": str(part.error.code), "error": part.error.message})
+    return True
+
+
+def _notice(ctx: ExecutionContext, answer: _Answer, max_chars: int, room: int) -> str:
+    """The closing notice: how many files did not fit, and the Read call of each that `room` can name."""
+    left = answer.left_out
+    head = (
+        f"[{len(left)} file(s) not shown: the output would pass {setting(ctx, 'max_chars', max_chars)}. "
+        "Read each with Read:"
+    )
+    lines = [head]
+    used = len(head)
+    for path in left:
+        call = f"  Read {setting(ctx, 'file_path', path)}"
+        if used + len(call) + 80 > room:
+            lines.append(f"  ... and {len(left) - len(lines) + 1} more (all in metadata not_shown)")
+            break
+        lines.append(call)
+        used += len(call) + 1
+    lines[-1] += "]"
+    return "\n".join(lines)
+
+
+def _read_many(ctx: ExecutionContext, paths: list[str], limit: int, max_chars: int) -> ToolResult:
+    if not paths:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "paths is empty: give files or glob patterns to read")
+    answer = _Answer()
+    budget = max_chars - NOTICE_ROOM
+    with ThreadPoolExecutor(WORKERS, thread_name_prefix="fstools-readmany") as pool:
+        reader = _Reader(ctx, _files(ctx, paths), limit, pool)
+        for part in reader:
+            if not _place(answer, part, budget):
+                _forget(ctx, part)
+                answer.left_out.append(part.path)
+                break
+        answer.left_out += reader.rest()
+    output = "\n\n".join(answer.blocks)
+    meta: dict[str, object] = {
+        "files": answer.shown,
+        "skipped": answer.skipped,
+        "not_shown": answer.left_out,
+        "count": len(answer.shown) + len(answer.skipped) + len(answer.left_out),
+        "truncated": bool(answer.left_out),
+        "limit": limit,
+        "max_chars": max_chars,
+    }
+    if answer.left_out:
+        notice = _notice(ctx, answer, max_chars, max_chars - answer.used - 2)
+        meta["notice"] = notice
+        output = f"{output}\n\n{notice}" if output else notice
+    return ToolResult.ok(output, **meta)
+
+
+READ_MANY_SPEC = ToolSpec(
+    name="ReadMany",
+    description=(
+        "Reads several files in one call: paths is a list of absolute or relative paths and glob patterns "
+        "(src/**/*.py). Each file comes under a '==> path <==' header exactly as Read shows it (numbered lines, "
+        "up to limit lines; images, PDFs and notebooks as Read renders them); a missing, binary, sensitive or "
+        "outside file gets one line saying why. The whole output stays under max_chars: files are shown whole, "
+        "in order, and those that do not fit are listed at the end with the Read call for each."
+    ),
+    parameters=(
+        ToolParameter(
+            "paths",
+            "array",
+            "Files and glob patterns to read, absolute or relative to the working directory",
+            required=True,
+        ),
+        ToolParameter(
+            "limit", "integer", "Lines to read of each text file", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
+        ),
+        ToolParameter(
+            "max_chars",
+            "integer",
+            "Characters of output at most, over all files",
+            default=DEFAULT_MAX_CHARS,
+            minimum=MIN_MAX_CHARS,
+            maximum=MAX_MAX_CHARS,
+        ),
+    ),
+    cli_help=(
+        "Print several files (PATHS: files and glob patterns), each under a '==> path <==' header with Read's "
+        "numbered lines; the output stops before --max-chars and names the files left out."
+    ),
+    run=_read_many,
+    read_only=True,
+    results=(
+        ResultField("files", "array", "The files shown, in order", always=True),
+        ResultField("skipped", "array", "Files not read, each with path, error_code and error", always=True),
+        ResultField("not_shown", "array", "Files that did not fit in max_chars, in order", always=True),
+        ResultField("count", "integer", "Files named by paths and patterns", always=True),
+        TRUNCATED,
+        NOTICE,
+    ),
+)
+
+
+@tool_function(READ_MANY_SPEC)
+def read_many(
+    paths: list[str],
+    *,
+    limit: int = DEFAULT_LIMIT,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    ctx: ExecutionContext | None = None,
+) -> ToolResult:
+    """Read several files and glob patterns at once, each as Read shows it."""
+    return invoke_public(READ_MANY_SPEC, ctx, locals())
+
+
+class ReadManyTool(FileTool):
+    """ReadMany as an agent tool: schema, validation and async execution from READ_MANY_SPEC."""
+
+    spec = READ_MANY_SPEC
