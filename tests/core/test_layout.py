@@ -2,8 +2,8 @@
 
 The rule, bottom to top: `_core` (context, results, parameters, paths, policy) imports only
 itself; `_content` (encodings, fingerprints) builds on `_core`; `_index` (the search index)
-on both; the four tool families `_read`, `_change`, `_find` and `_grep` on those three and
-never on each other; `_agents` (registry, CLI, MCP) sits on top and may import anything.
+and `_syntax` (languages, parsers, the syntax check) on both; the four tool families `_read`,
+`_change`, `_find` and `_grep` on those and never on each other; `_agents` (registry, CLI, MCP) sits on top and may import anything.
 """
 
 from __future__ import annotations
@@ -14,13 +14,15 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "fstools"
 
 TOOL_FAMILIES = {"_read", "_change", "_find", "_grep"}
-BELOW_TOOLS = {"_core", "_content", "_index"}
+BELOW_TOOLS = {"_core", "_content", "_index", "_syntax"}
 ALLOWED: dict[str, set[str]] = {
     "_core": {"_core"},
     "_content": {"_core", "_content"},
     "_index": {"_core", "_content", "_index"},
+    # Languages, parsers and the syntax check after a change: below the tool families that use it.
+    "_syntax": {"_core", "_content", "_syntax"},
     **{family: BELOW_TOOLS | {family} for family in TOOL_FAMILIES},
-    "_agents": {"_core", "_content", "_index", "_agents", *TOOL_FAMILIES},
+    "_agents": {"_core", "_content", "_index", "_syntax", "_agents", *TOOL_FAMILIES},
 }
 # Modules at the package top: the facade may name anything; the version is a leaf.
 TOP_LEVEL = {"__init__", "__main__", "__version__"}
