@@ -28,7 +28,7 @@ _JS = """
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 (method_definition name: (_) @name) @definition.method
-(variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
+(variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 """
 _TS = (
     _JS
@@ -249,6 +249,9 @@ def _nested(language: Language, source: bytes, found: list[tuple[tree_sitter.Nod
         if parent is not None and kind == "function" and parent.kind in _CONTAINERS:
             kind = "method"
         parent_name = parent.qualified if parent else _receiver(language, node)
+        if "::" in name and language.name == "cpp":  # int ns::Parser::size() const { ... }, outside its class
+            outer, _, name = name.rpartition("::")
+            parent_name = ".".join(filter(None, [parent_name, outer.replace("::", ".")]))
         start, end = _lines(span)
         symbol = Symbol(
             name,
