@@ -22,6 +22,8 @@ FUNCTIONS = {
     "LS": "ls",
     "Glob": "glob",
     "Grep": "grep",
+    "ReadMany": "read_many",
+    "Outline": "outline",
 }
 
 
