@@ -7,15 +7,14 @@ under `max_chars`: files are shown whole or not at all, in the order given, and 
 first that does not fit on the rest are named in the notice with the call that reads
 them. Only what is shown counts as read: a file read but then left out has its read
 record put back as it was. Files are read on a few threads, a bounded window ahead of the
-one being placed, so no more than the budget and that window is ever held.
+one being placed (`ahead.py`), so no more than the budget and that window is ever held.
 """
 
 from __future__ import annotations
 
 import os
-from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from .._core.context import ExecutionContext, ReadRecord
@@ -28,6 +27,7 @@ from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
+from .ahead import Ahead
 from .tool import DEFAULT_LIMIT, MAX_LIMIT, READ_SPEC
 
 DEFAULT_MAX_CHARS = 100_000
@@ -38,6 +38,9 @@ MAX_FILES = 1_000  # files one call considers, patterns expanded
 NOTICE_ROOM = 1_500  # kept free for the closing notice
 WORKERS = 4
 _GLOB_CHARS = frozenset("*?[{")
+_TOO_MANY = ToolError(
+    ErrorCode.INVALID_ARGUMENT, f"more than {MAX_FILES} files: the rest are not read; narrow the patterns"
+)
 # What a refusal says in one line (the rest of Read's message names the path again).
 _REASONS = {
     ErrorCode.FILE_NOT_FOUND: "not found",
@@ -63,7 +66,7 @@ class _Part:
     def block(self) -> str:
         if self.error is None:
             return f"==> {self.path} <==\n{self.text}"
-        reason = _REASONS.get(self.error.code, self.error.message)
+        reason = self.error.message if _is_pattern(self.path) else _REASONS.get(self.error.code, self.error.message)
         return f"==> {self.path} <== ({reason})"
 
 
@@ -81,6 +84,7 @@ def _files(ctx: ExecutionContext, paths: list[str]) -> Iterator[_Part | str]:
     if len(paths) > MAX_PATHS:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"paths holds {len(paths)} entries; at most {MAX_PATHS} a call")
     seen: set[str] = set()
+    count = 0
     for raw in paths:
         try:
             found = _matches(ctx, raw) if _is_pattern(raw) else [absolute_path(ctx, _absolute(ctx, raw), param="paths")]
@@ -91,12 +95,33 @@ def _files(ctx: ExecutionContext, paths: list[str]) -> Iterator[_Part | str]:
             key = os.path.normpath(path)
             if key not in seen:
                 seen.add(key)
+                count += 1
+                if count > MAX_FILES:
+                    yield _Part(raw, error=_TOO_MANY)
+                    return
                 yield path
 
 
+def _split(pattern: str) -> tuple[str, str]:
+    """(the directory a pattern starts from, the rest of the pattern): `/p/src/**/*.py` -> (`/p/src`, `**/*.py`)."""
+    parts = pattern.split("/")
+    first = next(i for i, part in enumerate(parts) if any(char in _GLOB_CHARS for char in part))
+    return "/".join(parts[:first]) or "/", "/".join(parts[first:])
+
+
 def _matches(ctx: ExecutionContext, pattern: str) -> list[str]:
-    """The files a glob pattern finds, by Glob's walk rules; ToolError when none."""
-    raise ToolError(ErrorCode.INVALID_ARGUMENT, f"glob patterns are not supported yet: {pattern}")
+    """The files a glob pattern finds by Glob's walk rules, in path order; ToolError when none."""
+    from .._walk.rules import visible_files
+
+    base, rest = _split(_absolute(ctx, pattern))
+    directory = resolve_path(ctx, base, param="paths")
+    if not directory.is_dir:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"No files match {pattern}: {directory.display} is not a directory")
+    authorize(ctx, "ReadMany", directory.path)
+    found = sorted(visible_files(ctx, "ReadMany", directory.path, glob=rest).paths)
+    if not found:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"No files match {pattern}")
+    return found
 
 
 def _read(ctx: ExecutionContext, path: str, limit: int) -> _Part:
@@ -122,45 +147,6 @@ def _forget(ctx: ExecutionContext, part: _Part) -> None:
         ctx.forget_read(part.canonical)
     else:
         ctx.record_read(part.canonical, part.before)
-
-
-class _Reader:
-    """Each file's part in order, read on the pool up to WORKERS * 2 files ahead of the one being placed."""
-
-    def __init__(
-        self, ctx: ExecutionContext, files: Iterator[_Part | str], limit: int, pool: ThreadPoolExecutor | None
-    ) -> None:
-        self._ctx, self._files, self._limit, self._pool = ctx, files, limit, pool
-        self._window: deque[tuple[str, Future[_Part] | _Part]] = deque()
-
-    def _fill(self) -> None:
-        while len(self._window) <= WORKERS * 2:
-            item = next(self._files, None)
-            if item is None:
-                return
-            if isinstance(item, _Part):
-                self._window.append((item.path, item))
-            elif self._pool is None:
-                self._window.append((item, _read(self._ctx, item, self._limit)))
-            else:
-                self._window.append((item, self._pool.submit(_read, self._ctx, item, self._limit)))
-
-    def __iter__(self) -> Iterator[_Part]:
-        self._fill()
-        while self._window:
-            _, pending = self._window.popleft()
-            yield pending.result() if isinstance(pending, Future) else pending
-            self._fill()
-
-    def rest(self) -> list[str]:
-        """The files not yet placed; those read ahead have their read records put back."""
-        names = []
-        for name, pending in self._window:
-            if isinstance(pending, Future) and not pending.cancel():
-                _forget(self._ctx, pending.result())
-            names.append(name)
-        self._window.clear()
-        return names + [item if isinstance(item, str) else item.path for item in self._files]
 
 
 @dataclass
@@ -212,14 +198,20 @@ def _read_many(ctx: ExecutionContext, paths: list[str], limit: int, max_chars: i
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "paths is empty: give files or glob patterns to read")
     answer = _Answer()
     budget = max_chars - NOTICE_ROOM
+    def read(item: _Part | str) -> _Part:
+        return item if isinstance(item, _Part) else _read(ctx, item, limit)
+
     with ThreadPoolExecutor(WORKERS, thread_name_prefix="fstools-readmany") as pool:
-        reader = _Reader(ctx, _files(ctx, paths), limit, pool)
-        for part in reader:
+        reader = Ahead(pool, read, _files(ctx, paths), WORKERS * 2)
+        for _, part in reader:
             if not _place(answer, part, budget):
                 _forget(ctx, part)
                 answer.left_out.append(part.path)
                 break
-        answer.left_out += reader.rest()
+        read_ahead, rest = reader.rest()
+    for part in read_ahead:  # read, but not shown: not read as far as a later write is concerned
+        _forget(ctx, part)
+    answer.left_out += [item if isinstance(item, str) else item.path for item in rest]
     output = "\n\n".join(answer.blocks)
     meta: dict[str, object] = {
         "files": answer.shown,

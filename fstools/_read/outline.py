@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .._content.encodings import SNIFF_BYTES, looks_binary
@@ -26,10 +26,12 @@ from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .._syntax.languages import LANGUAGES, Language, language_for_path
 from .._syntax.outline import Symbol, definitions, supports
+from .ahead import Ahead
 
 MAX_OUTLINE_CHARS = 100_000
 MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a larger file is generated or data: not parsed
 NOTICE_ROOM = 300
+PARSERS = 2  # threads parsing a directory's files: tree-sitter parses without the GIL
 
 
 @dataclass(frozen=True)
@@ -116,13 +118,12 @@ def _source_files(ctx: ExecutionContext, directory: SafePath) -> list[str]:
     return paths
 
 
-def _outlines(ctx: ExecutionContext, paths: list[str]) -> Iterator[FileOutline | None]:
-    """Each file's outline, or None for one that cannot be outlined (gone, binary, too large, refused)."""
-    for path in paths:
-        try:
-            yield outline_file(resolve_path(ctx, path, param="path"))
-        except ToolError:
-            yield None
+def _outline_of(ctx: ExecutionContext, path: str) -> FileOutline | None:
+    """A file's outline, or None for one that cannot be outlined (gone, binary, too large, refused)."""
+    try:
+        return outline_file(resolve_path(ctx, path, param="path"))
+    except ToolError:
+        return None
 
 
 def _outline_directory(ctx: ExecutionContext, directory: SafePath) -> ToolResult:
@@ -131,20 +132,21 @@ def _outline_directory(ctx: ExecutionContext, directory: SafePath) -> ToolResult
     symbols: list[dict[str, object]] = []
     used, outlined, unreadable = 0, 0, 0
     budget = MAX_OUTLINE_CHARS - NOTICE_ROOM
-    for found in _outlines(ctx, paths):
-        if found is None:
-            unreadable += 1
-            continue
-        if not found.symbols:
+    with ThreadPoolExecutor(PARSERS, thread_name_prefix="fstools-outline") as pool:
+        files = Ahead(pool, lambda path: _outline_of(ctx, path), iter(paths), PARSERS * 2)
+        for _, found in files:
+            if found is None:
+                unreadable += 1
+                continue
+            block = f"{found.path}\n{found.text()}"
+            if found.symbols and used + len(block) + 2 > budget:
+                break
             outlined += 1
-            continue
-        block = f"{found.path}\n{found.text()}"
-        if used + len(block) + 2 > budget:
-            break
-        blocks.append(block)
-        used += len(block) + 2
-        outlined += 1
-        symbols += [{**symbol.as_dict(), "file": found.path} for symbol in found.symbols]
+            if found.symbols:  # a file without definitions is counted, not shown
+                blocks.append(block)
+                used += len(block) + 2
+                symbols += [{**symbol.as_dict(), "file": found.path} for symbol in found.symbols]
+        files.rest()
     left = len(paths) - outlined - unreadable
     output = "\n\n".join(blocks) or f"(no definitions found in the source files under {directory.display})"
     meta: dict[str, object] = {
