@@ -142,3 +142,37 @@ def test_a_denied_file_is_one_line(project, mixed):
     r = read_many(["src/win.txt", "src/empty.txt"], ctx=ctx)
     assert r.output.split("\n\n")[0].startswith(f"==> {project}/src/win.txt <== (")
     assert r.metadata["skipped"][0]["error_code"] == "permission_denied" and os.fspath(mixed["empty"]) in r.output
+
+
+def test_glob_patterns_expand_by_globs_walk_rules_in_path_order(project, ctx):
+    made = [
+        write(project / "src/b.py", "b = 1\n"),
+        write(project / "src/a.py", "a = 1\n"),
+        write(project / "src/pkg/c.py", "c = 1\n"),
+        write(project / "src/notes.txt", "n\n"),
+    ]
+    write(project / "src/.hidden.py", "h = 1\n")
+    write(project / "src/build/gen.py", "g = 1\n")
+    write(project / ".gitignore", "src/build/\n")
+    write(project / "node_modules/x/index.py", "x = 1\n")
+    (project / ".git").mkdir()
+    r = read_many(["src/**/*.py", "src/notes.txt", str(project / "src/*.py")], ctx=ctx)
+    expected = [made[1], made[0], made[2], made[3]]  # path order; src/*.py adds nothing new
+    assert r.metadata["files"] == [str(p) for p in expected]
+    assert r.output == "\n\n".join(_expected(ctx, p) for p in expected)
+
+
+def test_a_pattern_that_finds_nothing_is_one_line(project, ctx, mixed):
+    r = read_many(["src/*.rs", "nowhere/*.py", "src/empty.txt"], ctx=ctx)
+    assert r.output.split("\n\n")[:2] == [
+        "==> src/*.rs <== (No files match src/*.rs)",
+        f"==> nowhere/*.py <== (No files match nowhere/*.py: {project}/nowhere is not a directory)",
+    ]
+    assert r.metadata["files"] == [str(mixed["empty"])]
+
+
+def test_a_pattern_never_reads_a_secret(project, ctx):
+    write(project / "conf/app.ini", "a = 1\n")
+    write(project / "conf/id_rsa", "PRIVATE KEY\n")
+    r = read_many(["conf/*"], ctx=ctx)
+    assert r.metadata["files"] == [str(project / "conf/app.ini")] and "PRIVATE" not in r.output
