@@ -139,6 +139,16 @@ def _read(ctx: ExecutionContext, path: str, limit: int) -> _Part:
     return part
 
 
+def _size(item: _Part | str) -> int:
+    """About what a file's block will hold: its size (0 for what cannot be stat'ed: it fails fast)."""
+    if isinstance(item, _Part):
+        return 0
+    try:
+        return os.stat(item).st_size
+    except OSError:
+        return 0
+
+
 def _forget(ctx: ExecutionContext, part: _Part) -> None:
     """Put back the read record a part not shown had before this call read it."""
     if part.canonical is None:
@@ -198,11 +208,12 @@ def _read_many(ctx: ExecutionContext, paths: list[str], limit: int, max_chars: i
         raise ToolError(ErrorCode.INVALID_ARGUMENT, "paths is empty: give files or glob patterns to read")
     answer = _Answer()
     budget = max_chars - NOTICE_ROOM
+
     def read(item: _Part | str) -> _Part:
         return item if isinstance(item, _Part) else _read(ctx, item, limit)
 
     with ThreadPoolExecutor(WORKERS, thread_name_prefix="fstools-readmany") as pool:
-        reader = Ahead(pool, read, _files(ctx, paths), WORKERS * 2)
+        reader = Ahead(pool, read, _files(ctx, paths), WORKERS * 2, weigh=_size, capacity=max_chars)
         for _, part in reader:
             if not _place(answer, part, budget):
                 _forget(ctx, part)
