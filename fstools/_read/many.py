@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._core.context import ExecutionContext, ReadRecord
 from .._core.errors import ErrorCode, ToolError, error_from_oserror
@@ -37,6 +38,7 @@ MAX_PATHS = 1_000  # entries of `paths`; a pattern may find more files
 MAX_FILES = 1_000  # files one call considers, patterns expanded
 NOTICE_ROOM = 1_500  # kept free for the closing notice
 WORKERS = 4
+MAX_IMAGES = 10  # image files and PDF page images a call sends (Read sends at most 5 page images)
 _GLOB_CHARS = frozenset("*?[{")
 _TOO_MANY = ToolError(
     ErrorCode.INVALID_ARGUMENT, f"more than {MAX_FILES} files: the rest are not read; narrow the patterns"
@@ -165,6 +167,7 @@ class _Answer:
     shown: list[str] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
+    images: list[Any] = field(default_factory=list)  # the shown files' images, in order
     used: int = 0
 
 
@@ -172,9 +175,11 @@ def _place(answer: _Answer, part: _Part, budget: int) -> bool:
     """Add `part` if it fits in `budget`; False (nothing added) if not."""
     block = part.block
     cost = len(block) + (2 if answer.blocks else 0)
-    if answer.used + cost > budget:
+    images = _images_of(part)
+    if answer.used + cost > budget or len(answer.images) + len(images) > MAX_IMAGES:
         return False
     answer.blocks.append(block)
+    answer.images += images
     answer.used += cost
     if part.error is None:
         answer.shown.append(part.path)
@@ -183,12 +188,17 @@ def _place(answer: _Answer, part: _Part, budget: int) -> bool:
     return True
 
 
+def _images_of(part: _Part) -> list[Any]:
+    """The images Read returned for the part's file (an image, a PDF's page images)."""
+    return list(getattr(part.result, "images", None) or ()) if part.result is not None else []
+
+
 def _notice(ctx: ExecutionContext, answer: _Answer, max_chars: int, room: int) -> str:
     """The closing notice: how many files did not fit, and the Read call of each that `room` can name."""
     left = answer.left_out
     head = (
-        f"[{len(left)} file(s) not shown: the output would pass {setting(ctx, 'max_chars', max_chars)}. "
-        "Read each with Read:"
+        f"[{len(left)} file(s) not shown: the output would pass {setting(ctx, 'max_chars', max_chars)} "
+        f"or {MAX_IMAGES} images. Read each with Read:"
     )
     lines = [head]
     used = len(head)
