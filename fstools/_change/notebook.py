@@ -21,10 +21,9 @@ from .._core.hardlinks import note_hard_links
 from .._core.outputs import DIFF, DRY_RUN, FILE_PATH, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
-from .._core.tool import FileTool
 from .diff import unified_diff, whole_text_changes
 from .guard import load, require_fresh_read, save
 from .nbjson import (
@@ -177,45 +176,7 @@ def _parse(data: bytes, target: SafePath) -> tuple[str, NotebookText]:
         ) from None
 
 
-def _notebook_edit(
-    ctx: ExecutionContext,
-    notebook_path: str,
-    new_source: str,
-    cell_id: str | None,
-    cell_type: str | None,
-    edit_mode: str,
-) -> ToolResult:
-    target = resolve_file_path(ctx, notebook_path, param="notebook_path")
-    if not target.path.lower().endswith(".ipynb"):
-        raise ToolError(
-            ErrorCode.INVALID_ARGUMENT, f"Not a Jupyter notebook (.ipynb): {target.display}; use Edit for other files"
-        )
-    seen = load(ctx, target, max_bytes=ctx.max_media_bytes)
-    if seen is None:
-        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
-    if seen.data is None:
-        raise ToolError(ErrorCode.FILE_TOO_LARGE, f"Notebook too large to edit: {target.display}")
-    require_fresh_read(ctx, target, seen)
-    bom, nb = _parse(seen.data, target)
-    where = _locate(nb, cell_id, edit_mode, target.display)
-    splices, described = _splices(nb, where, new_source, cell_type)
-    data = (bom + apply(nb.text, splices)).encode("utf-8")
-    diff = _cell_diff(nb, where, new_source, target.display)
-    name = described.pop("new_id", None) or (
-        f"cell-{where.index}" if where.edit_mode == "insert" else _cell_name(nb, where.index)
-    )
-    meta = {"file_path": target.path, "cell_id": name, "cell_index": where.index, "edit_mode": where.edit_mode}
-    meta.update(described, diff=diff)
-    authorize(ctx, "NotebookEdit", target.path, diff)
-    verb = {"replace": "Replaced", "insert": "Inserted", "delete": "Deleted"}[where.edit_mode]
-    summary = f"{verb} cell {name} ({described['cell_type']}) in {target.display}"
-    if ctx.dry_run:
-        return ToolResult.ok(f"[Dry Run] {summary}\n{diff}", bytes_written=len(data), dry_run=True, **meta)
-    written, _ = save(ctx, target, data, seen)
-    return ToolResult.ok(f"{summary}\n{diff}", bytes_written=len(data), in_place=written.in_place, **meta)
-
-
-NOTEBOOK_EDIT_SPEC = ToolSpec(
+@tool(
     name="NotebookEdit",
     description=(
         "Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb). notebook_path must be absolute. "
@@ -226,7 +187,7 @@ NOTEBOOK_EDIT_SPEC = ToolSpec(
         "byte for byte."
     ),
     parameters=(
-        ToolParameter("notebook_path", "string", "The absolute path to the notebook to edit", required=True),
+        ToolParameter("notebook_path", "string", "The absolute path to the notebook to edit", required=True, path=True),
         ToolParameter(
             "new_source", "string", "The new source of the cell (ignored by delete)", required=True, text=True
         ),
@@ -249,9 +210,9 @@ NOTEBOOK_EDIT_SPEC = ToolSpec(
         "Replace, insert or delete one cell of a notebook (NOTEBOOK_PATH, read first) with NEW_SOURCE; the rest "
         "of the file stays byte for byte. --dry-run shows the cell's diff and writes nothing."
     ),
-    run=note_hard_links(_notebook_edit),
     read_only=False,
     destructive=True,
+    answers_to=("Edit",),
     results=(
         FILE_PATH,
         ResultField("cell_id", "string", "The cell edited, inserted or deleted: its id, or cell-N", always=True),
@@ -264,9 +225,7 @@ NOTEBOOK_EDIT_SPEC = ToolSpec(
         DRY_RUN,
     ),
 )
-
-
-@tool_function(NOTEBOOK_EDIT_SPEC)
+@note_hard_links
 def notebook_edit(
     notebook_path: str,
     new_source: str,
@@ -277,10 +236,32 @@ def notebook_edit(
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """Replace, insert or delete one cell of a Jupyter notebook."""
-    return invoke_public(NOTEBOOK_EDIT_SPEC, ctx, locals())
-
-
-class NotebookEditTool(FileTool):
-    """NotebookEdit as an agent tool: schema, validation and async execution from NOTEBOOK_EDIT_SPEC."""
-
-    spec = NOTEBOOK_EDIT_SPEC
+    ctx = session(ctx)
+    target = resolve_file_path(ctx, notebook_path, param="notebook_path")
+    if not target.path.lower().endswith(".ipynb"):
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT, f"Not a Jupyter notebook (.ipynb): {target.display}; use Edit for other files"
+        )
+    seen = load(ctx, target, max_bytes=ctx.max_media_bytes)
+    if seen is None:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
+    if seen.data is None:
+        raise ToolError(ErrorCode.FILE_TOO_LARGE, f"Notebook too large to edit: {target.display}")
+    require_fresh_read(ctx, target, seen)
+    bom, nb = _parse(seen.data, target)
+    where = _locate(nb, cell_id, edit_mode, target.display)
+    splices, described = _splices(nb, where, new_source, cell_type)
+    data = (bom + apply(nb.text, splices)).encode("utf-8")
+    diff = _cell_diff(nb, where, new_source, target.display)
+    name = described.pop("new_id", None) or (
+        f"cell-{where.index}" if where.edit_mode == "insert" else _cell_name(nb, where.index)
+    )
+    meta = {"file_path": target.path, "cell_id": name, "cell_index": where.index, "edit_mode": where.edit_mode}
+    meta.update(described, diff=diff)
+    authorize(ctx, notebook_edit.spec, target.path, diff)
+    verb = {"replace": "Replaced", "insert": "Inserted", "delete": "Deleted"}[where.edit_mode]
+    summary = f"{verb} cell {name} ({described['cell_type']}) in {target.display}"
+    if ctx.dry_run:
+        return ToolResult.ok(f"[Dry Run] {summary}\n{diff}", bytes_written=len(data), dry_run=True, **meta)
+    written, _ = save(ctx, target, data, seen)
+    return ToolResult.ok(f"{summary}\n{diff}", bytes_written=len(data), in_place=written.in_place, **meta)

@@ -16,20 +16,18 @@ import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
 from .._core.context import ExecutionContext, ReadRecord
 from .._core.errors import ErrorCode, ToolError, error_from_oserror
 from .._core.hints import setting
 from .._core.outputs import NOTICE, TRUNCATED, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import absolute_path, resolve_path
-from .._core.public import invoke_public, tool_function
-from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
-from .._core.tool import FileTool
+from .._core.paths import SafePath, absolute_path, resolve_path
+from .._core.permissions import authorize
+from .._core.public import session, tool
+from .._core.result import Image, ToolResult
 from .ahead import Ahead
-from .tool import DEFAULT_LIMIT, MAX_LIMIT, READ_SPEC
+from .tool import DEFAULT_LIMIT, MAX_LIMIT, read_target, readable
 
 DEFAULT_MAX_CHARS = 100_000
 MIN_MAX_CHARS = 2_000
@@ -43,6 +41,7 @@ _GLOB_CHARS = frozenset("*?[{")
 _TOO_MANY = ToolError(
     ErrorCode.INVALID_ARGUMENT, f"more than {MAX_FILES} files: the rest are not read; narrow the patterns"
 )
+_REFUSALS = (ErrorCode.PERMISSION_DENIED, ErrorCode.USER_REJECTED)  # a policy's answer: the call's, not a file's
 # What a refusal says in one line (the rest of Read's message names the path again).
 _REASONS = {
     ErrorCode.FILE_NOT_FOUND: "not found",
@@ -58,9 +57,9 @@ class _Part:
     """One file's place in the answer: its block of text, or why it could not be read."""
 
     path: str  # as shown in the header
+    target: SafePath | None = None  # checked and authorized, to be read
     text: str = ""
     error: ToolError | None = None
-    canonical: str | None = None
     before: ReadRecord | None = None  # the read record it had before this call read it
     result: ToolResult | None = field(default=None, repr=False)
 
@@ -81,27 +80,40 @@ def _absolute(ctx: ExecutionContext, raw: str) -> str:
     return raw if os.path.isabs(raw) else os.path.join(ctx.working_dir, raw)
 
 
-def _files(ctx: ExecutionContext, paths: list[str]) -> Iterator[_Part | str]:
-    """The files `paths` names, in order, each once: a path, or a part already failed."""
+def _files(ctx: ExecutionContext, paths: list[str]) -> Iterator[_Part]:
+    """The files `paths` names, in order, each once, checked and authorized: a part to read, or one
+    already failed. A permission rule that refuses a file refuses the call (ToolError)."""
     if len(paths) > MAX_PATHS:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"paths holds {len(paths)} entries; at most {MAX_PATHS} a call")
     seen: set[str] = set()
-    count = 0
     for raw in paths:
         try:
-            found = _matches(ctx, raw) if _is_pattern(raw) else [absolute_path(ctx, _absolute(ctx, raw), param="paths")]
+            found = _matches(ctx, raw) if _is_pattern(raw) else [_absolute(ctx, raw)]
         except ToolError as exc:
+            if exc.code in _REFUSALS:
+                raise
             yield _Part(raw, error=exc)
             continue
-        for path in found:
-            key = os.path.normpath(path)
-            if key not in seen:
-                seen.add(key)
-                count += 1
-                if count > MAX_FILES:
-                    yield _Part(raw, error=_TOO_MANY)
-                    return
-                yield path
+        for path in found:  # each file is authorized (a pattern's directory is not: its files are)
+            part = _checked(ctx, path)
+            key = part.target.path if part.target is not None else os.path.normpath(path)
+            if key in seen:
+                continue
+            seen.add(key)
+            if len(seen) > MAX_FILES:
+                yield _Part(raw, error=_TOO_MANY)
+                return
+            yield part
+
+
+def _checked(ctx: ExecutionContext, path: str) -> _Part:
+    """The file at `path` as Read checks it, authorized for this call; a failed part if it cannot be read."""
+    try:
+        target = readable(ctx, absolute_path(ctx, path, param="paths"))
+    except ToolError as exc:
+        return _Part(path, error=exc)
+    authorize(ctx, read_many.spec, target.path)  # a deny (or a refusal when asked) refuses the call
+    return _Part(target.display, target, before=ctx.read_record(target.path))
 
 
 def _split(pattern: str) -> tuple[str, str]:
@@ -119,46 +131,41 @@ def _matches(ctx: ExecutionContext, pattern: str) -> list[str]:
     directory = resolve_path(ctx, base, param="paths")
     if not directory.is_dir:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"No files match {pattern}: {directory.display} is not a directory")
-    authorize(ctx, "ReadMany", directory.path)
-    found = sorted(visible_files(ctx, "ReadMany", directory.path, glob=rest).paths)
+    found = sorted(visible_files(ctx, read_many.spec, directory.path, glob=rest).paths)
     if not found:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"No files match {pattern}")
     return found
 
 
-def _read(ctx: ExecutionContext, path: str, limit: int) -> _Part:
-    """One file as Read shows it (never raises: a refusal is the part's error)."""
+def _read(ctx: ExecutionContext, part: _Part, limit: int) -> _Part:
+    """The part's file as Read shows it (never raises: a failure is the part's error)."""
+    if part.target is None:
+        return part
     try:
-        target = resolve_path(ctx, path, param="paths")
-        part = _Part(target.display, canonical=target.path, before=ctx.read_record(target.path))
-        authorize(ctx, "ReadMany", target.path)
-        result = READ_SPEC.run(ctx, file_path=path, offset=1, limit=limit, pages=None, page_images="auto")
+        result = read_target(ctx, part.target, limit=limit)
     except ToolError as exc:
-        return _Part(path, error=exc)
+        part.error = exc
     except OSError as exc:
-        return _Part(path, error=error_from_oserror(exc, path))
-    part.text, part.result = result.output, result
+        part.error = error_from_oserror(exc, part.path)
+    else:
+        part.text, part.result = result.output, result
     return part
 
 
-def _size(item: _Part | str) -> int:
-    """About what a file's block will hold: its size (0 for what cannot be stat'ed: it fails fast)."""
-    if isinstance(item, _Part):
-        return 0
-    try:
-        return os.stat(item).st_size
-    except OSError:
-        return 0
+def _size(part: _Part) -> int:
+    """About what a file's block will hold: its size."""
+    st = part.target.stat if part.target is not None else None
+    return st.st_size if st is not None else 0
 
 
 def _forget(ctx: ExecutionContext, part: _Part) -> None:
     """Put back the read record a part not shown had before this call read it."""
-    if part.canonical is None:
+    if part.target is None:
         return
     if part.before is None:
-        ctx.forget_read(part.canonical)
+        ctx.forget_read(part.target.path)
     else:
-        ctx.record_read(part.canonical, part.before)
+        ctx.record_read(part.target.path, part.before)
 
 
 @dataclass
@@ -167,7 +174,7 @@ class _Answer:
     shown: list[str] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
-    images: list[Any] = field(default_factory=list)  # the shown files' images, in order
+    images: list[Image] = field(default_factory=list)  # the shown files' images, in order
     used: int = 0
 
 
@@ -188,9 +195,25 @@ def _place(answer: _Answer, part: _Part, budget: int) -> bool:
     return True
 
 
-def _images_of(part: _Part) -> list[Any]:
+def _fill(ctx: ExecutionContext, answer: _Answer, reader: Ahead[_Part, _Part], budget: int) -> None:
+    """Place the parts in order until one does not fit; a refused call shows nothing, so reads nothing."""
+    placed: list[_Part] = []
+    try:
+        for _, part in reader:
+            if not _place(answer, part, budget):
+                _forget(ctx, part)
+                answer.left_out.append(part.path)
+                return
+            placed.append(part)
+    except ToolError:
+        for part in placed:
+            _forget(ctx, part)
+        raise
+
+
+def _images_of(part: _Part) -> list[Image]:
     """The images Read returned for the part's file (an image, a PDF's page images)."""
-    return list(getattr(part.result, "images", None) or ()) if part.result is not None else []
+    return list(part.result.images) if part.result is not None else []
 
 
 def _notice(ctx: ExecutionContext, answer: _Answer, max_chars: int, room: int) -> str:
@@ -213,44 +236,7 @@ def _notice(ctx: ExecutionContext, answer: _Answer, max_chars: int, room: int) -
     return "\n".join(lines)
 
 
-def _read_many(ctx: ExecutionContext, paths: list[str], limit: int, max_chars: int) -> ToolResult:
-    if not paths:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, "paths is empty: give files or glob patterns to read")
-    answer = _Answer()
-    budget = max_chars - NOTICE_ROOM
-
-    def read(item: _Part | str) -> _Part:
-        return item if isinstance(item, _Part) else _read(ctx, item, limit)
-
-    with ThreadPoolExecutor(WORKERS, thread_name_prefix="fstools-readmany") as pool:
-        reader = Ahead(pool, read, _files(ctx, paths), WORKERS * 2, weigh=_size, capacity=max_chars)
-        for _, part in reader:
-            if not _place(answer, part, budget):
-                _forget(ctx, part)
-                answer.left_out.append(part.path)
-                break
-        read_ahead, rest = reader.rest()
-    for part in read_ahead:  # read, but not shown: not read as far as a later write is concerned
-        _forget(ctx, part)
-    answer.left_out += [item if isinstance(item, str) else item.path for item in rest]
-    output = "\n\n".join(answer.blocks)
-    meta: dict[str, object] = {
-        "files": answer.shown,
-        "skipped": answer.skipped,
-        "not_shown": answer.left_out,
-        "count": len(answer.shown) + len(answer.skipped) + len(answer.left_out),
-        "truncated": bool(answer.left_out),
-        "limit": limit,
-        "max_chars": max_chars,
-    }
-    if answer.left_out:
-        notice = _notice(ctx, answer, max_chars, max_chars - answer.used - 2)
-        meta["notice"] = notice
-        output = f"{output}\n\n{notice}" if output else notice
-    return ToolResult.ok(output, **meta)
-
-
-READ_MANY_SPEC = ToolSpec(
+@tool(
     name="ReadMany",
     description=(
         "Reads several files in one call: paths is a list of absolute or relative paths and glob patterns "
@@ -265,6 +251,7 @@ READ_MANY_SPEC = ToolSpec(
             "array",
             "Files and glob patterns to read, absolute or relative to the working directory",
             required=True,
+            path=True,
         ),
         ToolParameter(
             "limit", "integer", "Lines to read of each text file", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
@@ -282,8 +269,8 @@ READ_MANY_SPEC = ToolSpec(
         "Print several files (PATHS: files and glob patterns), each under a '==> path <==' header with Read's "
         "numbered lines; the output stops before --max-chars and names the files left out."
     ),
-    run=_read_many,
     read_only=True,
+    answers_to=("Read",),
     results=(
         ResultField("files", "array", "The files shown, in order", always=True),
         ResultField("skipped", "array", "Files not read, each with path, error_code and error", always=True),
@@ -293,9 +280,6 @@ READ_MANY_SPEC = ToolSpec(
         NOTICE,
     ),
 )
-
-
-@tool_function(READ_MANY_SPEC)
 def read_many(
     paths: list[str],
     *,
@@ -304,10 +288,35 @@ def read_many(
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """Read several files and glob patterns at once, each as Read shows it."""
-    return invoke_public(READ_MANY_SPEC, ctx, locals())
+    ctx = session(ctx)
+    if not paths:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "paths is empty: give files or glob patterns to read")
+    answer = _Answer()
+    budget = max_chars - NOTICE_ROOM
 
-
-class ReadManyTool(FileTool):
-    """ReadMany as an agent tool: schema, validation and async execution from READ_MANY_SPEC."""
-
-    spec = READ_MANY_SPEC
+    with ThreadPoolExecutor(WORKERS, thread_name_prefix="fstools-readmany") as pool:
+        reader = Ahead(
+            pool, lambda part: _read(ctx, part, limit), _files(ctx, paths), WORKERS * 2, weigh=_size, capacity=max_chars
+        )
+        try:
+            _fill(ctx, answer, reader, budget)
+        finally:  # read but not shown (or the call refused): not read as far as a later write is concerned
+            read_ahead, rest = reader.rest()
+            for part in read_ahead:
+                _forget(ctx, part)
+    answer.left_out += [part.path for part in rest]
+    output = "\n\n".join(answer.blocks)
+    meta: dict[str, object] = {
+        "files": answer.shown,
+        "skipped": answer.skipped,
+        "not_shown": answer.left_out,
+        "count": len(answer.shown) + len(answer.skipped) + len(answer.left_out),
+        "truncated": bool(answer.left_out),
+        "limit": limit,
+        "max_chars": max_chars,
+    }
+    if answer.left_out:
+        notice = _notice(ctx, answer, max_chars, max_chars - answer.used - 2)
+        meta["notice"] = notice
+        output = f"{output}\n\n{notice}" if output else notice
+    return ToolResult(True, output, metadata=meta, images=answer.images)

@@ -20,10 +20,9 @@ from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.outputs import NOTICE, TRUNCATED, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_path
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
-from .._core.tool import FileTool
 from .._syntax.languages import LANGUAGES, Language, language_for_path
 from .._syntax.outline import Symbol, definitions, supports
 from .ahead import Ahead
@@ -89,11 +88,46 @@ def outline_file(target: SafePath, data: bytes | None = None) -> FileOutline:
     return FileOutline(target.display, language, symbols)
 
 
-def _outline(ctx: ExecutionContext, path: str | None) -> ToolResult:
+@tool(
+    name="Outline",
+    description=(
+        "Lists the definitions in a source file (classes, functions, methods, structs, interfaces, Rust impl "
+        "blocks, ...) nested, one per line with its line range: '  12-40  class Parser' then "
+        "'  14-20    def feed(self, data)'. For a directory, the outline of each source file under it "
+        "(ignored, hidden and build folders left out), up to 100,000 characters with a notice. Use it to find "
+        'where things are before reading; Read with symbol="Parser.feed" then shows one definition.'
+    ),
+    parameters=(
+        ToolParameter(
+            "path", "string", "Absolute path of the file or directory (default: the working directory)", path=True
+        ),
+    ),
+    cli_help="Print the definitions of a source file (or of every source file under a directory) with their lines.",
+    read_only=True,
+    answers_to=("Read",),
+    results=(
+        ResultField("path", "string", "The file or directory outlined", always=True),
+        ResultField("language", "string", "The file's language (a file)"),
+        ResultField(
+            "symbols",
+            "array",
+            "Each definition: name, kind, start_line, end_line, parent (and file, for a directory)",
+            always=True,
+        ),
+        ResultField("count", "integer", "Definitions listed", always=True),
+        ResultField("files", "integer", "Files outlined", always=True),
+        ResultField("files_left_out", "integer", "Source files not outlined: the output limit was reached"),
+        TRUNCATED,
+        NOTICE,
+    ),
+)
+def outline(path: str | None = None, *, ctx: ExecutionContext | None = None) -> ToolResult:
+    """List the definitions of a source file, or of the source files under a directory."""
+    ctx = session(ctx)
     target = resolve_path(ctx, path if path is not None else ctx.working_dir, param="path")
     if not target.exists:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
-    authorize(ctx, "Outline", target.path)
+    authorize(ctx, outline.spec, target.path)
     if target.is_dir:
         return _outline_directory(ctx, target)
     found = outline_file(target)
@@ -113,7 +147,7 @@ def _source_files(ctx: ExecutionContext, directory: SafePath) -> list[str]:
     """The files of `directory` a Glob-style walk shows whose kind has an outline, in path order."""
     from .._walk.rules import visible_files
 
-    listing = visible_files(ctx, "Outline", directory.path)
+    listing = visible_files(ctx, outline.spec, directory.path)
     paths = sorted(p for p in listing.paths if (lang := language_for_path(p)) is not None and supports(lang))
     return paths
 
@@ -165,48 +199,3 @@ def _outline_directory(ctx: ExecutionContext, directory: SafePath) -> ToolResult
         meta["notice"] = notice
         output += "\n\n" + notice
     return ToolResult.ok(output, **meta)
-
-
-OUTLINE_SPEC = ToolSpec(
-    name="Outline",
-    description=(
-        "Lists the definitions in a source file (classes, functions, methods, structs, interfaces, Rust impl "
-        "blocks, ...) nested, one per line with its line range: '  12-40  class Parser' then "
-        "'  14-20    def feed(self, data)'. For a directory, the outline of each source file under it "
-        "(ignored, hidden and build folders left out), up to 100,000 characters with a notice. Use it to find "
-        'where things are before reading; Read with symbol="Parser.feed" then shows one definition.'
-    ),
-    parameters=(
-        ToolParameter("path", "string", "Absolute path of the file or directory (default: the working directory)"),
-    ),
-    cli_help="Print the definitions of a source file (or of every source file under a directory) with their lines.",
-    run=_outline,
-    read_only=True,
-    results=(
-        ResultField("path", "string", "The file or directory outlined", always=True),
-        ResultField("language", "string", "The file's language (a file)"),
-        ResultField(
-            "symbols",
-            "array",
-            "Each definition: name, kind, start_line, end_line, parent (and file, for a directory)",
-            always=True,
-        ),
-        ResultField("count", "integer", "Definitions listed", always=True),
-        ResultField("files", "integer", "Files outlined", always=True),
-        ResultField("files_left_out", "integer", "Source files not outlined: the output limit was reached"),
-        TRUNCATED,
-        NOTICE,
-    ),
-)
-
-
-@tool_function(OUTLINE_SPEC)
-def outline(path: str | None = None, *, ctx: ExecutionContext | None = None) -> ToolResult:
-    """List the definitions of a source file, or of the source files under a directory."""
-    return invoke_public(OUTLINE_SPEC, ctx, locals())
-
-
-class OutlineTool(FileTool):
-    """Outline as an agent tool: schema, validation and async execution from OUTLINE_SPEC."""
-
-    spec = OUTLINE_SPEC

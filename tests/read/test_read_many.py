@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pytest
@@ -136,12 +135,23 @@ def test_bad_arguments(project, ctx):
     assert read_many(["a.txt"], ctx=ctx, max_chars=10).error_code == "invalid_argument"
 
 
-def test_a_denied_file_is_one_line(project, mixed):
-    rules = fstools.PermissionManager([fstools.PermissionRule("ReadMany", "**/win.txt", "deny")])
+def test_a_permission_rule_that_refuses_a_file_refuses_the_call_and_reads_nothing(project, mixed):
+    rules = fstools.PermissionManager([fstools.PermissionRule("Read", "**/win.txt", "deny")])  # Read's rules apply
     ctx = fstools.ExecutionContext(working_dir=str(project), permissions=rules)
-    r = read_many(["src/win.txt", "src/empty.txt"], ctx=ctx)
-    assert r.output.split("\n\n")[0].startswith(f"==> {project}/src/win.txt <== (")
-    assert r.metadata["skipped"][0]["error_code"] == "permission_denied" and os.fspath(mixed["empty"]) in r.output
+    r = read_many(["src/empty.txt", "src/app.py", "src/win.txt"], ctx=ctx)
+    assert r.error_code == "permission_denied" and "win.txt" in r.error
+    assert ctx.read_record(str(mixed["empty"])) is None and ctx.read_record(str(mixed["code"])) is None
+
+
+def test_images_travel_as_image_content_up_to_ten(project, ctx, mixed):
+    r = read_many(["img/dot.png", "src/empty.txt"], ctx=ctx)
+    assert [image.mime_type for image in r.images] == ["image/png"]
+    blocks = r.to_content("anthropic")
+    assert [b["type"] for b in blocks] == ["text", "image"] and blocks[1]["source"]["data"] == r.images[0].data
+    pngs = [write(project / f"many/p{i:02}.png", _png()) for i in range(12)]
+    r = read_many([str(p) for p in pngs], ctx=ctx)
+    assert len(r.images) == 10 and r.metadata["not_shown"] == [str(p) for p in pngs[10:]]
+    assert "or 10 images" in r.metadata["notice"]
 
 
 def test_glob_patterns_expand_by_globs_walk_rules_in_path_order(project, ctx):
