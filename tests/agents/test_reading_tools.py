@@ -79,7 +79,11 @@ def test_the_new_tools_over_mcp(in_project):
     assert listed["NotebookEdit"].annotations.read_only_hint is False
     assert not many.is_error and f"==> {in_project}/src/app.py <==\n     1\tclass App:" in text(many)
     assert [block.type for block in many.content] == ["text", "image"]  # the PNG as an image block
-    assert many.structured_content["files"] == [f"{in_project}/src/app.py", f"{in_project}/src/util.py", f"{in_project}/dot.png"]
+    assert many.structured_content["files"] == [
+        f"{in_project}/src/app.py",
+        f"{in_project}/src/util.py",
+        f"{in_project}/dot.png",
+    ]
     assert "  1-3  class App\n  2-3    def run(self)" in text(outline)
     assert outline.structured_content["symbols"][0]["name"] == "App"
     assert text(symbol) == "     2\t    def run(self):\n     3\t        return 1"
