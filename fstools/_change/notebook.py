@@ -188,9 +188,7 @@ def _parse(data: bytes, target: SafePath) -> tuple[str, NotebookText]:
     ),
     parameters=(
         ToolParameter("notebook_path", "string", "The absolute path to the notebook to edit", required=True, path=True),
-        ToolParameter(
-            "new_source", "string", "The new source of the cell (ignored by delete)", required=True, text=True
-        ),
+        ToolParameter("new_source", "string", "The new source of the cell (ignored by delete)", required=True),
         ToolParameter(
             "cell_id",
             "string",

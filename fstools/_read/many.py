@@ -125,13 +125,17 @@ def _split(pattern: str) -> tuple[str, str]:
 
 def _matches(ctx: ExecutionContext, pattern: str) -> list[str]:
     """The files a glob pattern finds by Glob's walk rules, in path order; ToolError when none."""
+    from .._globs.globmatch import GlobError
     from .._walk.rules import visible_files
 
     base, rest = _split(_absolute(ctx, pattern))
     directory = resolve_path(ctx, base, param="paths")
     if not directory.is_dir:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"No files match {pattern}: {directory.display} is not a directory")
-    found = sorted(visible_files(ctx, read_many.spec, directory.path, glob=rest).paths)
+    try:
+        found = sorted(visible_files(ctx, read_many.spec, directory.path, glob=rest).paths)
+    except GlobError as exc:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern {pattern}: {exc}") from None
     if not found:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"No files match {pattern}")
     return found
