@@ -66,7 +66,7 @@ __all__ = [
 # agents usually meet them. The registry (so the CLI, the MCP server and the schemas) is made
 # from this list; a new tool is a line here, its name in __all__ and its TYPE_CHECKING import.
 _TOOLS: dict[str, str] = {
-    "read": "_read.tool",
+    "read": "_read.read",
     "read_many": "_read.many",
     "outline": "_read.outline",
     "write": "_change.write",
@@ -102,7 +102,7 @@ _EXPORTS: dict[str, str] = {
     "PermissionRequest": "_core.permissions",
     "PermissionRule": "_core.permissions",
     "ReadRecord": "_core.context",
-    "ReadTool": "_read.tool",
+    "ReadTool": "_read.read",
     "ToolCategory": "_core.toolclass",
     "ToolParameter": "_core.params",
     "ToolRegistry": "_core.toolregistry",
@@ -157,4 +157,4 @@ if TYPE_CHECKING:
     from ._index.service import build_index
     from ._read.many import read_many
     from ._read.outline import outline
-    from ._read.tool import ReadTool, read
+    from ._read.read import ReadTool, read

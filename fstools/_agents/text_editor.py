@@ -37,7 +37,7 @@ from .._core.permissions import authorize
 from .._core.result import ToolResult, printable
 from .._core.spec import invoke
 from .._find.ls import ls
-from .._read.tool import MAX_LIMIT, read
+from .._read.read import MAX_LIMIT, read
 
 TOOL_NAME = "str_replace_based_edit_tool"
 COMMANDS = ("view", "create", "str_replace", "insert")

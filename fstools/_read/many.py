@@ -27,7 +27,7 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import Image, ToolResult
 from .ahead import Ahead
-from .tool import DEFAULT_LIMIT, MAX_LIMIT, read_target, readable
+from .read import DEFAULT_LIMIT, MAX_LIMIT, read_target, readable
 
 DEFAULT_MAX_CHARS = 100_000
 MIN_MAX_CHARS = 2_000
