@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 MiB = 1024 * 1024
 ARG_STYLES = ("call", "flags")
+CHECK_SYNTAX = ("warn", "refuse", "off")
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,12 @@ class ExecutionContext:
         audit_hook: Called with an AuditRecord after every call.
         audit_log: Path of a JSONL file that gets one AuditRecord per call.
         rate_limit_per_minute: The most calls a minute; more get a rate_limited result.
+        check_syntax: After a change to a file in a known language, report the syntax errors the
+            change introduced ("warn", the default), refuse such a change with syntax_error and
+            write nothing ("refuse"), or do not check ("off").
+        checkers: Callables `(path, new_text) -> list of diagnostics` run after the syntax check
+            (a linter, a language server); one that fails or hangs only adds a warning.
+        checker_timeout: Seconds each checker may take before the change goes ahead without it.
     """
 
     working_dir: str = field(default_factory=os.getcwd)
@@ -104,12 +111,17 @@ class ExecutionContext:
     # How notices and errors name parameters: "call" (offset=10, for models and Python
     # callers) or "flags" (--offset 10, for a person at the command line).
     arg_style: str = "call"
+    check_syntax: str = "warn"
+    checkers: Sequence[Callable[[str, str], Any]] = ()
+    checker_timeout: float = 10.0
 
     def __post_init__(self) -> None:
         if not os.path.isabs(self.working_dir):
             raise ValueError(f"working_dir must be an absolute path: {self.working_dir}")
         if self.search_index not in ("auto", "off"):
             raise ValueError(f"search_index must be 'auto' or 'off', not {self.search_index!r}")
+        if self.check_syntax not in CHECK_SYNTAX:
+            raise ValueError(f"check_syntax must be one of {CHECK_SYNTAX}, not {self.check_syntax!r}")
         if self.arg_style not in ARG_STYLES:
             raise ValueError(f"arg_style must be one of {ARG_STYLES}, not {self.arg_style!r}")
         dirs = list(self.allowed_dirs) if self.allowed_dirs else [self.working_dir]

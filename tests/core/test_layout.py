@@ -109,10 +109,11 @@ def test_the_family_graph():
         "_content": ["_core"],
         "_read": ["_content", "_core"],
         "_index": ["_core"],
-        "_change": ["_content", "_core", "_index"],
+        "_syntax": ["_core"],
+        "_change": ["_content", "_core", "_index", "_syntax"],
         "_find": ["_core", "_index"],
         "_grep": ["_core", "_index"],
-        "_agents": ["_change", "_content", "_core", "_find", "_grep", "_index", "_read"],
+        "_agents": ["_change", "_content", "_core", "_find", "_grep", "_index", "_read", "_syntax"],
     }
 
 
