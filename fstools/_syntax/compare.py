@@ -6,7 +6,7 @@ offset, one after it shifts by the change in length, and one inside it (or on it
 now be anywhere in the new window. An error before the change, carried through that mapping,
 explains every error after the change of the same kind (missing token or unexpected text)
 that overlaps it: tree-sitter's error recovery may grow, shrink or move an error node around
-the change, and such an error was there before, unless it grew into the changed text.
+the change, and such an error was there before, unless it now starts in the changed text.
 """
 
 from __future__ import annotations
@@ -90,12 +90,16 @@ def _at_change(problem: Problem, changed: Window) -> Problem:
 
 
 def _explains(carried: tuple[int, int, Problem], problem: Problem, changed: Window) -> bool:
-    """Same kind, overlapping; and an error that reaches into the change was there too (one
-    that grew from elsewhere into the changed text is the change's)."""
+    """Same kind, overlapping, and starting on the same side of the change: an error that now
+    starts in the changed text, or before it when it started after it, grew across the change
+    and is the change's; one that only swallowed the changed text (an appended comment, say)
+    still starts where it did."""
     start, end, earlier = carried
     if earlier.missing != problem.missing or problem.start > end or problem.end < start:
         return False
-    return not _touches(changed, problem.start, problem.end) or _touches(changed, start, end)
+    if start > changed.new_end >= problem.start:
+        return False
+    return not changed.contains_new(problem.start) or _touches(changed, start, end)
 
 
 def _touches(changed: Window, start: int, end: int) -> bool:

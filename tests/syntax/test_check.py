@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from fstools._syntax.check import MAX_CHECK_BYTES, check_text
+from fstools._syntax.compare import Window, introduced
 from fstools._syntax.languages import LANGUAGES, language_for_path
+from fstools._syntax.problems import Problem
 
 # (file name, valid text, broken text, line of the error in the broken text)
 FIXTURES = [
@@ -122,3 +124,27 @@ def test_large_texts_are_not_checked() -> None:
 def test_notebook_cells_are_checked_as_texts() -> None:
     found = check_text("import os\nprint(os.sep)\n", "import os\nprint(os.sep\n", "python", "cell 2")
     assert [(d.path, d.line) for d in found] == [("cell 2", 2)]
+
+
+# Error recovery moving errors, with the ranges taken from real trees ---------------------
+def test_an_error_that_only_swallows_an_appended_comment_is_not_blamed() -> None:
+    # tree-sitter-bash on CPython's makesetup: an ERROR from byte 3254 to the end of the file
+    # (9261 of 9262) grows over a comment line appended at the end, and still starts at 3254.
+    before, after = [Problem(3254, 9261, "x")], [Problem(3254, 9283, "x")]
+    assert introduced(before, after, Window(9262, 9262, 9283)) == []
+
+
+def test_an_error_that_now_starts_before_the_change_is_blamed() -> None:
+    # tree-sitter-rust: "fn g( {" inserted above a file whose line 2 had an error; the new
+    # ERROR spans from byte 0 over the old one, and the window starts at byte 3 ("fn " is shared).
+    before, after = [Problem(22, 23, "x")], [Problem(0, 36, "x")]
+    assert introduced(before, after, Window(3, 3, 11)) == [Problem(3, 36, "x")]  # placed where the change starts
+    found = check_text("fn main() {\n    let x = ;\n}\n", "fn g( {\nfn main() {\n    let x = ;\n}\n", "rust", "a.rs")
+    assert found and found[0].line == 1
+
+
+def test_a_missing_token_that_floats_is_matched_by_message() -> None:
+    before = [Problem(40, 40, 'missing "}"', missing=True)]
+    assert introduced(before, [Problem(60, 60, 'missing "}"', missing=True)], Window(41, 41, 61)) == []
+    two = [Problem(30, 30, 'missing "}"', missing=True), Problem(60, 60, 'missing "}"', missing=True)]
+    assert len(introduced(before, two, Window(20, 20, 41))) == 1
