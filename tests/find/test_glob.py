@@ -12,7 +12,7 @@ import pytest
 
 import fstools
 from fstools._core.binaries import find_binary
-from fstools._core.excludes import DEFAULT_EXCLUDES
+from fstools._walk.excludes import DEFAULT_EXCLUDES
 from tests.helpers.binaries import requires_fd
 
 # fd is optional: its runs skip (with the reason) where it is not installed.
@@ -399,7 +399,7 @@ def test_gitignore_without_a_repository(project, ctx):
 
 @requires_fd
 def test_gitignore_without_a_repository_on_old_fd_warns(project, ctx, monkeypatch):
-    from fstools._find import walk as _walk
+    from fstools._walk import walkers as _walk
 
     monkeypatch.setenv("FSTOOLS_RG", "")
     find_binary.cache_clear()
@@ -479,6 +479,21 @@ def test_follow_symlinks_stays_inside(linked, backend):
     assert all(os.path.realpath(root / p).startswith(str(root) + os.sep) for p in got)
     everything = run("**/*", ctx, backend, follow_symlinks=True)
     assert "innocent.txt" not in everything.output
+
+
+def test_follow_symlinks_skips_link_loops_with_a_warning(tmp_path, backend):
+    """A link to an ancestor (`a/self -> .`) and one to itself (`b -> b`) are skipped, the call succeeds."""
+    root = tmp_path / "loops"
+    (root / "a").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "a" / "f.c").write_text("x\n")
+    (root / "a" / "self").symlink_to(".")
+    (root / "b").symlink_to("b")
+    ctx = fstools.ExecutionContext(working_dir=str(root))
+    plain = run("**/*", ctx, backend)
+    followed = run("**/*", ctx, backend, follow_symlinks=True)
+    assert rels(followed, root) == rels(plain, root) == ["a/f.c"]
+    assert followed.metadata.get("warnings"), "the skipped loop is reported"
 
 
 @requires_fd
