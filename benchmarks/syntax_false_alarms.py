@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from fstools._syntax.check import MAX_CHECK_BYTES, can_check, check_text
 from fstools._syntax.languages import Language, language_for_path, parse
 
-SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
+SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", "site-packages"}
 COMMENT_KINDS = ("comment", "line_comment", "block_comment")
 STRING_TEXT_KINDS = ("string_content", "string_fragment", "interpreted_string_literal_content", "string_value")
 
@@ -110,9 +110,9 @@ def _first(root: object, kinds: tuple[str, ...]) -> tuple[object, str] | None:
                 break
 
 
-def measure(root: str, limit: int | None, tallies: dict[str, Tally]) -> int:
+def measure(root: str, limit: int | None, tallies: dict[str, Tally], every: int = 1) -> int:
     checked = 0
-    for path, language in candidates(root)[:limit]:
+    for path, language in candidates(root)[::every][:limit]:
         try:
             with open(path, "rb") as f:
                 source = f.read(MAX_CHECK_BYTES + 1)
@@ -168,6 +168,7 @@ def trees(options: argparse.Namespace) -> list[tuple[str, str]]:
         return [(tree, tree) for tree in options.tree]
     from benchmarks.corpus import kernel, typical
 
+    # CPython's Lib without site-packages (SKIP_DIRS): the standard library itself.
     found = [("typical project", typical().root), ("CPython Lib", os.path.dirname(os.__file__))]
     if options.kernel:
         found.append(("Linux kernel", kernel()))
@@ -179,12 +180,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tree", action="append", help="a tree to measure (repeatable; default: the corpora)")
     parser.add_argument("--kernel", action="store_true", help="also the Linux kernel tree (scripts/fetch_corpus)")
     parser.add_argument("--limit", type=int, default=None, help="at most this many files per tree")
+    parser.add_argument("--every", type=int, default=1, help="every Nth file only (a sample spread over the tree)")
     options = parser.parse_args(argv)
     alarms = 0
     for title, root in trees(options):
         tallies: dict[str, Tally] = defaultdict(Tally)
         start = time.perf_counter()
-        measure(root, options.limit, tallies)
+        measure(root, options.limit, tallies, options.every)
         alarms += report(f"{title}: {root}", tallies, time.perf_counter() - start)
     return 1 if alarms else 0
 

@@ -17,6 +17,7 @@ from .compare import Window, first_introduced, introduced, window
 from .diagnostics import Diagnostic
 from .languages import LANGUAGES, Language, parse
 from .problems import Problem, place, python_problem, toml_loader, toml_problem, tree_problems
+from .trees import parse_change
 
 MAX_CHECK_BYTES = 1024 * 1024  # parsing costs ~0.1 ms per KB: larger (generated) files are not checked
 _SECOND_OPINION = {".h": "cpp", ".js": "tsx", ".jsx": "tsx", ".mjs": "tsx", ".cjs": "tsx"}
@@ -51,34 +52,37 @@ def check_text(before: str | None, after: str, language: Language | str, path: s
     if len(new) > MAX_CHECK_BYTES or not can_check(lang):
         return []
     old = (before or "").encode("utf-8", "surrogatepass")
-    found = _introduced(lang, old, new, os.path.splitext(path)[1].lower())
+    found = _introduced(lang, old, new, path)
     return [_diagnostic(new, problem, path) for problem in found]
 
 
-def _introduced(lang: Language, old: bytes, new: bytes, ext: str) -> list[Problem]:
+def _introduced(lang: Language, old: bytes, new: bytes, path: str) -> list[Problem]:
     if lang.name == "toml" and toml_loader() is not None:
         return _first_only(toml_problem, old, new)
-    found = _tree_introduced(lang, old, new)
+    found = _tree_introduced(lang, old, new, path)
     if not found:
         return []
     if lang.name == "python":
         return _confirmed_by_python(found, old, new)
-    second = _SECOND_OPINION.get(ext)
-    if second is not None and LANGUAGES[second].installed and not _tree_introduced(LANGUAGES[second], old, new):
+    second = _SECOND_OPINION.get(os.path.splitext(path)[1].lower())
+    if second is not None and LANGUAGES[second].installed and not _tree_introduced(LANGUAGES[second], old, new, ""):
         return []
     return found
 
 
-def _tree_introduced(lang: Language, old: bytes, new: bytes) -> list[Problem]:
-    tree = parse(lang, new)
+def _tree_introduced(lang: Language, old: bytes, new: bytes, path: str) -> list[Problem]:
+    """tree-sitter's errors in `new` that `old` did not have (`path` keys the kept trees)."""
+    changed = window(old, new)
+    tree, old_tree = parse_change(lang, path, old, new, changed)
     if tree is None or not tree.root_node.has_error:
         return []
     after = tree_problems(tree)
     if not old:
         return after
-    old_tree = parse(lang, old)
+    if old_tree is None:
+        old_tree = parse(lang, old)
     before = tree_problems(old_tree) if old_tree is not None and old_tree.root_node.has_error else []
-    return introduced(before, after, window(old, new))
+    return introduced(before, after, changed)
 
 
 def _first_only(parser: object, old: bytes, new: bytes) -> list[Problem]:
