@@ -89,45 +89,38 @@ AIDER_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(AIDER_CASES))
-def test_edit_matches_as_aider_expects(project: Path, case: str) -> None:
-    content, old, new, expected = AIDER_CASES[case]
+def _read_then_edit(project: Path, content: str, old: str, new: str) -> tuple[Path, fstools.ToolResult]:
+    """f.txt holding `content`, read in a fresh context, then edited."""
     path = project / "f.txt"
     path.write_bytes(content.encode())
     ctx = fstools.ExecutionContext(working_dir=str(project))
     fstools.read(str(path), ctx=ctx)
-    result = fstools.edit(str(path), old, new, ctx=ctx)
+    return path, fstools.edit(str(path), old, new, ctx=ctx)
+
+
+@pytest.mark.parametrize("case", sorted(AIDER_CASES))
+def test_edit_matches_as_aider_expects(project: Path, case: str) -> None:
+    content, old, new, expected = AIDER_CASES[case]
+    path, result = _read_then_edit(project, content, old, new)
     assert result.success, result.error
     assert path.read_bytes() == expected.encode()
 
 
 def test_a_leading_blank_line_does_not_make_an_ambiguous_rest_unique(project: Path) -> None:
-    path = project / "f.txt"
-    path.write_text("a\nx = 1\nb\nx = 1\n")
-    ctx = fstools.ExecutionContext(working_dir=str(project))
-    fstools.read(str(path), ctx=ctx)
-    result = fstools.edit(str(path), "\n\nx = 1\n", "\n\nx = 2\n", ctx=ctx)
+    path, result = _read_then_edit(project, "a\nx = 1\nb\nx = 1\n", "\n\nx = 1\n", "\n\nx = 2\n")
     assert result.error_code == "not_unique" and path.read_text() == "a\nx = 1\nb\nx = 1\n"
 
 
 def test_an_offset_with_file_lines_at_different_depths_is_not_guessed(project: Path) -> None:
     # old_string's lines share one indentation but the file's matched lines do not: no one
     # shift; the line-by-line re-indent keeps each line's own depth.
-    path = project / "f.txt"
-    path.write_text("if x:\n    a()\n        b()\n")
-    ctx = fstools.ExecutionContext(working_dir=str(project))
-    fstools.read(str(path), ctx=ctx)
-    result = fstools.edit(str(path), " a()\n b()\n", " a2()\n b2()\n", ctx=ctx)
+    path, result = _read_then_edit(project, "if x:\n    a()\n        b()\n", " a()\n b()\n", " a2()\n b2()\n")
     assert result.success and path.read_text() == "if x:\n    a2()\n        b2()\n"
 
 
 def test_aider_replaces_the_first_of_several_matches_fstools_refuses(project: Path) -> None:
     # aider: test_replace_multiple_matches replaces the first; an Edit must not guess.
-    path = project / "f.txt"
-    path.write_text("line1\nline2\nline1\nline3\n")
-    ctx = fstools.ExecutionContext(working_dir=str(project))
-    fstools.read(str(path), ctx=ctx)
-    result = fstools.edit(str(path), "line1\n", "new_line\n", ctx=ctx)
+    _, result = _read_then_edit(project, "line1\nline2\nline1\nline3\n", "line1\n", "new_line\n")
     assert result.error_code == "not_unique" and result.metadata["lines"] == [1, 3]
 
 
