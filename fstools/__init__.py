@@ -24,6 +24,7 @@ __all__ = [
     "FileTool",
     "GlobTool",
     "GrepTool",
+    "Image",
     "LSTool",
     "MoveTool",
     "MultiEditTool",
@@ -57,8 +58,25 @@ __all__ = [
     "write",
 ]
 
+# The list of tools: each tool's public function -> the module that declares it, in the order
+# agents usually meet them. The registry (so the CLI, the MCP server and the schemas) is made
+# from this list; a new tool is a line here, its name in __all__ and its TYPE_CHECKING import.
+_TOOLS: dict[str, str] = {
+    "read": "_read.tool",
+    "write": "_change.write",
+    "edit": "_change.edit",
+    "multi_edit": "_change.edit",
+    "apply_patch": "_change.patch",
+    "delete": "_change.delete",
+    "move": "_change.move",
+    "ls": "_find.ls",
+    "glob": "_find.glob",
+    "grep": "_grep.tool",
+}
+
 # Public name -> the private module that defines it, imported on first use.
 _EXPORTS: dict[str, str] = {
+    **_TOOLS,
     "ApplyPatchTool": "_change.patch",
     "AuditRecord": "_core.audit",
     "BaseTool": "_core.tool",
@@ -69,6 +87,7 @@ _EXPORTS: dict[str, str] = {
     "FileTool": "_core.tool",
     "GlobTool": "_find.glob",
     "GrepTool": "_grep.tool",
+    "Image": "_core.result",
     "LSTool": "_find.ls",
     "MoveTool": "_change.move",
     "MultiEditTool": "_change.edit",
@@ -83,22 +102,12 @@ _EXPORTS: dict[str, str] = {
     "ToolResult": "_core.result",
     "WriteTool": "_change.write",
     "anthropic_text_editor": "_agents.text_editor",
-    "apply_patch": "_change.patch",
     "build_index": "_index.service",
     "create_registry": "_agents.registry",
     "default_context": "_core.context",
-    "delete": "_change.delete",
-    "edit": "_change.edit",
     "file_tools": "_agents.registry",
-    "glob": "_find.glob",
-    "grep": "_grep.tool",
-    "ls": "_find.ls",
-    "move": "_change.move",
-    "multi_edit": "_change.edit",
     "openai_apply_patch": "_agents.openai_patch",
-    "read": "_read.tool",
     "register_file_tools": "_agents.registry",
-    "write": "_change.write",
 }
 
 
@@ -132,7 +141,7 @@ if TYPE_CHECKING:
     from ._core.params import ToolParameter
     from ._core.permissions import PermissionManager, PermissionRequest, PermissionRule
     from ._core.registry import ToolRegistry
-    from ._core.result import ToolResult
+    from ._core.result import Image, ToolResult
     from ._core.tool import BaseTool, FileTool, ToolCategory
     from ._find.glob import GlobTool, glob
     from ._find.ls import LSTool, ls

@@ -1,35 +1,27 @@
-"""The registry of fstools' own file tools."""
+"""The registry of fstools' own tools, made from the facade's list of tools."""
 
 from __future__ import annotations
 
 from .._core.registry import ToolRegistry
-from .._core.tool import BaseTool
+from .._core.spec import ToolSpec
+from .._core.tool import BaseTool, FileTool
+
+
+def tool_specs() -> list[ToolSpec]:
+    """The spec of every tool in the facade's list, in its order (each tool's module imported here)."""
+    from importlib import import_module
+
+    from .. import _TOOLS
+
+    specs = [getattr(import_module(f"fstools.{module}"), function).spec for function, module in _TOOLS.items()]
+    if not all(isinstance(spec, ToolSpec) for spec in specs):
+        raise TypeError("every function in the list of tools must be declared with @tool")
+    return specs
 
 
 def file_tools() -> list[BaseTool]:
     """One instance of every working file tool, in the order agents usually meet them."""
-    from .._change.delete import DeleteTool
-    from .._change.edit import EditTool, MultiEditTool
-    from .._change.move import MoveTool
-    from .._change.patch import ApplyPatchTool
-    from .._change.write import WriteTool
-    from .._find.glob import GlobTool
-    from .._find.ls import LSTool
-    from .._grep.tool import GrepTool
-    from .._read.tool import ReadTool
-
-    return [
-        ReadTool(),
-        WriteTool(),
-        EditTool(),
-        MultiEditTool(),
-        ApplyPatchTool(),
-        DeleteTool(),
-        MoveTool(),
-        LSTool(),
-        GlobTool(),
-        GrepTool(),
-    ]
+    return [FileTool.of(spec) for spec in tool_specs()]
 
 
 def register_file_tools(registry: ToolRegistry) -> ToolRegistry:
@@ -44,7 +36,7 @@ def register_file_tools(registry: ToolRegistry) -> ToolRegistry:
 
 
 def create_registry() -> ToolRegistry:
-    """A new ToolRegistry holding every file tool: Read, Write, Edit, MultiEdit, Delete, LS, Glob, Grep.
+    """A new ToolRegistry holding every fstools tool (`file_tools()`, in that order).
 
     Hand `get_all_schemas("openai")` or `get_all_schemas("anthropic")` to the model, then run each
     tool call it makes with `execute(name, context, **arguments)` (or `run` without an event loop).

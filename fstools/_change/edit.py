@@ -20,9 +20,10 @@ from .._core.hardlinks import note_hard_links
 from .._core.outputs import CHANGE_FIELDS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
+from .._core.spec import ToolSpec
 from .._core.tool import FileTool
 from .._syntax.review import Review, annotate, needs_review, refuse_broken, review_change
 from .atomic import Snapshot
@@ -204,7 +205,7 @@ def _refuse_placeholders(doc: Document, edits: Sequence[EditRequest], numbered: 
 
 def _apply(
     ctx: ExecutionContext,
-    tool: str,
+    tool: ToolSpec,
     file_path: str,
     edits: Sequence[EditRequest],
     numbered: bool,
@@ -270,25 +271,6 @@ def _summary(
     return "edit", f"{display}: {count}{how}"
 
 
-def _edit(
-    ctx: ExecutionContext,
-    file_path: str,
-    old_string: str,
-    new_string: str,
-    replace_all: bool,
-    allow_placeholders: bool = False,
-) -> ToolResult:
-    request = EditRequest(old_string, new_string, replace_all)
-    return _apply(ctx, "Edit", file_path, [request], numbered=False, allow_placeholders=allow_placeholders)
-
-
-def _multi_edit(
-    ctx: ExecutionContext, file_path: str, edits: list[dict[str, Any]], allow_placeholders: bool = False
-) -> ToolResult:
-    requests = [EditRequest(e["old_string"], e["new_string"], e["replace_all"]) for e in edits]
-    return _apply(ctx, "MultiEdit", file_path, requests, numbered=True, allow_placeholders=allow_placeholders)
-
-
 ALLOW_PLACEHOLDERS = ToolParameter(
     "allow_placeholders",
     "boolean",
@@ -314,7 +296,8 @@ _EDIT_PARAMETERS = (
 
 EDIT_FIELDS = (*CHANGE_FIELDS, ResultField("replacements", "integer", "Occurrences replaced", always=True))
 
-EDIT_SPEC = ToolSpec(
+
+@tool(
     name="Edit",
     description=(
         "Replaces exact text in a file. Read the file first in this session. old_string must match the file "
@@ -324,7 +307,7 @@ EDIT_SPEC = ToolSpec(
         "removes their line breaks. Encoding, BOM and line endings are kept; the result shows a unified diff."
     ),
     parameters=(
-        ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
+        ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True, path=True),
         *_EDIT_PARAMETERS,
         ALLOW_PLACEHOLDERS,
     ),
@@ -334,7 +317,6 @@ EDIT_SPEC = ToolSpec(
         "where they leave one match. For text with newlines use --old-string-file / --new-string-file ('-' "
         "reads stdin). --dry-run changes nothing."
     ),
-    run=note_hard_links(_edit),
     read_only=False,
     destructive=True,
     results=(
@@ -342,36 +324,7 @@ EDIT_SPEC = ToolSpec(
         ResultField("match_strategy", "string", "How old_string matched: exact, or the tolerance that made it match"),
     ),
 )
-
-MULTI_EDIT_SPEC = ToolSpec(
-    name="MultiEdit",
-    description=(
-        "Makes several Edit-style replacements in one file, in order, each applied to the result of the "
-        "previous one. All or nothing: if any edit fails, nothing is written and the error names the edit. "
-        "Read the file first. To create a file, give a first edit with an empty old_string."
-    ),
-    parameters=(
-        ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
-        ToolParameter("edits", "array", "The replacements, applied in order", required=True, items=_EDIT_PARAMETERS),
-        ALLOW_PLACEHOLDERS,
-    ),
-    cli_help=(
-        "Make several replacements in FILE_PATH, in order, all or nothing. EDITS is a JSON array of "
-        '{"old_string": ..., "new_string": ..., "replace_all": false} objects (or --edits-file PATH; \'-\' reads '
-        "stdin). Prints the diff; --dry-run changes nothing."
-    ),
-    run=note_hard_links(_multi_edit),
-    read_only=False,
-    destructive=True,
-    results=(
-        *EDIT_FIELDS,
-        ResultField("edits", "array", "Per edit: its replacements and match strategy", always=True),
-        ResultField("edits_applied", "integer", "Edits applied", always=True),
-    ),
-)
-
-
-@tool_function(EDIT_SPEC)
+@note_hard_links
 def edit(
     file_path: str,
     old_string: str,
@@ -382,10 +335,38 @@ def edit(
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """Replace `old_string` by `new_string` in one file."""
-    return invoke_public(EDIT_SPEC, ctx, locals())
+    ctx = session(ctx)
+    request = EditRequest(old_string, new_string, replace_all)
+    return _apply(ctx, edit.spec, file_path, [request], numbered=False, allow_placeholders=allow_placeholders)
 
 
-@tool_function(MULTI_EDIT_SPEC)
+@tool(
+    name="MultiEdit",
+    description=(
+        "Makes several Edit-style replacements in one file, in order, each applied to the result of the "
+        "previous one. All or nothing: if any edit fails, nothing is written and the error names the edit. "
+        "Read the file first. To create a file, give a first edit with an empty old_string."
+    ),
+    answers_to=("Edit",),
+    parameters=(
+        ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True, path=True),
+        ToolParameter("edits", "array", "The replacements, applied in order", required=True, items=_EDIT_PARAMETERS),
+        ALLOW_PLACEHOLDERS,
+    ),
+    cli_help=(
+        "Make several replacements in FILE_PATH, in order, all or nothing. EDITS is a JSON array of "
+        '{"old_string": ..., "new_string": ..., "replace_all": false} objects (or --edits-file PATH; \'-\' reads '
+        "stdin). Prints the diff; --dry-run changes nothing."
+    ),
+    read_only=False,
+    destructive=True,
+    results=(
+        *EDIT_FIELDS,
+        ResultField("edits", "array", "Per edit: its replacements and match strategy", always=True),
+        ResultField("edits_applied", "integer", "Edits applied", always=True),
+    ),
+)
+@note_hard_links
 def multi_edit(
     file_path: str,
     edits: list[dict[str, Any]],
@@ -394,16 +375,18 @@ def multi_edit(
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """Make several replacements in one file, in order, all or nothing."""
-    return invoke_public(MULTI_EDIT_SPEC, ctx, locals())
+    ctx = session(ctx)
+    requests = [EditRequest(e["old_string"], e["new_string"], e["replace_all"]) for e in edits]
+    return _apply(ctx, multi_edit.spec, file_path, requests, numbered=True, allow_placeholders=allow_placeholders)
 
 
 class EditTool(FileTool):
-    """Edit as an agent tool: schema, validation and async execution from EDIT_SPEC."""
+    """Edit as an agent tool: schema, validation and async execution from edit.spec."""
 
-    spec = EDIT_SPEC
+    spec = edit.spec
 
 
 class MultiEditTool(FileTool):
-    """MultiEdit as an agent tool: schema, validation and async execution from MULTI_EDIT_SPEC."""
+    """MultiEdit as an agent tool: schema, validation and async execution from multi_edit.spec."""
 
-    spec = MULTI_EDIT_SPEC
+    spec = multi_edit.spec

@@ -24,9 +24,9 @@ from .._core.errors import ErrorCode, ToolError
 from .._core.outputs import DIAGNOSTICS, DRY_RUN, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 from .._syntax.review import Review, annotate, needs_review, refuse_broken, review_change
 from .atomic import Snapshot
@@ -238,7 +238,7 @@ def _parse(patch: str) -> list[FileOperation]:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid patch{where}: {exc.message}") from None
 
 
-def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation], tool: str = "ApplyPatch") -> ToolResult:
+def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation]) -> ToolResult:
     """Plan every operation, then make all the changes or none."""
     plan = _Plan(ctx)
     for op in operations:
@@ -250,7 +250,7 @@ def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation], t
     paths = [f.target.path for f, _, _ in outcome]
     reviews = [_review(ctx, plan, f) for f, change, _ in outcome if change.data is not None]
     refuse_broken(ctx, reviews)
-    authorize(ctx, tool, paths[0], diff, covers=paths[1:], files=len(paths))
+    authorize(ctx, apply_patch.spec, paths[0], diff, covers=paths[1:], files=len(paths))
     summary = "\n".join(f"{kind} {name}" for kind, name in plan.summary)
     meta: dict[str, Any] = {
         "path": paths[0],  # the first file changed, for the audit record
@@ -284,12 +284,9 @@ def _described(f: _File, change: FileChange) -> dict[str, Any]:
     return {"path": f.target.path, "action": action, "encoding": f.encoding.label}
 
 
-def _apply_patch(ctx: ExecutionContext, patch: str) -> ToolResult:
-    return run_operations(ctx, _parse(patch))
-
-
-APPLY_PATCH_SPEC = ToolSpec(
+@tool(
     name="ApplyPatch",
+    answers_to=("Write", "Edit", "Delete"),  # a patch writes, edits and deletes files
     description=(
         "Applies a patch in the apply_patch (V4A) format: adds, updates, moves and deletes files, all or none. "
         "The patch starts with '*** Begin Patch' and ends with '*** End Patch'. Each file starts with "
@@ -312,7 +309,6 @@ APPLY_PATCH_SPEC = ToolSpec(
         "--patch-file PATH ('-' reads stdin). Prints the files changed; --dry-run prints the diff and changes "
         "nothing."
     ),
-    run=_apply_patch,
     read_only=False,
     destructive=True,
     results=(
@@ -324,13 +320,11 @@ APPLY_PATCH_SPEC = ToolSpec(
         DIAGNOSTICS,
     ),
 )
-
-
-@tool_function(APPLY_PATCH_SPEC)
 def apply_patch(patch: str, *, ctx: ExecutionContext | None = None) -> ToolResult:
     """Apply a V4A patch to the files it names, all or none."""
-    return invoke_public(APPLY_PATCH_SPEC, ctx, locals())
+    ctx = session(ctx)
+    return run_operations(ctx, _parse(patch))
 
 
 class ApplyPatchTool(FileTool):
-    spec = APPLY_PATCH_SPEC
+    spec = apply_patch.spec

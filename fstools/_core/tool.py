@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from enum import Enum
-from typing import Any
+from typing import Any, ClassVar
 
 from .context import ExecutionContext, default_context
 from .errors import ToolError
@@ -70,6 +70,11 @@ class BaseTool(ABC):
         """The command line's help for this tool; by default its description."""
         return self.description
 
+    @property
+    def cli_match_count(self) -> str | None:
+        """The metadata count of a search whose zero makes the command exit 1, as grep does; None for other tools."""
+        return None
+
     def output_schema(self) -> dict[str, Any]:
         """The JSON Schema of the metadata of this tool's results (the MCP outputSchema)."""
         return output_schema(())
@@ -97,9 +102,27 @@ class BaseTool(ABC):
 
 
 class FileTool(BaseTool):
-    """Adapter from a ToolSpec to the tool interface; subclasses only name their spec."""
+    """Adapter from a ToolSpec to the tool interface: `FileTool(spec)`, or a subclass that names its spec."""
 
     spec: ToolSpec
+    # The subclass that names each spec (GrepTool for Grep's), so the registry makes the same class.
+    _named: ClassVar[dict[str, type[FileTool]]] = {}
+
+    def __init__(self, spec: ToolSpec | None = None) -> None:
+        if spec is not None:
+            self.spec = spec
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("spec")
+        if isinstance(spec, ToolSpec):
+            FileTool._named[spec.name] = cls
+
+    @classmethod
+    def of(cls, spec: ToolSpec) -> FileTool:
+        """The tool of `spec`: an instance of the subclass that names it, if there is one, else FileTool(spec)."""
+        named = FileTool._named.get(spec.name)
+        return named() if named is not None and named.spec is spec else FileTool(spec)
 
     @property
     def name(self) -> str:
@@ -128,6 +151,10 @@ class FileTool(BaseTool):
     @property
     def cli_help(self) -> str:
         return self.spec.cli_help or self.spec.description
+
+    @property
+    def cli_match_count(self) -> str | None:
+        return self.spec.cli_match_count
 
     def output_schema(self) -> dict[str, Any]:
         return output_schema(self.spec.results)
