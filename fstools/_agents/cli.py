@@ -28,13 +28,13 @@ from .._core.hints import flag
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
 from .._core.permissions import PermissionRequest
-from .._core.registry import ToolRegistry
 from .._core.result import ToolResult, jsonable, printable
 from .._core.spec import named_paths
-from .._core.tool import BaseTool
+from .._core.toolclass import BaseTool
+from .._core.toolregistry import ToolRegistry
 from .index_cli import add_index_command, run_index
-from .registry import create_registry
 from .settings import Confirm, SessionSettings, parse_rule, usable_roots
+from .toolset import create_registry
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2

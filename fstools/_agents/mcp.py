@@ -27,12 +27,12 @@ from ..__version__ import __version__
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.permissions import PermissionRequest
-from .._core.registry import ToolRegistry
 from .._core.result import ToolResult, jsonable
-from .._core.tool import BaseTool
+from .._core.toolclass import BaseTool
+from .._core.toolregistry import ToolRegistry
 from .mcpwire import PathQueues, TolerantReadStream
-from .registry import create_registry
 from .settings import SessionSettings
+from .toolset import create_registry
 
 if TYPE_CHECKING:
     from .._index.keeper import Keeper

@@ -19,7 +19,7 @@ from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, refuse_sensitive
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .._index.registry import notify_changed
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document

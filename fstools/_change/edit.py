@@ -24,7 +24,7 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .._syntax.review import Review, annotate, needs_review, refuse_broken, review_change
 from .atomic import Snapshot
 from .diff import Change, ChangeTracker, unified_diff

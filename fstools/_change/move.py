@@ -28,7 +28,7 @@ from .._core.paths import SafePath, absolute_path, is_within, refuse_sensitive, 
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .._index.registry import notify_changed
 from .guard import load, require_fresh_read
 from .renames import SourceKept, move_across, rename_at

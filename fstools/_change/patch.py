@@ -27,7 +27,7 @@ from .._core.paths import SafePath, resolve_file_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .._syntax.review import Review, annotate, needs_review, refuse_broken, review_change
 from .atomic import Snapshot
 from .diff import Change, unified_diff, whole_text_changes

@@ -7,7 +7,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .sensitive import DEFAULT_SENSITIVE_PATTERNS, sensitive_matcher
 
@@ -16,8 +16,16 @@ if TYPE_CHECKING:
     from .permissions import PermissionManager
 
 MiB = 1024 * 1024
-ARG_STYLES = ("call", "flags")
-CHECK_SYNTAX = ("warn", "refuse", "off")
+# How notices and errors name parameters: "call" (offset=10, for models and Python callers)
+# or "flags" (--offset 10, for a person at the command line).
+ArgStyle = Literal["call", "flags"]
+ARG_STYLES: tuple[ArgStyle, ...] = get_args(ArgStyle)
+# "auto": Grep and Glob answer from a fresh search index when one covers the path; "off": always scan.
+SearchIndex = Literal["auto", "off"]
+SEARCH_INDEX_MODES: tuple[SearchIndex, ...] = get_args(SearchIndex)
+# After a change: report the syntax errors it introduced, refuse such a change, or check nothing.
+CheckSyntax = Literal["warn", "refuse", "off"]
+CHECK_SYNTAX: tuple[CheckSyntax, ...] = get_args(CheckSyntax)
 
 
 @dataclass(frozen=True)
@@ -106,19 +114,16 @@ class ExecutionContext:
     audit_hook: Callable[[AuditRecord], Any] | None = None
     audit_log: str | None = None
     rate_limit_per_minute: int | None = None
-    # "auto": Grep and Glob answer from a fresh search index when one covers the path; "off": always scan.
-    search_index: str = "auto"
-    # How notices and errors name parameters: "call" (offset=10, for models and Python
-    # callers) or "flags" (--offset 10, for a person at the command line).
-    arg_style: str = "call"
-    check_syntax: str = "warn"
+    search_index: SearchIndex = "auto"
+    arg_style: ArgStyle = "call"
+    check_syntax: CheckSyntax = "warn"
     checkers: Sequence[Callable[[str, str], Any]] = ()
     checker_timeout: float = 10.0
 
     def __post_init__(self) -> None:
         if not os.path.isabs(self.working_dir):
             raise ValueError(f"working_dir must be an absolute path: {self.working_dir}")
-        if self.search_index not in ("auto", "off"):
+        if self.search_index not in SEARCH_INDEX_MODES:
             raise ValueError(f"search_index must be 'auto' or 'off', not {self.search_index!r}")
         if self.check_syntax not in CHECK_SYNTAX:
             raise ValueError(f"check_syntax must be one of {CHECK_SYNTAX}, not {self.check_syntax!r}")

@@ -25,7 +25,7 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.runner import StreamingProcess
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .._globs.globmatch import GlobError, GlobSet
 from .._walk.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._walk.rules import walk_rules

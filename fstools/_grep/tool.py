@@ -16,7 +16,7 @@ from .._core.paths import resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 
 if TYPE_CHECKING:
     from .command import GrepQuery

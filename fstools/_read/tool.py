@@ -25,7 +25,7 @@ from .._core.paths import SafePath, resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import Image, ToolResult
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .kinds import image_mime, is_pdf
 from .window import MAX_LINE_CHARS, file_chunks, read_window
 

@@ -1,11 +1,12 @@
-"""The tool layer: BaseTool for any tool, FileTool as the thin adapter over a ToolSpec."""
+"""Tools as objects: FileTool, a ToolSpec as a tool (fstools' own and any declared with `@tool`);
+BaseTool, the interface FileTool implements and a hand-written tool may implement too."""
 
 from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any
 
 from .context import ExecutionContext, default_context
 from .errors import ToolError
@@ -17,7 +18,7 @@ from .spec import ToolSpec, call_validated, invoke
 
 
 class ToolCategory(str, Enum):
-    """The kind of a tool; every fstools tool is a FILE tool."""
+    """The kind of a tool. There is one kind, FILE, so it tells nothing: kept for code that reads it."""
 
     FILE = "file"
 
@@ -39,9 +40,9 @@ class BaseTool(ABC):
         """What the model is told the tool does and how to call it."""
 
     @property
-    @abstractmethod
     def category(self) -> ToolCategory:
-        """The kind of tool."""
+        """Always ToolCategory.FILE (kept for code that reads it; a tool need not define it)."""
+        return ToolCategory.FILE
 
     @property
     @abstractmethod
@@ -105,24 +106,10 @@ class FileTool(BaseTool):
     """Adapter from a ToolSpec to the tool interface: `FileTool(spec)`, or a subclass that names its spec."""
 
     spec: ToolSpec
-    # The subclass that names each spec (GrepTool for Grep's), so the registry makes the same class.
-    _named: ClassVar[dict[str, type[FileTool]]] = {}
 
     def __init__(self, spec: ToolSpec | None = None) -> None:
         if spec is not None:
             self.spec = spec
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        spec = cls.__dict__.get("spec")
-        if isinstance(spec, ToolSpec):
-            FileTool._named[spec.name] = cls
-
-    @classmethod
-    def of(cls, spec: ToolSpec) -> FileTool:
-        """The tool of `spec`: an instance of the subclass that names it, if there is one, else FileTool(spec)."""
-        named = FileTool._named.get(spec.name)
-        return named() if named is not None and named.spec is spec else FileTool(spec)
 
     @property
     def name(self) -> str:
@@ -131,10 +118,6 @@ class FileTool(BaseTool):
     @property
     def description(self) -> str:
         return self.spec.description
-
-    @property
-    def category(self) -> ToolCategory:
-        return ToolCategory.FILE
 
     @property
     def parameters(self) -> list[ToolParameter]:
