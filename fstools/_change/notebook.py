@@ -24,6 +24,9 @@ from .._core.paths import SafePath, resolve_file_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
+from .._syntax.check import check_text
+from .._syntax.languages import LANGUAGES, Language
+from .._syntax.review import Review, annotate, refuse_broken
 from .diff import unified_diff, whole_text_changes
 from .guard import load, require_fresh_read, save
 from .nbjson import (
@@ -163,6 +166,43 @@ def _cell_diff(nb: NotebookText, target: _Target, new_source: str, display: str)
     return unified_diff(old, new, whole_text_changes(old, new), old_label=label, new_label=label)
 
 
+_MAGIC = re.compile(r"^([ \t]*)[%!].*$", re.MULTILINE)
+
+
+def _language(nb: NotebookText) -> Language | None:
+    """The language of the notebook's code cells, from its metadata (kernelspec, then language_info)."""
+    metadata = nb.value.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    for key, field in (("kernelspec", "language"), ("language_info", "name")):
+        entry = metadata.get(key)
+        name = entry.get(field) if isinstance(entry, dict) else None
+        if isinstance(name, str) and name.lower() in LANGUAGES:
+            return LANGUAGES[name.lower()]
+    return None
+
+
+def _without_magics(source: str | None) -> str | None:
+    """IPython's `%magic` and `!shell` lines as `pass` (same indentation): they are not Python, but are fine."""
+    return None if source is None else _MAGIC.sub(lambda m: f"{m.group(1)}pass", source)
+
+
+def _reviews(
+    ctx: ExecutionContext, nb: NotebookText, where: _Target, new_source: str, cell_type: str, name: str
+) -> list[Review]:
+    """The syntax errors an edit of a code cell introduced, in the notebook's language (nothing to check for
+    a markdown cell, a deletion, or a language without a parser)."""
+    language = _language(nb)
+    if where.edit_mode == "delete" or cell_type != "code" or ctx.check_syntax == "off" or language is None:
+        return []
+    old = None if where.edit_mode == "insert" else nb.cells[where.index].value
+    before = _source(old.get("source")) if old is not None and old.get("cell_type") == "code" else None
+    review = Review(f"cell {name}", checked=True)
+    if language.name == "python":
+        before, new_source = _without_magics(before), _without_magics(new_source) or ""
+    review.diagnostics = check_text(before, new_source, language, f"cell {name}")
+    return [review]
+
+
 def _parse(data: bytes, target: SafePath) -> tuple[str, NotebookText]:
     bom = "\ufeff" if data.startswith(b"\xef\xbb\xbf") else ""
     try:
@@ -256,10 +296,15 @@ def notebook_edit(
     )
     meta = {"file_path": target.path, "cell_id": name, "cell_index": where.index, "edit_mode": where.edit_mode}
     meta.update(described, diff=diff)
+    reviews = _reviews(ctx, nb, where, new_source, str(described["cell_type"]), name)
+    refuse_broken(ctx, reviews)
     authorize(ctx, notebook_edit.spec, target.path, diff)
     verb = {"replace": "Replaced", "insert": "Inserted", "delete": "Deleted"}[where.edit_mode]
     summary = f"{verb} cell {name} ({described['cell_type']}) in {target.display}"
     if ctx.dry_run:
-        return ToolResult.ok(f"[Dry Run] {summary}\n{diff}", bytes_written=len(data), dry_run=True, **meta)
+        return annotate(
+            ToolResult.ok(f"[Dry Run] {summary}\n{diff}", bytes_written=len(data), dry_run=True, **meta), reviews
+        )
     written, _ = save(ctx, target, data, seen)
-    return ToolResult.ok(f"{summary}\n{diff}", bytes_written=len(data), in_place=written.in_place, **meta)
+    done = ToolResult.ok(f"{summary}\n{diff}", bytes_written=len(data), in_place=written.in_place, **meta)
+    return annotate(done, reviews)

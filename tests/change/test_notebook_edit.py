@@ -255,3 +255,27 @@ def test_missing_outside_and_secret_paths_are_refused(project, ctx, tmp_path):
     assert r.error_code == "path_outside_workspace" and outside.read_bytes() == before
     secret = project / ".env.ipynb"
     assert notebook_edit(str(secret), "x", cell_id="cell-0", ctx=ctx).error_code in {"sensitive_path", "file_not_found"}
+
+
+def test_a_code_cell_that_no_longer_parses_is_reported_in_the_notebooks_language(notebook, ctx):
+    nb = _notebook()
+    path = notebook(nb)
+    r = notebook_edit(str(path), "def broken(:\n    pass\n", cell_id=nb.cells[1].id, ctx=ctx)
+    assert r.success
+    found = r.metadata["diagnostics"]
+    assert [d["line"] for d in found] == [1] and found[0]["path"] == f"cell {nb.cells[1].id}"
+    assert "The change introduced" in r.output
+    fine = notebook_edit(str(path), "%matplotlib inline\n!pip list\nx = 1\n", cell_id=nb.cells[2].id, ctx=ctx)
+    assert fine.success and fine.metadata["diagnostics"] == []  # IPython's magics are not errors
+    text = notebook_edit(str(path), "def not code(:", cell_id=nb.cells[0].id, ctx=ctx)
+    assert "diagnostics" not in text.metadata  # a markdown cell is not parsed
+
+
+def test_check_syntax_refuse_writes_nothing(notebook, project):
+    nb = _notebook()
+    ctx = fstools.ExecutionContext(working_dir=str(project), check_syntax="refuse")
+    path = notebook(nb)
+    agent_read(ctx, path)
+    before = path.read_bytes()
+    r = notebook_edit(str(path), "x = (1,\n", cell_id=nb.cells[2].id, ctx=ctx)
+    assert r.error_code == "syntax_error" and path.read_bytes() == before
