@@ -139,6 +139,48 @@ def read_window(t: corpus.Typical) -> Case:
     )
 
 
+READ_MANY_FILES = 50
+
+
+def _numbered(paths: Sequence[str]) -> str:
+    """The plainest ReadMany: each file decoded and numbered like `cat -n` under its header."""
+    blocks = []
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        lines = text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
+        blocks.append(f"==> {path} <==\n" + "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, 1)))
+    return "\n\n".join(blocks)
+
+
+READ_MANY_REF = "python read + number each file"
+
+
+@case(
+    "typical",
+    "read-many",
+    f"ReadMany of {READ_MANY_FILES} standard-library modules",
+    ("ReadMany", "Read"),
+    budgets=(Budget(1.5, "x", "≤ 1.5× plain Python reading and numbering them", vs=READ_MANY_REF),),
+)
+def read_many(t: corpus.Typical) -> Case:
+    paths = sorted(p for p in corpus.visible_files(t.stdlib, ()) if p.endswith(".py"))[:READ_MANY_FILES]
+    ctx = ctx_for(t.root)
+
+    def check(r: fstools.ToolResult) -> None:
+        ok(r)
+        shown = r.metadata["files"]
+        assert shown == paths[: len(shown)] and len(shown) + len(r.metadata["not_shown"]) == len(paths)
+        first = call("Read", ctx_for(t.root), file_path=paths[0])
+        assert r.output.startswith(f"==> {paths[0]} <==\n{first.output}\n\n==> {paths[1]} <==\n")
+
+    return Case(
+        run=bind("ReadMany", ctx, paths=paths, max_chars=1_000_000),
+        check=check,
+        refs=[Ref(READ_MANY_REF, lambda: _numbered(paths))],
+    )
+
+
 # --- typical project: Write, Edit, MultiEdit, Delete ----------------------------------
 
 
@@ -253,6 +295,101 @@ def multi_edit(t: corpus.Typical) -> Case:
         refs=[Ref("python read+replace+atomic write", lambda: refs.replace_in_file(path, pairs))],
         setup=primer(ctx, path, original),
     )
+
+
+SYNTAX_LINES = 2_000
+SYNTAX_BUDGET = Budget(5, "ms", "≤ 5 ms")
+
+
+def _syntax_target(t: corpus.Typical) -> tuple[str, str, str, str]:
+    """(path, text, old, new): a 2,000-line Python module and a one-line change in it."""
+    with open(t.big_module, encoding="utf-8") as f:
+        lines = f.read().split("\n")[: SYNTAX_LINES - 1]
+    # Cut before the last top-level definition that may not fit whole: the module stays valid.
+    cut = max(k for k in range(len(lines) - 1) if not lines[k] and lines[k + 1][:1] not in ("", " ", "\t"))
+    lines = lines[:cut]
+    lines += ["# filler"] * (SYNTAX_LINES - 1 - len(lines))
+    original = "\n".join([*lines, 'SYNTAX_MARKER = "before"']) + "\n"
+    assert original.count("\n") == SYNTAX_LINES
+    compile(original, "syntax_target.py", "exec")  # valid Python, as a checked file usually is
+    return os.path.join(t.scratch, "syntax_target.py"), original, 'SYNTAX_MARKER = "before"', 'SYNTAX_MARKER = "after"'
+
+
+@case(
+    "typical",
+    "syntax-check",
+    "Syntax check after a change to a 2,000-line Python file",
+    ("Edit",),
+    budgets=(SYNTAX_BUDGET,),
+)
+def syntax_check(t: corpus.Typical) -> Case:
+    """What an Edit adds to check the file it changed: the new text parsed (the old one only
+    when the new one has errors). The reference is Python's own parser on the same text."""
+    from fstools._syntax.check import check_text
+
+    path, original, old, new = _syntax_target(t)
+    edited = original.replace(old, new)
+
+    def run() -> fstools.ToolResult:
+        return fstools.ToolResult.ok(
+            "", diagnostics=[d.as_dict() for d in check_text(original, edited, "python", path)]
+        )
+
+    def check(r: fstools.ToolResult) -> None:
+        assert ok(r).metadata["diagnostics"] == []
+        broken = check_text(original, edited.replace(new, new[:-1]), "python", path)
+        assert [d.line for d in broken] == [SYNTAX_LINES], broken
+
+    def plain_parse() -> object:
+        import ast
+
+        return ast.parse(edited)
+
+    return Case(run=run, check=check, refs=[Ref("python ast.parse", plain_parse)])
+
+
+@case(
+    "typical",
+    "syntax-check-again",
+    "Syntax check of the next change to the same 2,000-line file (its tree kept)",
+    ("Edit",),
+    budgets=(SYNTAX_BUDGET,),
+)
+def syntax_check_again(t: corpus.Typical) -> Case:
+    """An agent's edits come in a row: each check after the first reparses only the changed
+    window of the tree the previous check kept. Each call changes the file back and forth."""
+    from fstools._syntax.check import check_text
+
+    path, original, old, new = _syntax_target(t)
+    texts = [original, original.replace(old, new)]
+    check_text(None, texts[0], "python", path)  # the first check of the file keeps its tree
+
+    def run() -> fstools.ToolResult:
+        found = check_text(texts[0], texts[1], "python", path)
+        texts.reverse()
+        return fstools.ToolResult.ok("", diagnostics=[d.as_dict() for d in found])
+
+    def check(r: fstools.ToolResult) -> None:
+        assert ok(r).metadata["diagnostics"] == []
+
+    def plain_parse() -> object:
+        import ast
+
+        return ast.parse(texts[0])
+
+    return Case(run=run, check=check, refs=[Ref("python ast.parse", plain_parse)])
+
+
+@case("typical", "edit-syntax", "Edit a 2,000-line Python file (syntax checked)", ("Edit", "Write"))
+def edit_syntax(t: corpus.Typical) -> Case:
+    path, original, old, new = _syntax_target(t)
+    checked = edit_case(t.root, path, original, old, new)
+
+    def check(r: fstools.ToolResult) -> None:
+        checked.check(r)
+        assert r.metadata["diagnostics"] == [], r.metadata["diagnostics"]
+
+    return Case(run=checked.run, check=check, refs=checked.refs, setup=checked.setup)
 
 
 @case("typical", "delete", "Delete a file", ("Delete",))
@@ -531,6 +668,57 @@ def kernel_grep_head(root: str) -> Case:
 )
 def kernel_glob(root: str) -> Case:
     return glob_case(root, "**/*.c", "*.c", ctx_for(root))
+
+
+KERNEL_OUTLINE_DIR = "drivers/net"
+OUTLINE_PARSE_REF = "tree-sitter parse of ~1.15 MB of its C files"
+
+
+@case(
+    "kernel",
+    "kernel-outline",
+    f"Outline of {KERNEL_OUTLINE_DIR} (5,123 C files; stops before 100,000 characters)",
+    ("Outline",),
+    budgets=(
+        Budget(1000, "ms", "< 1 s (aim < 500 ms)", aim=500),
+        Budget(1.5, "x", "≤ 1.5× parsing the same files", vs=OUTLINE_PARSE_REF),
+    ),
+    repeats=5,
+)
+def kernel_outline(root: str) -> Case:
+    directory = os.path.join(root, KERNEL_OUTLINE_DIR)
+
+    def check(r: fstools.ToolResult) -> None:
+        ok(r)
+        assert len(r.output) < 100_000 and r.metadata["files_left_out"] > 4_000
+        assert r.output.endswith("Outline a subdirectory or a file to see them]")
+        first = r.output.split("\n", 1)[0]
+        alone = call("Outline", ctx_for(root), path=first)
+        assert r.output.startswith(f"{first}\n{alone.output}\n\n")
+
+    def parse_the_same_files() -> int:
+        """Plain tree-sitter on the files the outline covered: the parse the outline cannot avoid."""
+        from fstools._syntax.languages import LANGUAGES, parse
+
+        files = sorted(refs.lines(refs.run(refs.rg_files_argv(directory, "*.[ch]", sortr_modified=False))))
+        size, parsed = 0, 0
+        for path in files:
+            with open(path, "rb") as f:
+                data = f.read()
+            parse(LANGUAGES["c"], data)
+            size, parsed = size + len(data), parsed + 1
+            if size > 1_150_000:  # about what the outline parses before its output is full
+                break
+        return parsed
+
+    return Case(
+        run=bind("Outline", ctx_for(root), path=directory),
+        check=check,
+        refs=[
+            Ref("rg --files (the walk alone)", lambda: refs.run([refs.binary("rg"), "--files", directory])),
+            Ref(OUTLINE_PARSE_REF, parse_the_same_files),
+        ],
+    )
 
 
 def corpus_for(group: str) -> Any:

@@ -25,6 +25,9 @@ SearchIndex = Literal["auto", "off"]
 SEARCH_INDEX_MODES: tuple[SearchIndex, ...] = get_args(SearchIndex)
 JournalMode = Literal["on", "off"]
 JOURNAL_MODES: tuple[JournalMode, ...] = get_args(JournalMode)
+# After a change: report the syntax errors it introduced, refuse such a change, or check nothing.
+CheckSyntax = Literal["warn", "refuse", "off"]
+CHECK_SYNTAX: tuple[CheckSyntax, ...] = get_args(CheckSyntax)
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,12 @@ class ExecutionContext:
         search_index: "auto" (Grep and Glob answer from a fresh search index) or "off".
         journal: "on" (every change is recorded first, so it can be undone or rewound) or "off".
         arg_style: How notices name parameters: "call" (offset=10) or "flags" (--offset 10).
+        check_syntax: After a change to a file in a known language, report the syntax errors the
+            change introduced ("warn", the default), refuse such a change with syntax_error and
+            write nothing ("refuse"), or do not check ("off").
+        checkers: Callables `(path, new_text) -> list of diagnostics` run after the syntax check
+            (a linter, a language server); one that fails or hangs only adds a warning.
+        checker_timeout: Seconds each checker may take before the change goes ahead without it.
     """
 
     working_dir: str = field(default_factory=os.getcwd)
@@ -113,6 +122,9 @@ class ExecutionContext:
     search_index: SearchIndex = "auto"
     journal: JournalMode = "on"
     arg_style: ArgStyle = "call"
+    check_syntax: CheckSyntax = "warn"
+    checkers: Sequence[Callable[[str, str], Any]] = ()
+    checker_timeout: float = 10.0
 
     def __post_init__(self) -> None:
         if not os.path.isabs(self.working_dir):
@@ -121,6 +133,8 @@ class ExecutionContext:
             raise ValueError(f"search_index must be 'auto' or 'off', not {self.search_index!r}")
         if self.journal not in JOURNAL_MODES:
             raise ValueError(f"journal must be 'on' or 'off', not {self.journal!r}")
+        if self.check_syntax not in CHECK_SYNTAX:
+            raise ValueError(f"check_syntax must be one of {CHECK_SYNTAX}, not {self.check_syntax!r}")
         if self.arg_style not in ARG_STYLES:
             raise ValueError(f"arg_style must be one of {ARG_STYLES}, not {self.arg_style!r}")
         dirs = list(self.allowed_dirs) if self.allowed_dirs else [self.working_dir]

@@ -72,6 +72,12 @@ NOTICE = ResultField("notice", "string", "How to get the results not returned (a
 JOURNAL = ResultField(
     "journal", "string", "What the change journal kept for undo and rewind: recorded, off, or 'not recorded: <why>'"
 )
+DIAGNOSTICS = ResultField(
+    "diagnostics",
+    "array",
+    "Syntax errors the change introduced (and what the context's checkers found): path, line, column, "
+    "message, severity, source; present when a changed file's kind is checked",
+)
 CHANGE_FIELDS = (
     FILE_PATH,
     ResultField("created", "boolean", "The file did not exist before", always=True),
@@ -82,4 +88,5 @@ CHANGE_FIELDS = (
     DIFF,
     DRY_RUN,
     JOURNAL,
+    DIAGNOSTICS,
 )

@@ -282,3 +282,21 @@ def test_openai_apply_patch_is_journaled(tree, ctx):
     assert fstools.openai_apply_patch(call, ctx=ctx)["status"] == "completed"
     assert fstools.undo(str(tree / "oa.md"), ctx=ctx).success
     assert not (tree / "oa.md").exists()
+
+
+def test_undo_takes_a_notebook_edit_back_byte_for_byte(project, ctx):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1\n", id="a1"), nbformat.v4.new_markdown_cell("# Title", id="b2")]
+    path = project / "analysis.ipynb"
+    path.write_text(nbformat.writes(nb), encoding="utf-8")
+    before = path.read_bytes()
+    assert fstools.read(str(path), ctx=ctx).success
+    edited = fstools.notebook_edit(str(path), "y = 2\n", cell_id="a1", ctx=ctx)
+    assert edited.success, edited.error
+    assert edited.metadata["journal"] == "recorded"
+    assert path.read_bytes() != before
+    undone = fstools.undo(str(path), ctx=ctx)
+    assert undone.success, undone.error
+    assert path.read_bytes() == before
