@@ -147,7 +147,10 @@ def test_a_nested_hunk_off_by_columns_that_are_no_whole_level_keeps_its_nesting(
     patch = envelope("*** Update File: a.py", "@@", "-  if a:", "-      b()", "+  if z:", "+      b()", "+      d()")
     result = fstools.apply_patch(patch, ctx=ctx)
     assert result.success, result.error
-    assert target.read_text() == "class A:\n    def f(self):\n        if z:\n            b()\n            d()\n        c()\n"
+    assert (
+        target.read_text()
+        == "class A:\n    def f(self):\n        if z:\n            b()\n            d()\n        c()\n"
+    )
     assert result.metadata["diagnostics"] == []
 
 
