@@ -24,7 +24,7 @@ from ..__version__ import __version__
 from .._content.fingerprints import remember
 from .._core.context import ExecutionContext
 from .._core.errors import ToolError
-from .._core.hints import flag
+from .._core.hints import as_flags, flag
 from .._core.outputs import always_reported
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
@@ -221,7 +221,10 @@ class CommandLine:
     def parse(self, argv: Sequence[str]) -> argparse.Namespace:
         """Options and positionals may be mixed in any order (`grep PATTERN --json DIR`)."""
         if argv and argv[0] in self.commands:
-            args = self.commands[argv[0]].parse_intermixed_args(argv[1:])
+            command = self.commands[argv[0]]
+            # argparse cannot intermix a command that has subcommands of its own (`index build`).
+            parse = command.parse_args if command.get_default("nested") else command.parse_intermixed_args
+            args = parse(argv[1:])
             args.command = argv[0]
             return args
         return self.parser.parse_args(argv)
@@ -377,12 +380,15 @@ def exit_status(tool: BaseTool, result: ToolResult) -> int:
     return 0 if result.success else EXIT_FAILED
 
 
-def print_result(result: ToolResult, as_json: bool, command: str, stdout: TextIO, stderr: TextIO) -> None:
+def print_result(
+    result: ToolResult, as_json: bool, command: str, stdout: TextIO, stderr: TextIO, names: Sequence[str] = ()
+) -> None:
     """--json: the whole ToolResult on one line. Otherwise the output on stdout (a search that found
-    nothing says so on stderr), the notice and the warnings on stderr, or the error on stderr."""
+    nothing says so on stderr), the notice and the warnings on stderr, or the error on stderr; a
+    `name=value` of the parameters `names` in a message is shown as its option (`--replace-all`)."""
 
     def say(text: str) -> None:
-        stderr.write(printable(f"fstools {command}: {text}") + "\n")
+        stderr.write(printable(f"fstools {command}: {as_flags(text, names)}") + "\n")
 
     if as_json:
         payload = jsonable(result.to_dict())
@@ -431,7 +437,7 @@ def run_tool(
     ctx = settings.context(confirm=terminal_confirm(getattr(args, "yes", False), stdin, stderr), arg_style="flags")
     presume_read(tool, ctx, arguments)
     result = tool.run(ctx, **arguments)
-    print_result(result, args.json, args.command, stdout, stderr)
+    print_result(result, args.json, args.command, stdout, stderr, [p.name for p in tool.parameters])
     return exit_status(tool, result)
 
 
