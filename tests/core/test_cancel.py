@@ -1,0 +1,190 @@
+"""Cancelling an async tool call stops its work: the rg child it started dies at once.
+
+The worker thread of a cancelled `await tool.execute(...)` cannot be stopped, but the
+search it waits for can: its child is killed from the cancelling thread. The tests find the
+real rg process by its parent, cancel the task and poll the pid; no timing budget, a
+correctness property (a child left running would take seconds to tens of seconds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import fstools
+from fstools._core.cancel import Cancellation, on_cancel
+
+# A long repetition of a Unicode class with no literal to look for keeps rg on its slow path:
+# ~0.6 s a megabyte of words on one core, so the tree below keeps rg busy for seconds (a
+# cancelled search is killed in its first milliseconds).
+SLOW_PATTERN = r"(?:[\w\s]{2}){150}X?"
+KILLED_WITHIN = 0.1
+
+
+def _children() -> dict[int, str]:
+    """pid -> command line of this process's children (from /proc)."""
+    found = {}
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == me:
+            found[int(entry)] = cmdline
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` still runs (a zombie waiting to be reaped has stopped)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+async def _rg_child(pattern: str, task: asyncio.Task, timeout: float = 20) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert not task.done(), f"the search ended before it could be cancelled: {task.result()}"
+        for pid, cmdline in _children().items():
+            if "rg" in cmdline.split(" ", 1)[0] and pattern in cmdline:
+                return pid
+        await asyncio.sleep(0.002)
+    raise AssertionError(f"the search never started rg: {_children()}")
+
+
+def _rg_children() -> set[int]:
+    return {pid for pid, cmdline in _children().items() if "rg" in cmdline.split(" ", 1)[0] and _running(pid)}
+
+
+async def _cancel_and_time(task: asyncio.Task, pattern: str) -> tuple[int, float]:
+    """Cancel `task` once its rg runs; the seconds from the cancel until no rg of this process ran."""
+    pid = await _rg_child(pattern, task)
+    cancelled = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    while _running(pid) or _rg_children():
+        if time.monotonic() - cancelled > 30:
+            break
+        await asyncio.sleep(0.001)
+    return pid, time.monotonic() - cancelled
+
+
+@pytest.fixture(scope="module")
+def slow_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rng = random.Random(7)
+    words = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(2, 9))) for _ in range(3000)]
+    block = "\n".join(" ".join(rng.choices(words, k=12)) for _ in range(30_000)) + "\n"
+    root = tmp_path_factory.mktemp("slow")
+    for i in range(16):  # ~27 MB of words
+        (root / f"words{i}.txt").write_text(f"{i}\n{block}")
+    return root
+
+
+def _wait_for_threads(before: int) -> None:
+    """Until the worker threads are done: no search of theirs may start another rg meanwhile."""
+    deadline = time.monotonic() + 30
+    while threading.active_count() > before and time.monotonic() < deadline:
+        assert not _rg_children(), "a cancelled search started rg again"
+        time.sleep(0.001)
+
+
+def test_cancelling_a_grep_kills_its_rg_at_once(slow_tree):
+    ctx = fstools.ExecutionContext(working_dir=str(slow_tree), search_index="off")
+    tool = fstools.create_registry().get("Grep")
+
+    async def main() -> tuple[int, float]:
+        task = asyncio.create_task(tool.execute(ctx, pattern=SLOW_PATTERN, output_mode="count", head_limit=0))
+        return await _cancel_and_time(task, SLOW_PATTERN)
+
+    threads = threading.active_count()
+    pid, took = asyncio.run(main())
+    assert took < KILLED_WITHIN, f"rg {pid} still ran {took:.3f} s after the cancel"
+    _wait_for_threads(threads)  # the worker thread, left without its child, finishes too
+    assert threading.active_count() <= threads
+
+
+def test_cancelling_through_the_registry_kills_rg_too(slow_tree):
+    ctx = fstools.ExecutionContext(working_dir=str(slow_tree), search_index="off")
+    registry = fstools.create_registry()
+
+    async def main() -> tuple[int, float]:
+        task = asyncio.create_task(registry.execute("Grep", ctx, pattern=SLOW_PATTERN, output_mode="content"))
+        return await _cancel_and_time(task, SLOW_PATTERN)
+
+    threads = threading.active_count()
+    pid, took = asyncio.run(main())
+    assert took < KILLED_WITHIN, f"rg {pid} still ran {took:.3f} s after the cancel"
+    _wait_for_threads(threads)
+
+
+@pytest.mark.skipif(not os.environ.get("FSTOOLS_KERNEL_TREE"), reason="set FSTOOLS_KERNEL_TREE to the kernel tree")
+def test_cancelling_a_kernel_grep_kills_its_rg():
+    tree = os.environ["FSTOOLS_KERNEL_TREE"]
+    ctx = fstools.ExecutionContext(working_dir=tree, search_index="off")
+    tool = fstools.create_registry().get("Grep")
+    pattern = r"[A-Z]+_RESUME"
+
+    async def main() -> tuple[int, float]:
+        task = asyncio.create_task(tool.execute(ctx, pattern=pattern, output_mode="content", head_limit=0))
+        return await _cancel_and_time(task, pattern)
+
+    threads = threading.active_count()
+    pid, took = asyncio.run(main())
+    assert took < KILLED_WITHIN, f"rg {pid} still ran {took:.3f} s after the cancel"
+    _wait_for_threads(threads)
+
+
+def test_the_event_loop_keeps_running_during_a_search(slow_tree):
+    """A slow Grep awaited in one task leaves the loop free: another task ticks meanwhile."""
+    ctx = fstools.ExecutionContext(working_dir=str(slow_tree), search_index="off")
+    tool = fstools.create_registry().get("Grep")
+
+    async def main() -> int:
+        ticks = 0
+        task = asyncio.create_task(tool.execute(ctx, pattern=SLOW_PATTERN, output_mode="count"))
+        await _rg_child(SLOW_PATTERN, task)
+        for _ in range(20):
+            await asyncio.sleep(0.005)
+            ticks += 1
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return ticks
+
+    assert asyncio.run(main()) == 20
+
+
+def test_a_cancellation_kills_what_is_attached_later_at_once():
+    killed = []
+    cancellation = Cancellation()
+    forget = cancellation.attach(lambda: killed.append("first"))
+    cancellation.attach(lambda: killed.append("second"))
+    forget()
+    cancellation.cancel()
+    assert killed == ["second"]
+    cancellation.attach(lambda: killed.append("late"))
+    assert killed == ["second", "late"]
+
+
+def test_a_gone_child_is_no_error_and_a_plain_call_has_no_cancellation():
+    def gone() -> None:
+        raise ProcessLookupError
+
+    cancellation = Cancellation()
+    cancellation.attach(gone)
+    cancellation.cancel()  # nothing raised
+    assert on_cancel(lambda: None)() is None  # no current cancellation: nothing to forget
+    assert cancellation.run(lambda: on_cancel(gone)) is not None
