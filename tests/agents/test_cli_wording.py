@@ -54,7 +54,7 @@ def test_models_still_read_parameters(project):
 def test_as_flags_rewrites_only_the_named_parameters():
     names = ["replace_all", "offset", "glob", "-i"]
     assert as_flags("set replace_all=true or offset=10", names) == "set --replace-all or --offset 10"
-    assert as_flags("hidden=false; glob=\"*.py\"", names) == "hidden=false; --glob '*.py'"
+    assert as_flags('hidden=false; glob="*.py"', names) == "hidden=false; --glob '*.py'"
     assert as_flags("my_replace_all=true", names) == "my_replace_all=true"
     assert as_flags("replace_all=false", names) == "--no-replace-all"
     assert as_flags("anything", []) == "anything"

@@ -82,15 +82,20 @@ async def _cancel_and_time(task: asyncio.Task, pattern: str) -> tuple[int, float
     return pid, time.monotonic() - cancelled
 
 
-@pytest.fixture(scope="module")
-def slow_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def write_slow_tree(root: Path, files: int = 16) -> Path:
+    """`files` files of ~1.7 MB of random words each (the same block, numbered)."""
     rng = random.Random(7)
     words = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(2, 9))) for _ in range(3000)]
     block = "\n".join(" ".join(rng.choices(words, k=12)) for _ in range(30_000)) + "\n"
-    root = tmp_path_factory.mktemp("slow")
-    for i in range(16):  # ~27 MB of words
+    root.mkdir(parents=True, exist_ok=True)
+    for i in range(files):
         (root / f"words{i}.txt").write_text(f"{i}\n{block}")
     return root
+
+
+@pytest.fixture(scope="module")
+def slow_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_slow_tree(tmp_path_factory.mktemp("slow"))
 
 
 def _wait_for_threads(before: int) -> None:

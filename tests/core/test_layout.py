@@ -21,7 +21,11 @@ ALLOWED: dict[str, set[str]] = {
     "_index": {"_core", "_content", "_index"},
     **{family: BELOW_TOOLS | {family} for family in TOOL_FAMILIES},
     "_agents": {"_core", "_content", "_index", "_agents", *TOOL_FAMILIES},
+    # The public adapters for agent frameworks: tools come from the registry, calls go through the tool layer.
+    "integrations": {"_core", "_agents", "integrations"},
 }
+# Public subpackages: their __init__.py says what they hold (a docstring), and imports nothing.
+PUBLIC_FAMILIES = {"integrations"}
 # Modules at the package top: the facade may name anything; the version is a leaf.
 TOP_LEVEL = {"__init__", "__main__", "__version__"}
 
@@ -81,8 +85,11 @@ def test_every_module_belongs_to_a_family():
         if path.parent != PACKAGE:
             assert family_of(module_name(path)) is not None, path
     for family in ALLOWED:
-        if (PACKAGE / family).is_dir():
+        if (PACKAGE / family).is_dir() and family not in PUBLIC_FAMILIES:
             assert (PACKAGE / family / "__init__.py").read_text() == "", f"{family}/__init__.py must stay empty"
+    for family in PUBLIC_FAMILIES:
+        body = ast.parse((PACKAGE / family / "__init__.py").read_text()).body
+        assert len(body) == 1 and isinstance(body[0], ast.Expr), f"{family}/__init__.py holds a docstring only"
 
 
 def test_families_import_only_downward():
@@ -111,6 +118,7 @@ def test_the_family_graph():
         "_find": ["_core", "_index"],
         "_grep": ["_core", "_index"],
         "_agents": ["_change", "_content", "_core", "_find", "_grep", "_index", "_read"],
+        "integrations": ["_agents", "_core"],
     }
 
 
