@@ -243,8 +243,9 @@ def _walk(
     assert plan.base is not None
     pruned, sensitive = ctx.sensitive.walker_split if ctx.sensitive else ((), ctx.sensitive)
     notes: list[str] = []
+    loops: list[str] = []
     if follow_symlinks:  # links out of the roots, or to secrets, are not followed at all
-        leaving = escaping_links(plan.base, lambda p: _allowed_target(ctx, p))
+        leaving = escaping_links(plan.base, lambda p: _allowed_target(ctx, p), loops)
         if len(leaving) > MAX_EXCLUDED_LINKS:  # too many to name on a command line: follow none
             follow_symlinks = False
             notes.append(f"{len(leaving)} links lead out of the allowed directories: no link was followed")
@@ -288,6 +289,8 @@ def _walk(
         timeout=ctx.timeout,
     )
     listing.warnings[:0] = notes
+    if follow_symlinks and loops and listing.backend != "rg":  # rg warns of each loop itself, fd skips them silently
+        listing.warnings.append(f"link loops skipped: {', '.join(sorted(loops)[:10])}")
     if follow_symlinks:
         listing.keep(_followed_and_allowed(ctx, plan.base, listing.paths))
     if sensitive and listing.backend != "index":  # the index holds no file these patterns match

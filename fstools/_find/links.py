@@ -8,6 +8,7 @@ tree is scanned once, following only links that stay inside, and each link that 
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable
 
@@ -23,11 +24,27 @@ def _escape(relative: str) -> str:
     return "".join("\\" + c if c in _GLOB_SPECIAL else c for c in relative)
 
 
-def escaping_links(base: str, allowed: Callable[[str], bool]) -> list[str]:
+def _note(loops: list[str] | None, relative: str) -> None:
+    if loops is not None:
+        loops.append(relative.lstrip("/"))
+
+
+def _is_dir(entry: os.DirEntry[str], loops: list[str] | None, relative: str) -> bool:
+    """Whether the entry is a directory, its links followed (a link loop, `b -> b`, is not one)."""
+    try:
+        return entry.is_dir()
+    except OSError as exc:  # the walker skips it too
+        if exc.errno == errno.ELOOP:
+            _note(loops, relative)
+        return False
+
+
+def escaping_links(base: str, allowed: Callable[[str], bool], loops: list[str] | None = None) -> list[str]:
     """Anchored excludes (`/sub/link`) for the links below `base` whose target `allowed` refuses.
 
     A directory is scanned on every path the walker will take to it (an in-root link is an
     alias), never twice on one path (a link to an ancestor is a loop, as for the walker).
+    The loops met (a link to an ancestor, or one that resolves to itself) go to `loops`.
     """
     skip = GlobSet(DEFAULT_EXCLUDES)
     excluded: list[str] = []
@@ -39,6 +56,7 @@ def escaping_links(base: str, allowed: Callable[[str], bool]) -> list[str]:
             st = os.stat(directory)
             identity = (st.st_dev, st.st_ino)
             if identity in ancestors:
+                _note(loops, relative)
                 continue
             with os.scandir(directory) as it:
                 entries = list(it)
@@ -53,6 +71,6 @@ def escaping_links(base: str, allowed: Callable[[str], bool]) -> list[str]:
             if entry.is_symlink() and not allowed(os.path.realpath(path)):
                 excluded.append("/" + _escape(rel.lstrip("/")))
                 continue
-            if entry.is_dir():  # follows an allowed link
+            if _is_dir(entry, loops, rel):  # follows an allowed link
                 stack.append((path, rel, below))
     return excluded

@@ -143,12 +143,22 @@ class PageCollector:
     and each matching line belongs to exactly one page. Lines of other files, and lines
     before a range, are counted and kept as raw bytes at most `before` deep, never parsed.
     `names` renames the paths rg prints (files it was given as descriptors) as they are read.
+    With `max_chars`, once the lines kept pass that many characters they are dropped and no
+    more are kept (`capped`): the caller fetches a page instead.
     """
 
     def __init__(
-        self, ranges: Mapping[str, LineRange] | None, *, before: int = 0, after: int = 0, multiline: bool = False
+        self,
+        ranges: Mapping[str, LineRange] | None,
+        *,
+        before: int = 0,
+        after: int = 0,
+        multiline: bool = False,
+        max_chars: int | None = None,
     ) -> None:
         self._ranges = ranges
+        self._room = max_chars
+        self.capped = False
         self._before = before
         self._after = after
         self._multiline = multiline
@@ -194,6 +204,12 @@ class PageCollector:
         text, spans = cut_line(text, spans)
         self._out.append(LineHit(self._path or "", number, text, spans, is_context))
         self._last = number
+        if self._room is not None:
+            self._room -= len(text)
+            if self._room < 0:
+                self.capped = True
+                self._out, self._range, self._ranges = [], None, {}
+                self.lines.clear()
 
     def _flush_pending(self, first: int) -> None:
         for item in self._pending:

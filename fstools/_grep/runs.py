@@ -330,7 +330,10 @@ def _search_file(
         out.too_large.append(q.root)
         return
     ranges = {q.root: (offset, offset + limit if limit else float("inf"))} if content else {}
-    collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
+    every = content and not limit  # every line: past MAX_ALL_LINES_BYTES, a first page as for a directory
+    collector = PageCollector(
+        ranges, before=q.before, after=q.after, multiline=q.multiline, max_chars=MAX_ALL_LINES_BYTES if every else None
+    )
     # By name, rg reads it as given; pinned, it may have been swapped away or grown meanwhile: nothing to read.
     for files in deadline.files([q.root]):
         try:
@@ -340,6 +343,9 @@ def _search_file(
             files.close()
     out.files = _keep(collector.ends, sensitive, out, deadline.stat)
     out.lines = collector.lines.get(q.root, [])
+    if collector.capped and out.files:
+        out.capped = True
+        _fetch_page(rg, q, out.files, offset, CAPPED_PAGE_LINES, deadline, out)
 
 
 def _search_all(
@@ -360,14 +366,13 @@ def _search_all(
 
     def remember(proc: StreamingProcess, files: FileArgs | None) -> Iterator[Block]:
         nonlocal kept
-        for block in split_blocks(proc.chunks(), with_context=bool(q.before or q.after)):
+        room = MAX_ALL_LINES_BYTES - kept  # a file past it is counted as rg prints it, never held whole
+        for block in split_blocks(proc.chunks(), with_context=bool(q.before or q.after), max_bytes=room):
             if files is not None and block.path in files.names:
                 path = files.real(block.path)
                 block = block._replace(path=path, head=os.fsencode(path))
             kept += len(block.body)
-            if kept > MAX_ALL_LINES_BYTES:
-                out.capped = True
-                block = block._replace(body=b"")
+            out.capped = out.capped or block.cut
             blocks[block.path] = block
             yield block
 

@@ -481,6 +481,21 @@ def test_follow_symlinks_stays_inside(linked, backend):
     assert "innocent.txt" not in everything.output
 
 
+def test_follow_symlinks_skips_link_loops_with_a_warning(tmp_path, backend):
+    """A link to an ancestor (`a/self -> .`) and one to itself (`b -> b`) are skipped, the call succeeds."""
+    root = tmp_path / "loops"
+    (root / "a").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "a" / "f.c").write_text("x\n")
+    (root / "a" / "self").symlink_to(".")
+    (root / "b").symlink_to("b")
+    ctx = fstools.ExecutionContext(working_dir=str(root))
+    plain = run("**/*", ctx, backend)
+    followed = run("**/*", ctx, backend, follow_symlinks=True)
+    assert rels(followed, root) == rels(plain, root) == ["a/f.c"]
+    assert followed.metadata.get("warnings"), "the skipped loop is reported"
+
+
 @requires_fd
 def test_follow_symlinks_backends_agree(linked, monkeypatch):
     root, _ = linked

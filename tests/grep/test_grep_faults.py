@@ -162,6 +162,67 @@ def test_blocks_are_the_same_however_rg_output_is_chunked():
         assert list(split_blocks([b"", *chunks, b""], with_context=False)) == whole
 
 
+def test_a_block_past_the_byte_limit_is_counted_not_kept_however_chunked():
+    """Past `max_bytes` a file's lines are counted as they stream by; the blocks after it are
+    still split right, and rg's binary warning at a counted block's end is still seen."""
+    from fstools._grep.rglines import split_blocks
+
+    big = b"".join(b"%d> m\n" % i for i in range(300))
+    binary = b'7> m\n8> m\n/r/d: WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)'
+    output = b"/r/a\x001> x\n\n/r/b\x00" + big + b"\n/r/c\x003> z\n4> z\n\n/r/d\x00" + binary + b"\n"
+    for size in (1, 3, 7, 64, 1000, len(output)):
+        chunks = [output[i : i + size] for i in range(0, len(output), size)]
+        blocks = list(split_blocks(chunks, with_context=False, max_bytes=100))
+        assert [(b.path, b.matched_lines, b.cut) for b in blocks] == [
+            ("/r/a", 1, False),
+            ("/r/b", 300, True),
+            ("/r/c", 2, True),
+            ("/r/d", 3, True),
+        ], size
+        assert [b.binary for b in blocks] == [False, False, False, True] and blocks[1].body == b""
+    with_context = b"/r/a\x00" + b"".join(b"%d> m\n%d  c\n--\n" % (i, i + 1) for i in range(0, 600, 2))
+    for size in (5, 4096):
+        chunks = [with_context[i : i + size] for i in range(0, len(with_context), size)]
+        (block,) = split_blocks(chunks, with_context=True, max_bytes=50)
+        assert block.cut and block.matched_lines == 300
+
+
+_PEAK_GROWTH = """
+import resource, sys, fstools
+ctx = fstools.ExecutionContext(working_dir=sys.argv[1], grep_max_filesize=1 << 30)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+r = fstools.grep("MATCHME", sys.argv[2], output_mode="content", head_limit=0, ctx=ctx)
+assert r.success and r.metadata["returned_matches"] == 10_000, r.metadata
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024, r.metadata["total_matches"])
+"""
+
+
+@pytest.mark.parametrize("target", ["directory", "file"])
+def test_every_line_of_a_huge_file_costs_the_page_not_the_matches(tmp_path, target):
+    """A 10,000-line page of a file with 150k and then 600k matching lines (12 and 48 MB): the
+    peak memory growth stays the page's, not four times bigger with the matches."""
+    import subprocess
+    import sys
+
+    growth = {}
+    for lines in (150_000, 600_000):
+        root = tmp_path / str(lines)
+        root.mkdir()
+        with open(root / "huge.log", "w") as f:
+            f.writelines(
+                f"{i} MATCHME padding to make a line of some eighty bytes or so {i * 7}\n" for i in range(lines)
+            )
+        path = root if target == "directory" else root / "huge.log"
+        proc = subprocess.run(
+            [sys.executable, "-c", _PEAK_GROWTH, str(root), str(path)], capture_output=True, text=True, check=True
+        )
+        mb, total = proc.stdout.split()
+        assert int(total) == lines
+        growth[lines] = int(mb)
+    assert growth[600_000] < growth[150_000] + 16, growth
+    assert growth[600_000] < 96, growth
+
+
 @pytest.mark.parametrize(
     "args",
     [
