@@ -408,6 +408,17 @@ def print_result(
         say(notice)
     for warning in result.metadata.get("warnings") or ():
         say(f"warning: {warning}")
+    index = index_notice(result)
+    if index:
+        say(index)
+
+
+def index_notice(result: ToolResult) -> str | None:
+    """Whether a search index answered, said where one was involved: "none" and "off" say nothing."""
+    state = result.metadata.get("index")
+    if not isinstance(state, str) or state in ("none", "off"):
+        return None
+    return "answered from the search index" if state == "used" else f"searched without the index ({state})"
 
 
 def presume_read(tool: BaseTool, ctx: ExecutionContext, arguments: dict[str, Any]) -> None:

@@ -97,3 +97,33 @@ def test_index_status_works_without_numpy(in_project, monkeypatch):
     s = Streams()
     assert s.run("index", "status", ".", "--json") == 0
     assert '"status":"none"' in s.stdout.getvalue()
+
+
+def test_grep_and_glob_say_when_the_index_answered(in_project):
+    import json
+    import subprocess
+
+    import fstools
+
+    subprocess.run(["git", "init", "-q", str(in_project)], check=True)  # Glob's index answers inside git
+    (in_project / "a.py").write_text("needle = 1\n")
+    quiet = Streams()
+    assert quiet.run("grep", "needle", ".") == 0
+    assert "index" not in quiet.stderr.getvalue()  # no index here: nothing to say
+    fstools.build_index(str(in_project))
+    for argv in (["grep", "needle", "."], ["glob", "**/*.py", "."]):
+        s = Streams()
+        assert s.run(*argv) == 0
+        assert s.stderr.getvalue() == f"fstools {argv[0]}: answered from the search index\n"
+        as_json = Streams()
+        assert as_json.run(*argv, "--json") == 0
+        assert json.loads(as_json.stdout.getvalue())["metadata"]["index"] == "used"
+
+
+def test_an_index_that_cannot_answer_says_why():
+    from fstools import ToolResult
+    from fstools._agents.cli import index_notice
+
+    assert index_notice(ToolResult.ok("x", index="stale")) == "searched without the index (stale)"
+    assert index_notice(ToolResult.ok("x", index="off")) is None
+    assert index_notice(ToolResult.ok("x")) is None
