@@ -272,6 +272,13 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
         "directory is skipped with a warning; the server starts unless none is usable.",
     )
     mcp.add_argument("--rate-limit", type=int, metavar="N", help="At most N operations per minute")
+    mcp.add_argument(
+        "--index",
+        choices=("auto", "off"),
+        default="auto",
+        help="auto (the default): Grep and Glob answer from the roots' search indexes, which the server keeps "
+        "fresh and builds in the background where a root has none (needs the index extra); off: always scan",
+    )
     add_index_command(commands)
     return CommandLine(parser, dict(commands.choices))
 
@@ -350,6 +357,7 @@ def _settings(args: argparse.Namespace) -> SessionSettings:
         rules=tuple(args.rules or ()),
         audit_log=args.audit_log,
         rate_limit=getattr(args, "rate_limit", None),
+        index=getattr(args, "index", "auto"),
         timeout=args.timeout,
     )
 

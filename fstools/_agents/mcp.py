@@ -193,6 +193,13 @@ def _confirm(request: PermissionRequest) -> bool:
     return _approved(answer)
 
 
+def _can_index() -> bool:
+    """Whether the index extra (numpy) is installed: without it no index is built or read."""
+    import importlib.util
+
+    return importlib.util.find_spec("numpy") is not None
+
+
 class McpSession:
     """The state of one MCP session: its ExecutionContext, built at the first tool call.
 
@@ -246,7 +253,10 @@ class McpSession:
             return
         from .._index.keeper import Keeper
 
-        self._keeper = Keeper(ctx.roots, tuple(ctx.sensitive_patterns), ctx.grep_max_filesize).start()
+        build_missing = self.settings.index == "auto" and _can_index()
+        self._keeper = Keeper(
+            ctx.roots, tuple(ctx.sensitive_patterns), ctx.grep_max_filesize, build_missing=build_missing
+        ).start()
 
     async def call(
         self, params: types.CallToolRequestParams, rctx: ServerRequestContext[Any, Any]

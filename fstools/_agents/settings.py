@@ -60,6 +60,8 @@ class SessionSettings:
     audit_log: str | None = None
     rate_limit: int | None = None
     timeout: float | None = None
+    # The search index: "auto" uses (and, in a long-lived server, builds) the roots' indexes; "off" never.
+    index: str = "auto"
 
     def context(
         self,
@@ -88,6 +90,7 @@ class SessionSettings:
             audit_log=self.audit_log,
             rate_limit_per_minute=self.rate_limit,
             arg_style=arg_style,
+            search_index=self.index,
         )
         if self.timeout is not None:  # otherwise the context's own default stands
             ctx.timeout = self.timeout
