@@ -106,13 +106,12 @@ def _wait_for_threads(before: int) -> None:
         time.sleep(0.001)
 
 
-def test_cancelling_a_grep_kills_its_rg_at_once(slow_tree):
-    ctx = fstools.ExecutionContext(working_dir=str(slow_tree), search_index="off")
-    tool = fstools.create_registry().get("Grep")
+def _assert_cancel_kills_rg(call, pattern: str) -> None:
+    """Cancel the task awaiting `call()` once its rg runs: that rg stops within KILLED_WITHIN, no other
+    starts, and the worker thread ends."""
 
     async def main() -> tuple[int, float]:
-        task = asyncio.create_task(tool.execute(ctx, pattern=SLOW_PATTERN, output_mode="count", head_limit=0))
-        return await _cancel_and_time(task, SLOW_PATTERN)
+        return await _cancel_and_time(asyncio.create_task(call()), pattern)
 
     threads = threading.active_count()
     pid, took = asyncio.run(main())
@@ -121,35 +120,28 @@ def test_cancelling_a_grep_kills_its_rg_at_once(slow_tree):
     assert threading.active_count() <= threads
 
 
+def test_cancelling_a_grep_kills_its_rg_at_once(slow_tree):
+    ctx = fstools.ExecutionContext(working_dir=str(slow_tree), search_index="off")
+    tool = fstools.create_registry().get("Grep")
+    _assert_cancel_kills_rg(
+        lambda: tool.execute(ctx, pattern=SLOW_PATTERN, output_mode="count", head_limit=0), SLOW_PATTERN
+    )
+
+
 def test_cancelling_through_the_registry_kills_rg_too(slow_tree):
     ctx = fstools.ExecutionContext(working_dir=str(slow_tree), search_index="off")
     registry = fstools.create_registry()
-
-    async def main() -> tuple[int, float]:
-        task = asyncio.create_task(registry.execute("Grep", ctx, pattern=SLOW_PATTERN, output_mode="content"))
-        return await _cancel_and_time(task, SLOW_PATTERN)
-
-    threads = threading.active_count()
-    pid, took = asyncio.run(main())
-    assert took < KILLED_WITHIN, f"rg {pid} still ran {took:.3f} s after the cancel"
-    _wait_for_threads(threads)
+    _assert_cancel_kills_rg(
+        lambda: registry.execute("Grep", ctx, pattern=SLOW_PATTERN, output_mode="content"), SLOW_PATTERN
+    )
 
 
 @pytest.mark.skipif(not os.environ.get("FSTOOLS_KERNEL_TREE"), reason="set FSTOOLS_KERNEL_TREE to the kernel tree")
 def test_cancelling_a_kernel_grep_kills_its_rg():
-    tree = os.environ["FSTOOLS_KERNEL_TREE"]
-    ctx = fstools.ExecutionContext(working_dir=tree, search_index="off")
+    ctx = fstools.ExecutionContext(working_dir=os.environ["FSTOOLS_KERNEL_TREE"], search_index="off")
     tool = fstools.create_registry().get("Grep")
     pattern = r"[A-Z]+_RESUME"
-
-    async def main() -> tuple[int, float]:
-        task = asyncio.create_task(tool.execute(ctx, pattern=pattern, output_mode="content", head_limit=0))
-        return await _cancel_and_time(task, pattern)
-
-    threads = threading.active_count()
-    pid, took = asyncio.run(main())
-    assert took < KILLED_WITHIN, f"rg {pid} still ran {took:.3f} s after the cancel"
-    _wait_for_threads(threads)
+    _assert_cancel_kills_rg(lambda: tool.execute(ctx, pattern=pattern, output_mode="content", head_limit=0), pattern)
 
 
 def test_the_event_loop_keeps_running_during_a_search(slow_tree):

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 import fstools
-from tests.helpers.processes import ENV, WORKTREE
+from tests.helpers.processes import ENV, WORKTREE, run_python
 
 README = WORKTREE / "README.md"
 MAX_README_BYTES = 10 * 1024
@@ -36,14 +36,7 @@ def test_python_blocks_run_as_written(tmp_path):
     blocks = code_blocks(README.read_text(), "python")
     assert blocks, "the README has a quick start"
     for block in blocks:
-        result = subprocess.run(
-            [sys.executable, "-c", block],
-            cwd=tmp_path,
-            env={**ENV, "TMPDIR": str(tmp_path)},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        result = run_python(block, tmp_path)
         assert result.returncode == 0, result.stderr
         assert result.stderr == ""
         assert str(tmp_path) in result.stdout  # it worked on the temp directory, not somewhere else

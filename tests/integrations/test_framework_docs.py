@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
 
 import pytest
 
 from tests.core.test_readme import code_blocks
-from tests.helpers.processes import ENV, WORKTREE
+from tests.helpers.processes import WORKTREE, run_python
 
 PAGES = {
     "openai-agents.md": "agents",
@@ -33,14 +31,7 @@ def test_the_page_runs_as_written(page, tmp_path):
     if importlib.util.find_spec(PAGES[page]) is None:
         pytest.skip(f"{PAGES[page]} is not installed (pip install 'fstools[{page.removesuffix('.md')}]')")
     (block,) = code_blocks((DOCS / page).read_text(), "python")
-    result = subprocess.run(
-        [sys.executable, "-c", block],
-        cwd=tmp_path,
-        env={**ENV, "TMPDIR": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = run_python(block, tmp_path, timeout=120)
     assert result.returncode == 0, result.stderr
     assert str(tmp_path) in result.stdout  # it worked on the temp directory
     assert "error" not in result.stdout.split("\n", 1)[0]  # the first call succeeded
