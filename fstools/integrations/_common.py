@@ -6,7 +6,6 @@ Nothing here imports a framework. A call always goes through the tool's async `e
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 from collections.abc import Mapping, Sequence
@@ -15,7 +14,6 @@ from typing import Any
 
 from .._agents.registry import create_registry
 from .._core.context import ExecutionContext
-from .._core.params import ToolParameter
 from .._core.render import EMPTY, result_images, result_text
 from .._core.result import ToolResult
 from .._core.schemas import strict_schema
@@ -98,17 +96,4 @@ def nullable_optionals(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 def keyword_names(tool: BaseTool) -> dict[str, str]:
     """Python identifier -> parameter name, for frameworks that need identifiers (Grep's -i is case_insensitive)."""
-    return {parameter_keyword(p): p.name for p in tool.parameters}
-
-
-def parameter_keyword(p: ToolParameter) -> str:
-    return p.keyword
-
-
-def in_loop() -> bool:
-    """Whether this thread runs an event loop (a sync call here would block it)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
+    return {p.keyword: p.name for p in tool.parameters}
