@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-from .._core.context import ExecutionContext
+from .._core.context import ArgStyle, ExecutionContext
 from .._core.paths import is_within
 from .._core.permissions import PermissionManager, PermissionRequest, PermissionRule
 
@@ -61,7 +62,7 @@ class SessionSettings:
     rate_limit: int | None = None
     timeout: float | None = None
     # The search index: "auto" uses (and, in a long-lived server, builds) the roots' indexes; "off" never.
-    index: str = "auto"
+    index: Literal["auto", "off"] = "auto"
 
     def context(
         self,
@@ -69,7 +70,7 @@ class SessionSettings:
         roots: Sequence[str] = (),
         confirm: Confirm | None = None,
         cwd: str | None = None,
-        arg_style: str = "call",
+        arg_style: ArgStyle = "call",
     ) -> ExecutionContext:
         """The session's one context: allowed dirs are `roots`, else `self.roots`, else `cwd`.
 

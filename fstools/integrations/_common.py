@@ -12,12 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._agents.registry import create_registry
+from .._agents.toolset import create_registry
 from .._core.context import ExecutionContext
 from .._core.render import EMPTY, result_images, result_text
-from .._core.result import ToolResult
+from .._core.result import Image, ToolResult
 from .._core.schemas import strict_schema
-from .._core.tool import BaseTool
+from .._core.toolclass import BaseTool
 
 
 def selected_tools(include: Sequence[str] | None = None) -> list[BaseTool]:
@@ -59,7 +59,7 @@ class Parts:
     """A result as a model reads it: one text (output, notice, warnings, or the error) and its images."""
 
     text: str
-    images: list[tuple[str, str]]  # (mime type, base64 data)
+    images: list[Image]  # base64 data and mime type each
     failed: bool
 
 

@@ -21,7 +21,7 @@ from mcp.types import ToolAnnotations
 
 from ..__version__ import __version__
 from .._core.context import ExecutionContext
-from .._core.tool import BaseTool
+from .._core.toolclass import BaseTool
 from ._common import call, nullable_optionals, selected_tools
 
 __all__ = ["server"]

@@ -20,7 +20,7 @@ from langchain_core.tools import ToolException
 
 from .._core.context import ExecutionContext
 from .._core.result import ToolResult
-from .._core.tool import BaseTool
+from .._core.toolclass import BaseTool
 from ._common import call, call_sync, parts, selected_tools
 
 __all__ = ["FstoolsTool", "tools"]
@@ -56,5 +56,5 @@ def _answer(result: ToolResult) -> tuple[Any, dict[str, Any]]:
         raise ToolException(answer.text)  # LangChain turns it into a ToolMessage with status="error"
     if not answer.images:
         return answer.text, result.metadata
-    images = [{"type": "image", "base64": data, "mime_type": mime} for mime, data in answer.images]
+    images = [{"type": "image", "base64": i.data, "mime_type": i.mime_type} for i in answer.images]
     return [{"type": "text", "text": answer.text}, *images], result.metadata

@@ -21,7 +21,7 @@ from llama_index.core.tools import FunctionTool, ToolMetadata, ToolOutput
 
 from .._core.context import ExecutionContext
 from .._core.result import ToolResult
-from .._core.tool import BaseTool
+from .._core.toolclass import BaseTool
 from ._common import call, call_sync, parts, selected_tools
 
 __all__ = ["tools"]
@@ -83,7 +83,7 @@ class _FstoolsFunctionTool(FunctionTool):
     def _output(self, result: ToolResult, arguments: dict[str, Any]) -> ToolOutput:
         answer = parts(result)
         blocks: list[ContentBlock] = [TextBlock(text=answer.text)]
-        blocks += [ImageBlock(image=base64.b64decode(data), image_mimetype=mime) for mime, data in answer.images]
+        blocks += [ImageBlock(image=base64.b64decode(i.data), image_mimetype=i.mime_type) for i in answer.images]
         return ToolOutput(
             tool_name=self._fstool.name,
             blocks=blocks,

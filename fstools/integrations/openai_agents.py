@@ -19,7 +19,7 @@ from agents import FunctionTool, ToolOutputImage, ToolOutputText
 from agents.tool_context import ToolContext
 
 from .._core.context import ExecutionContext
-from .._core.tool import BaseTool
+from .._core.toolclass import BaseTool
 from ._common import call, parse_arguments, parts, selected_tools, strict_arguments
 
 __all__ = ["tools"]
@@ -39,7 +39,7 @@ def _function_tool(tool: BaseTool, ctx: ExecutionContext) -> FunctionTool:
         answer = parts(result)
         if not answer.images:
             return answer.text
-        images = [ToolOutputImage(image_url=f"data:{mime};base64,{data}") for mime, data in answer.images]
+        images = [ToolOutputImage(image_url=f"data:{i.mime_type};base64,{i.data}") for i in answer.images]
         return [ToolOutputText(text=answer.text), *images]
 
     return FunctionTool(

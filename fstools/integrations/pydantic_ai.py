@@ -21,7 +21,7 @@ from pydantic_ai import BinaryContent, Tool
 from pydantic_ai.exceptions import ToolFailed
 
 from .._core.context import ExecutionContext
-from .._core.tool import BaseTool
+from .._core.toolclass import BaseTool
 from ._common import call, parts, selected_tools, strict_arguments
 
 __all__ = ["tools"]
@@ -39,7 +39,7 @@ def _tool(tool: BaseTool, ctx: ExecutionContext) -> Tool[Any]:
             raise ToolFailed(answer.text)
         if not answer.images:
             return answer.text
-        images = [BinaryContent(data=base64.b64decode(data), media_type=mime) for mime, data in answer.images]
+        images = [BinaryContent(data=base64.b64decode(i.data), media_type=i.mime_type) for i in answer.images]
         return [answer.text, *images]
 
     made: Tool[Any] = Tool.from_schema(

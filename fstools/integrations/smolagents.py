@@ -24,7 +24,7 @@ from smolagents.agent_types import AgentImage
 
 from .._core.context import ExecutionContext
 from .._core.result import ToolResult
-from .._core.tool import BaseTool
+from .._core.toolclass import BaseTool
 from ._common import call, call_sync, keyword_names, parts, selected_tools
 
 __all__ = ["FstoolsToolError", "tools"]
@@ -82,5 +82,5 @@ def _answer(result: ToolResult) -> str | AgentImage:
     if answer.failed:
         raise FstoolsToolError(answer.text)
     if result.metadata.get("is_image") and len(answer.images) == 1:
-        return AgentImage(base64.b64decode(answer.images[0][1]))
+        return AgentImage(base64.b64decode(answer.images[0].data))
     return answer.text
