@@ -155,6 +155,19 @@ def _results(tree):
     yield "Read", fstools.read(f"{p}/dot.png", ctx=ctx)
     yield "Read", fstools.read(f"{p}/doc.pdf", ctx=fstools.ExecutionContext(working_dir=p, pdf_max_pages=1))
     yield "Read", fstools.read(f"{p}/nb.ipynb", ctx=ctx)
+    yield "Read", fstools.read(f"{p}/src/m1.py", symbol="f1", ctx=ctx)
+    yield (
+        "ReadMany",
+        fstools.read_many(["notes.txt", "dot.png", "doc.pdf", "nb.ipynb", "src/*.py", "blob.bin"], ctx=ctx),
+    )
+    yield "ReadMany", fstools.read_many(["notes.txt", "nb.ipynb"], max_chars=2000, ctx=ctx)
+    yield "Outline", fstools.outline(f"{p}/src/m1.py", ctx=ctx)
+    yield "Outline", fstools.outline(p, ctx=ctx)
+    yield "NotebookEdit", fstools.notebook_edit(f"{p}/nb.ipynb", "x = 1", cell_id="cell-1", ctx=ctx)
+    yield (
+        "NotebookEdit",
+        fstools.notebook_edit(f"{p}/nb.ipynb", "# Title", cell_type="markdown", edit_mode="insert", ctx=dry),
+    )
     yield "Write", fstools.write(f"{p}/w.txt", "a\n", ctx=ctx)
     yield "Write", fstools.write(f"{p}/w.txt", "a\n", ctx=ctx)
     yield "Write", fstools.write(f"{p}/w.txt", "b\n", ctx=ctx, backup=True)
@@ -214,6 +227,9 @@ def _failures(tree):
     yield "LS", {"path": f"{p}/missing"}
     yield "Glob", {"pattern": "*", "path": f"{p}/missing"}
     yield "Grep", {"pattern": "(unclosed"}
+    yield "ReadMany", {"paths": []}
+    yield "Outline", {"path": f"{p}/notes.txt"}
+    yield "NotebookEdit", {"notebook_path": f"{p}/nb.ipynb", "new_source": "x", "cell_id": "nope"}
 
 
 def test_error_results_fit_the_output_schema_too(tree):

@@ -126,7 +126,7 @@ def test_the_family_graph():
         "_core": ["_globs"],
         "_content": ["_core"],
         "_walk": ["_core", "_globs"],
-        "_read": ["_content", "_core"],
+        "_read": ["_content", "_core", "_globs", "_syntax", "_walk"],
         "_index": ["_core", "_walk"],
         "_syntax": ["_core"],
         "_change": ["_content", "_core", "_index", "_syntax"],
