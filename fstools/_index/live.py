@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from .status import IndexStatus
     from .watch import Watcher
 
 # Past this many changed files the overlay costs more than a rebuild saves: report stale.
@@ -46,9 +47,9 @@ _RELIST_DIRS = 16
 class Unusable(Exception):
     """The index cannot answer this call; `reason` goes to metadata["index"]."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: IndexStatus) -> None:
         super().__init__(reason)
-        self.reason = reason
+        self.reason: IndexStatus = reason
 
 
 def _strings(blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str | None) -> list[str]:
@@ -131,7 +132,7 @@ def _holds(query: Query, grams: npt.NDArray[np.uint32], follows: npt.NDArray[np.
 
 
 @dataclass
-class Snapshot:
+class ListingSnapshot:
     """The files of the index as of the last check, for one answer.
 
     `key` names this exact state (index file, overlay version, directory): a caller may
@@ -180,7 +181,7 @@ class LiveIndex:
         self.rules = dict(zip(_strings(a["rules"], a["rule_offsets"], None), _sig_rows(a["rule_sigs"]), strict=True))
         self.position = {p: i for i, p in enumerate(self.paths)}
         self.overlay = _Overlay()
-        self.stale: str | None = None
+        self.stale: IndexStatus | None = None
         self.checked = False
         self.watcher: Watcher | None = None
         self.lock = threading.RLock()
@@ -397,12 +398,12 @@ class LiveIndex:
         i = self.position[path]
         return int(self.kinds[i]), self.sigs[i][2]
 
-    def snapshot(self, directory: str) -> Snapshot:
+    def snapshot(self, directory: str) -> ListingSnapshot:
         """Every file below `directory` (any kind) with its mtime, as of the last check."""
         lo, hi = self._range(directory)
         overlay = self.overlay
         if not overlay:
-            return Snapshot(self.paths[lo:hi], self.mtimes[lo:hi], (self.file.path, self.version, directory))
+            return ListingSnapshot(self.paths[lo:hi], self.mtimes[lo:hi], (self.file.path, self.version, directory))
         paths, mtimes = [], []
         for i in range(lo, hi):
             p = self.paths[i]
@@ -414,7 +415,7 @@ class LiveIndex:
             if e is not None and (directory == self.root or p.startswith(prefix)):
                 paths.append(p)
                 mtimes.append(e.mtime_ns)
-        return Snapshot(paths, mtimes, (self.file.path, self.version, directory))
+        return ListingSnapshot(paths, mtimes, (self.file.path, self.version, directory))
 
     def counts(self) -> dict[str, int]:
         import numpy as np

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._core.context import ExecutionContext, default_context
-from . import registry
+from . import opened
 from .listing import Filters
-from .live import LiveIndex, Snapshot, Unusable
+from .live import ListingSnapshot, LiveIndex, Unusable
 from .location import covering_root, current_file, drop
 from .plan import ALL, plan
+from .status import IndexStatus
 from .store import CorruptIndex, open_index
 
 if TYPE_CHECKING:
@@ -31,9 +32,9 @@ _watching = True
 
 @dataclass
 class Lookup:
-    status: str  # "used", or why the caller scans
+    status: IndexStatus  # "used", or why the caller scans
     paths: list[str] | None = None
-    snapshot: Snapshot | None = None
+    snapshot: ListingSnapshot | None = None
     detail: dict[str, Any] = field(default_factory=dict)
 
 
@@ -53,8 +54,8 @@ def open_live(path: str) -> LiveIndex:
     except ImportError:
         raise Unusable("unsupported") from None
     root, data = found
-    with registry.lock:
-        live = registry.open_indexes.get(root)
+    with opened.lock:
+        live = opened.open_indexes.get(root)
         if live is None or live.file.path != data:
             try:
                 live = LiveIndex(open_index(data))
@@ -68,7 +69,7 @@ def open_live(path: str) -> LiveIndex:
                 from .watch import Watcher
 
                 live.watcher = Watcher.start(live)
-            registry.keep(root, live)
+            opened.keep(root, live)
     return live
 
 
@@ -142,8 +143,8 @@ def status(root: str) -> dict[str, Any]:
 
 
 def drop_index(root: str) -> bool:
-    with registry.lock:
-        registry.forget(root)
+    with opened.lock:
+        opened.forget(root)
     return drop(root)
 
 

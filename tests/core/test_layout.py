@@ -137,7 +137,7 @@ def test_walks_are_one_layer():
 
 def test_checker_sees_upward_imports():
     """The checker itself: relative, lazy and absolute imports are all resolved."""
-    source = "import fstools._walk.walkers\ndef f():\n    from .._grep.tool import grep\n    from . import paths\n"
+    source = "import fstools._walk.walkers\ndef f():\n    from .._grep.grep import grep\n    from . import paths\n"
     found = imports_in(source, "fstools._core")
-    assert {"fstools._grep.tool", "fstools._walk.walkers", "fstools._core.paths"} <= found
-    assert family_of("fstools._grep.tool") not in ALLOWED["_core"]
+    assert {"fstools._grep.grep", "fstools._walk.walkers", "fstools._core.paths"} <= found
+    assert family_of("fstools._grep.grep") not in ALLOWED["_core"]
