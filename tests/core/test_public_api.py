@@ -156,8 +156,30 @@ def test_a_declared_function_validates_then_runs_the_implementation(ctx):
     assert probe(ctx=ctx).output == "3"
     assert probe("x", ctx=ctx).error_code == "invalid_argument" and len(seen) == 2
     assert probe().success and seen[-1][1] is fstools.default_context()
-    with pytest.raises(TypeError):
-        probe(1, 2)
+    # A call Python would refuse is refused the same way, before anything runs.
+    for args, kwargs, message in [
+        ((1, 2), {}, "too many positional arguments"),
+        ((1,), {"n": 2}, "multiple values for argument 'n'"),
+        ((), {"m": 2}, "unexpected keyword argument 'm'"),
+    ]:
+        with pytest.raises(TypeError, match=message):
+            probe(*args, **kwargs)
+    assert len(seen) == 3
+
+
+def test_a_missing_required_argument_is_a_type_error():
+    @tool(
+        name="Probe",
+        description="Probes.",
+        parameters=(ToolParameter("n", "integer", "N", required=True),),
+        read_only=True,
+    )
+    def probe(n: int, *, ctx=None):
+        return fstools.ToolResult.ok(str(n))
+
+    with pytest.raises(TypeError, match="missing a required argument: 'n'"):
+        probe()
+    assert probe(n=4).output == "4"
 
 
 @pytest.mark.parametrize(
