@@ -72,4 +72,6 @@ def test_no_escape_while_taking_changes_back(scene, tool, process):
             i += 1
     assert flipper.flips >= CALLS
     assert escapes == 0
+    if not succeeded:  # a fast flipper can fail every three-step round; the calls must still work once it stops
+        succeeded += ATTACKS[tool](scene, ctx, CALLS * 5 + 1).startswith("success=True")
     assert succeeded > 0  # not a battery of calls that all fail whatever the swap
