@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .._core.context import ExecutionContext
 from .command import GrepQuery
+
+
+class Candidates(list[str]):
+    """The index's candidates; `probe()` gives what the probe after an empty result searches
+    (`.search`) and reports as too large (`.too_large`), or None when the probe must walk."""
+
+    probe: Callable[[], Any] | None = None
 
 
 def index_scope(ctx: ExecutionContext, q: GrepQuery) -> tuple[list[str] | None, str]:
@@ -29,4 +39,8 @@ def index_scope(ctx: ExecutionContext, q: GrepQuery) -> tuple[list[str] | None, 
     lookup = grep_candidates(
         q.root, q.pattern, case_insensitive=q.case_insensitive, fixed_strings=q.fixed_strings, filters=filters
     )
-    return lookup.paths, lookup.status
+    if lookup.paths is None:
+        return None, lookup.status
+    found = Candidates(lookup.paths)
+    found.probe = lookup.probe
+    return found, lookup.status

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .._core.binaries import require_binary
 from .._core.errors import ErrorCode, ToolError
@@ -46,6 +46,7 @@ from .command import (
     run_dir,
     type_list_argv,
 )
+from .indexed import Candidates
 from .pinned import FileArgs, Pinner
 from .regexerror import explain_regex_error
 from .results import FileHit, LineHit, file_hit, line_ranges, page_order
@@ -484,13 +485,7 @@ def _probe(
     if unconfined is not None:
         deadline.grant(budget)
         ends = _probe_pinned(rg, q, [end.path for end in ends], deadline, probe)
-    for end in ends:
-        if sensitive.matches(end.path):
-            continue
-        if end.binary:
-            out.binary.append(end.path)
-        elif q.respect_gitignore or not q.hidden:  # else the search saw it: the tree changed since
-            out.ignored.append(end.path)
+    sizes = []
     for raw in listing.split(b"\0"):
         if raw:
             path = os.fsdecode(raw)
@@ -498,14 +493,40 @@ def _probe(
                 st = deadline.stat(path)
             except OSError:
                 continue
-            if stat.S_ISREG(st.st_mode) and st.st_size > q.max_filesize and not sensitive.matches(path):
-                out.too_large.append(path)
+            if stat.S_ISREG(st.st_mode) and st.st_size > q.max_filesize:
+                sizes.append(path)
+    _report_probe(q, sensitive, ends, sizes, out)
+    out.probe_complete = not probe.timed_out
+
+
+def _probe_indexed(
+    rg: str, q: GrepQuery, sensitive: HiddenPaths, scope: Any, deadline: _Deadline, out: SearchOutcome
+) -> None:
+    """The probe answered from the index: rg searches only the binary, ignored and hidden files it
+    recorded (by name or pinned, as the walk's findings are), and the oversized files are its own."""
+    probe = SearchOutcome()
+    deadline.grant(deadline.remaining())
+    ends = _probe_pinned(rg, q, scope.search, deadline, probe) if scope.search else []
+    _report_probe(q, sensitive, ends, scope.too_large, out)
+    out.probe_complete = not probe.timed_out
+
+
+def _report_probe(
+    q: GrepQuery, sensitive: HiddenPaths, ends: list[FileEnd], too_large: list[str], out: SearchOutcome
+) -> None:
+    for end in ends:
+        if sensitive.matches(end.path):
+            continue
+        if end.binary:
+            out.binary.append(end.path)
+        elif q.respect_gitignore or not q.hidden:  # else the search saw it: the tree changed since
+            out.ignored.append(end.path)
+    out.too_large += [path for path in too_large if not sensitive.matches(path)]
     # rg walks in parallel: sorted, the lists (and the warnings naming their first paths) are stable.
     out.binary.sort()
     out.ignored.sort()
     out.too_large.sort()
     out.probed = True
-    out.probe_complete = not probe.timed_out
 
 
 def _probe_pinned(rg: str, q: GrepQuery, paths: list[str], deadline: _Deadline, probe: SearchOutcome) -> list[FileEnd]:
@@ -591,5 +612,9 @@ def _search(
         elapsed = time.monotonic() - started
         # After the index answered, the search took no measure of the tree: the probe gets the whole deadline.
         budget = deadline.remaining() if indexed else min(deadline.remaining(), max(1.0, 2 * elapsed))
-        _probe(rg, q, sensitive, budget, deadline, out)
+        scope = candidates.probe() if isinstance(candidates, Candidates) and candidates.probe else None
+        if scope is not None:
+            _probe_indexed(rg, q, sensitive, scope, deadline, out)
+        else:
+            _probe(rg, q, sensitive, budget, deadline, out)
     return out

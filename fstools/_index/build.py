@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Any
 from .._core import sandbox
 from .._core.sensitive import DEFAULT_SENSITIVE_PATTERNS
 from .entries import Sig, read_entry, rule_sig
-from .listing import Filters, ignore_files_above, list_files, outside_rule_files, refuse_ignore_links, walk_dirs
+from .listing import (
+    Filters,
+    ignore_files_above,
+    list_files,
+    outside_rule_files,
+    probe_files,
+    refuse_ignore_links,
+    walk_dirs,
+)
 from .location import builder_lock, inside, publish
 from .postings import SEGMENT_FILES, build_segment
 from .store import FORMAT_VERSION, write_index
@@ -141,7 +149,8 @@ def collect(root: str, filters: Filters, progress: Progress | None) -> tuple[dic
     tree = walk_dirs(root, filters)
     refuse_ignore_links(root, filters, [*tree.ignore_files, *ignore_files_above(root, rule_files)])
     paths = sorted(list_files(root, filters))
-    if any(not inside(p, root) for p in paths):
+    extra = probe_files(root, filters, paths)
+    if any(not inside(p, root) for p in [*paths, *(extra or ())]):
         raise ValueError("rg listed a path outside the root")
     chunks = [paths[i : i + SEGMENT_FILES] for i in range(0, len(paths), SEGMENT_FILES)]
     sigs: list[Sig] = []
@@ -160,7 +169,27 @@ def collect(root: str, filters: Filters, progress: Progress | None) -> tuple[dic
             done += len(seg_sigs)
             if progress:
                 progress(done, len(paths))
-    return _assemble(root, filters, paths, sigs, kinds, tree, rule_files, rule_sigs, started, arrays)
+    header, arrays = _assemble(root, filters, paths, sigs, kinds, tree, rule_files, rule_sigs, started, arrays)
+    header["probe"] = extra is not None
+    arrays.update(_probe_arrays(root, tree, extra or []))
+    return header, arrays
+
+
+def _probe_arrays(root: str, tree: Any, extra: list[str]) -> dict[str, Any]:
+    """What answers the probe after an empty result: the ignored and hidden files, and the hidden
+    directories whose change (with the others') says the list may be out of date."""
+    from .entries import sig_of
+
+    hidden = sorted(tree.hidden_dirs)
+    probe_blob, probe_offsets = _blob([_relative(root, p) for p in extra])
+    hidden_blob, hidden_offsets = _blob([_relative(root, d) for d in hidden])
+    return {
+        "probe_paths": probe_blob,
+        "probe_offsets": probe_offsets,
+        "hidden_dirs": hidden_blob,
+        "hidden_offsets": hidden_offsets,
+        "hidden_sigs": _sigs([sig_of(tree.hidden_dirs[d]) for d in hidden]),
+    }
 
 
 def _assemble(

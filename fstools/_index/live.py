@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import bisect
 import os
+import stat
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -130,6 +131,24 @@ def _holds(query: Query, grams: npt.NDArray[np.uint32], follows: npt.NDArray[np.
     return all(parts) if op == "and" else any(parts)
 
 
+def _bounds(paths: Sequence[str], directory: str, root: str) -> tuple[int, int]:
+    """The slice of the sorted `paths` below `directory`."""
+    if directory == root:
+        return 0, len(paths)
+    prefix = directory + "/"
+    lo = bisect.bisect_left(paths, prefix)
+    hi = bisect.bisect_left(paths, prefix[:-1] + "0")  # "0" sorts right after "/"
+    return lo, hi
+
+
+@dataclass
+class ProbeScope:
+    """The probe's files, from the index: those rg searches, and those over the size limit."""
+
+    search: list[str]
+    too_large: list[str]
+
+
 @dataclass
 class Snapshot:
     """The files of the index as of the last check, for one answer.
@@ -179,6 +198,12 @@ class LiveIndex:
         )
         self.rules = dict(zip(_strings(a["rules"], a["rule_offsets"], None), _sig_rows(a["rule_sigs"]), strict=True))
         self.position = {p: i for i, p in enumerate(self.paths)}
+        # The probe after an empty result, answered from what the build recorded while no
+        # directory has changed since (any change: the probe walks, as without an index).
+        self.probe_ok = bool(h.get("probe")) and "hidden_sigs" in a
+        self.probe_paths = _strings(a["probe_paths"], a["probe_offsets"], self.root) if self.probe_ok else []
+        hidden = _strings(a["hidden_dirs"], a["hidden_offsets"], self.root) if self.probe_ok else []
+        self.hidden_dirs = dict(zip(hidden, _sig_rows(a["hidden_sigs"]) if self.probe_ok else [], strict=True))
         self.overlay = _Overlay()
         self.stale: str | None = None
         self.checked = False
@@ -212,6 +237,8 @@ class LiveIndex:
             self.stale = "stale"
             return
         moved = [d for d, s in self.dirs.items() if lstat_sig(d) != s]
+        if moved or any(lstat_sig(d) != s for d, s in self.hidden_dirs.items()):
+            self.probe_ok = False
         for directory in moved[:_RELIST_DIRS] if len(moved) <= _RELIST_DIRS else ():
             self.relist_dir(directory)
         if len(moved) > _RELIST_DIRS:
@@ -256,6 +283,7 @@ class LiveIndex:
 
     def rewalk(self) -> None:
         """List the tree again (a directory changed): new files are read, missing ones deleted."""
+        self.probe_ok = False
         tree = walk_dirs(self.root, self.filters)
         if set(tree.ignore_files) != set(self.ignores):
             self.stale = "stale"
@@ -283,6 +311,7 @@ class LiveIndex:
         Only for a directory whose subdirectories are unchanged and that the walk enters
         (else the whole tree is listed again).
         """
+        self.probe_ok = False
         sig = lstat_sig(directory)
         try:
             subdirs = {e.path for e in os.scandir(directory) if e.is_dir(follow_symlinks=False)}
@@ -340,12 +369,7 @@ class LiveIndex:
         return any(e is not None and p.startswith(prefix) for p, e in self.overlay.items())
 
     def _range(self, directory: str) -> tuple[int, int]:
-        if directory == self.root:
-            return 0, len(self.paths)
-        prefix = directory + "/"
-        lo = bisect.bisect_left(self.paths, prefix)
-        hi = bisect.bisect_left(self.paths, prefix[:-1] + "0")  # "0" sorts right after "/"
-        return lo, hi
+        return _bounds(self.paths, directory, self.root)
 
     def candidates(self, query: Query, directory: str, literals: frozenset[bytes] | None = None) -> list[str]:
         """Files below `directory` that may match: those whose trigrams satisfy `query` and, when
@@ -396,6 +420,35 @@ class LiveIndex:
             return entry.kind, entry.sig[2]
         i = self.position[path]
         return int(self.kinds[i]), self.sigs[i][2]
+
+    def probe_scope(self, directory: str) -> ProbeScope | None:
+        """What the probe after an empty result below `directory` must search and report, from
+        the index (None: it cannot say, the probe walks): the binary files and the ignored and
+        hidden ones within the size limit (rg searches them), and the files over the limit."""
+        import numpy as np
+
+        if not self.probe_ok:
+            return None
+        lo, hi = self._range(directory)
+        kinds = self.kinds[lo:hi]
+        scope = ProbeScope([], [])
+        for i in (np.flatnonzero((kinds == BINARY) | (kinds == LATE_NUL) | (kinds == TOO_LARGE)) + lo).tolist():
+            path = self.paths[i]
+            if path not in self.overlay:
+                (scope.too_large if kinds[i - lo] == TOO_LARGE else scope.search).append(path)
+        prefix = directory + "/"
+        for path, entry in self.overlay.items():
+            if entry is not None and entry.kind != TEXT and (directory == self.root or path.startswith(prefix)):
+                (scope.too_large if entry.kind == TOO_LARGE else scope.search).append(path)
+        lo, hi = _bounds(self.probe_paths, directory, self.root)
+        for path in self.probe_paths[lo:hi]:
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and st.st_size <= self.filters.max_filesize:
+                scope.search.append(path)
+        return scope
 
     def snapshot(self, directory: str) -> Snapshot:
         """Every file below `directory` (any kind) with its mtime, as of the last check."""

@@ -12,13 +12,14 @@ process maps each index once and a rebuild is picked up at the next call.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._core.context import ExecutionContext, default_context
 from . import registry
 from .listing import Filters
-from .live import LiveIndex, Snapshot, Unusable
+from .live import LiveIndex, ProbeScope, Snapshot, Unusable
 from .location import covering_root, current_file, drop
 from .plan import ALL, plan
 from .store import CorruptIndex, open_index
@@ -34,6 +35,8 @@ class Lookup:
     status: str  # "used", or why the caller scans
     paths: list[str] | None = None
     snapshot: Snapshot | None = None
+    # The probe after an empty result, from the index (None from it: the probe walks).
+    probe: Callable[[], ProbeScope | None] | None = None
     detail: dict[str, Any] = field(default_factory=dict)
 
 
@@ -98,7 +101,16 @@ def grep_candidates(
         return Lookup(exc.reason)
     except OSError:
         return Lookup("error")
-    return Lookup("used", paths=paths)
+    return Lookup("used", paths=paths, probe=lambda: _probe_scope(live, path))
+
+
+def _probe_scope(live: LiveIndex, path: str) -> ProbeScope | None:
+    """Asked only when the search found nothing; the state is the one proven at the call's start, or later."""
+    with live.lock:
+        try:
+            return live.probe_scope(path)
+        except OSError:
+            return None
 
 
 def glob_snapshot(path: str, filters: Filters) -> Lookup:

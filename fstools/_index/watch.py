@@ -33,6 +33,7 @@ MASK = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | I
 )
 _EVENT = struct.Struct("iIII")
 _APPEARED = IN_CREATE | IN_MOVED_TO
+_LISTING = _APPEARED | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -63,6 +64,7 @@ class Watcher:
             return None
         watcher = cls(lib, fd)
         watcher.add(live.dirs)
+        watcher.add(live.hidden_dirs)
         if not watcher.complete:
             watcher.close()
             return None
@@ -113,6 +115,10 @@ class Watcher:
                 continue
             directory = self.dirs.get(wd)
             if directory is None or mask & IN_IGNORED:
+                continue
+            if mask & _LISTING:  # the probe's recorded files may have changed
+                live.probe_ok = False
+            if directory in live.hidden_dirs:  # only the probe looks there
                 continue
             if mask & (IN_DELETE_SELF | IN_MOVE_SELF):
                 rewalk = True
