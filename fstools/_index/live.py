@@ -13,12 +13,13 @@ the call is seen without a stat pass. fstools' own writes update the overlay dir
 from __future__ import annotations
 
 import bisect
+import functools
 import os
 import stat
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .._core import sandbox
 from .entries import Entry, Sig, lstat_sig, read_beneath, rule_sig, sig_of
@@ -40,6 +41,8 @@ MAX_OVERLAY = 20_000
 # rg sees them; past that, reading them in one Python thread costs more than rg's parallel search.
 _VERIFY_FILES = 4000
 _VERIFY_BYTES = 8 << 20
+# Past this many candidates, every path is decoded once (and kept) rather than one at a time.
+_DECODE_ALL = 4000
 # Past this many changed directories one listing of the tree is cheaper than one per directory.
 _RELIST_DIRS = 16
 
@@ -52,9 +55,9 @@ class Unusable(Exception):
         self.reason = reason
 
 
-def _strings(blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str | None) -> list[str]:
-    raw = blob.tobytes()
+def _strings(blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str | None, base: int = 0) -> list[str]:
     bounds = offsets.tolist()
+    raw = blob[base : base + bounds[-1]].tobytes() if bounds else b""
     names = [os.fsdecode(raw[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
     if root is None:
         return names
@@ -180,35 +183,131 @@ class _Overlay(dict[str, "Entry | None"]):
         return super().pop(key, default)
 
 
+class PathTable(Sequence[str]):
+    """The index's sorted file paths, decoded from the mapped file one at a time: no per-file
+    Python object lives longer than the answer that asked for it. Bisect works on it as on a list."""
+
+    def __init__(self, blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str) -> None:
+        self._blob = blob
+        self._offsets = offsets
+        self._prefix = root.rstrip("/") + "/"
+        self._root = root
+        self._all: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def _one(self, i: int) -> str:
+        if i < 0:
+            i += len(self)
+        a, b = int(self._offsets[i]), int(self._offsets[i + 1])
+        return self._prefix + os.fsdecode(self._blob[a:b].tobytes()) if b > a else self._root
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            if self._all is not None:
+                return self._all[i]
+            lo, hi, step = i.indices(len(self))
+            if step != 1 or hi <= lo:
+                return [self._one(j) for j in range(lo, hi, step)]
+            return _strings(
+                self._blob, self._offsets[lo : hi + 1] - self._offsets[lo], self._root, base=int(self._offsets[lo])
+            )
+        if self._all is not None:
+            return self._all[i]
+        return self._one(i)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.every())
+
+    def every(self) -> list[str]:
+        """Every path as a list, decoded once (for the rare whole-tree passes and Glob)."""
+        if self._all is None:
+            self._all = _strings(self._blob, self._offsets, self._root)
+        return self._all
+
+    def find(self, path: str) -> int:
+        """The path's row, or -1."""
+        i = bisect.bisect_left(self, path)
+        return i if i < len(self) and self[i] == path else -1
+
+
+class _Rows:
+    """`path in rows` and `rows[path]`: the row of an indexed path, by bisection (no dictionary of every path)."""
+
+    def __init__(self, paths: PathTable) -> None:
+        self._paths = paths
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self._paths.find(path) >= 0
+
+    def __getitem__(self, path: str) -> int:
+        i = self._paths.find(path)
+        if i < 0:
+            raise KeyError(path)
+        return i
+
+
 class LiveIndex:
     def __init__(self, file: IndexFile) -> None:
         a, h = file.arrays, file.header
         self.file = file
         self.root: str = h["root"]
         self.filters = Filters.from_json(h["filters"])
-        self.paths = _strings(a["paths"], a["path_offsets"], self.root)
-        self.sigs = _sig_rows(a["sigs"])
-        self.mtimes = [sig[0] for sig in self.sigs]
+        self.paths = PathTable(a["paths"], a["path_offsets"], self.root)
+        self.sig_rows: npt.NDArray[np.int64] = a["sigs"].reshape(-1, 4)
         self.kinds: npt.NDArray[np.uint8] = a["kinds"]
         self.segments = [file.segment(i) for i in range(int(h["segments"]))]
         self.segment_files = int(h["segment_files"])
-        self.dirs = dict(zip(_strings(a["dirs"], a["dir_offsets"], self.root), _sig_rows(a["dir_sigs"]), strict=True))
-        self.ignores = dict(
-            zip(_strings(a["ignores"], a["ignore_offsets"], self.root), _sig_rows(a["ignore_sigs"]), strict=True)
-        )
-        self.rules = dict(zip(_strings(a["rules"], a["rule_offsets"], None), _sig_rows(a["rule_sigs"]), strict=True))
-        self.position = {p: i for i, p in enumerate(self.paths)}
+        self.position = _Rows(self.paths)
         # The probe after an empty result, answered from what the build recorded while no
         # directory has changed since (any change: the probe walks, as without an index).
         self.probe_ok = bool(h.get("probe")) and "hidden_sigs" in a
-        self.probe_paths = _strings(a["probe_paths"], a["probe_offsets"], self.root) if self.probe_ok else []
-        hidden = _strings(a["hidden_dirs"], a["hidden_offsets"], self.root) if self.probe_ok else []
-        self.hidden_dirs = dict(zip(hidden, _sig_rows(a["hidden_sigs"]) if self.probe_ok else [], strict=True))
         self.overlay = _Overlay()
         self.stale: str | None = None
         self.checked = False
         self.watcher: Watcher | None = None
         self.lock = threading.RLock()
+
+    # The directories, ignore files and rule files: decoded when a check needs them.
+    @functools.cached_property
+    def dirs(self) -> dict[str, Sig]:
+        a = self.file.arrays
+        return dict(zip(_strings(a["dirs"], a["dir_offsets"], self.root), _sig_rows(a["dir_sigs"]), strict=True))
+
+    @functools.cached_property
+    def ignores(self) -> dict[str, Sig]:
+        a = self.file.arrays
+        return dict(
+            zip(_strings(a["ignores"], a["ignore_offsets"], self.root), _sig_rows(a["ignore_sigs"]), strict=True)
+        )
+
+    @functools.cached_property
+    def rules(self) -> dict[str, Sig]:
+        a = self.file.arrays
+        return dict(zip(_strings(a["rules"], a["rule_offsets"], None), _sig_rows(a["rule_sigs"]), strict=True))
+
+    @functools.cached_property
+    def hidden_dirs(self) -> dict[str, Sig]:
+        a = self.file.arrays
+        if "hidden_sigs" not in a:
+            return {}
+        return dict(
+            zip(_strings(a["hidden_dirs"], a["hidden_offsets"], self.root), _sig_rows(a["hidden_sigs"]), strict=True)
+        )
+
+    @functools.cached_property
+    def probe_paths(self) -> list[str]:
+        a = self.file.arrays
+        return _strings(a["probe_paths"], a["probe_offsets"], self.root) if "probe_paths" in a else []
+
+    def sig(self, i: int) -> Sig:
+        a, b, c, d = self.sig_rows[i].tolist()
+        return (a, b, c, d)
 
     # Freshness ---------------------------------------------------------------------
     def refresh(self) -> None:
@@ -248,7 +347,7 @@ class LiveIndex:
         lstat = os.lstat
         overlay = self.overlay
         changed = []
-        for path, sig in zip(self.paths, self.sigs, strict=True):
+        for path, sig in zip(self.paths.every(), _sig_rows(self.sig_rows), strict=True):
             if path in overlay:
                 continue
             try:
@@ -272,13 +371,13 @@ class LiveIndex:
             return
         if entry is not None and path in self.position:
             i = self.position[path]
-            if entry.sig == self.sigs[i] and path in self.overlay:
+            if entry.sig == self.sig(i) and path in self.overlay:
                 del self.overlay[path]
                 return
         self.overlay[path] = entry
 
     def alive(self) -> set[str]:
-        base = {p for p in self.paths if p not in self.overlay}
+        base = {p for p in self.paths.every() if p not in self.overlay}
         return base | {p for p, e in self.overlay.items() if e is not None}
 
     def rewalk(self) -> None:
@@ -396,7 +495,9 @@ class LiveIndex:
         )
         if (picked & (kinds == LATE_NUL)).any():
             raise Unusable("binary")
-        out = [self.paths[i] for i in np.flatnonzero(picked).tolist() if self.paths[i] not in self.overlay]
+        ids = np.flatnonzero(picked).tolist()
+        table: Sequence[str] = self.paths.every() if len(ids) > _DECODE_ALL else self.paths
+        out = [p for p in map(table.__getitem__, ids) if p not in self.overlay]
         prefix = directory + "/"
         for path, entry in self.overlay.items():
             if entry is None or not (directory == self.root or path.startswith(prefix)):
@@ -419,7 +520,7 @@ class LiveIndex:
         if entry is not None:
             return entry.kind, entry.sig[2]
         i = self.position[path]
-        return int(self.kinds[i]), self.sigs[i][2]
+        return int(self.kinds[i]), int(self.sig_rows[i, 2])
 
     def probe_scope(self, directory: str) -> ProbeScope | None:
         """What the probe after an empty result below `directory` must search and report, from
@@ -454,14 +555,15 @@ class LiveIndex:
         """Every file below `directory` (any kind) with its mtime, as of the last check."""
         lo, hi = self._range(directory)
         overlay = self.overlay
+        every = self.paths.every()  # Glob filters every path by name: decoded once per process
+        base_mtimes = self.sig_rows[lo:hi, 0].tolist()
         if not overlay:
-            return Snapshot(self.paths[lo:hi], self.mtimes[lo:hi], (self.file.path, self.version, directory))
+            return Snapshot(every[lo:hi], base_mtimes, (self.file.path, self.version, directory))
         paths, mtimes = [], []
-        for i in range(lo, hi):
-            p = self.paths[i]
+        for p, m in zip(every[lo:hi], base_mtimes, strict=True):
             if p not in overlay:
                 paths.append(p)
-                mtimes.append(self.mtimes[i])
+                mtimes.append(m)
         prefix = directory + "/"
         for p, e in overlay.items():
             if e is not None and (directory == self.root or p.startswith(prefix)):
