@@ -1,4 +1,4 @@
-"""`fstools index build|status|drop [DIR]`: the search index of a directory, from the command line."""
+"""`fstools index build|status|drop|watch [DIR]`: the search index of a directory, from the command line."""
 
 from __future__ import annotations
 
@@ -8,16 +8,18 @@ from typing import Any, TextIO
 
 import orjson
 
-ACTIONS = ("build", "status", "drop")
+ACTIONS = ("build", "status", "drop", "watch")
 _BAR = 30
 
 
 def add_index_command(commands: Any) -> None:
     sub = commands.add_parser(
         "index",
-        help="Build, inspect or drop the search index Grep and Glob answer from",
+        help="Build, inspect, drop or watch the search index Grep and Glob answer from",
         description="Build (or rebuild), inspect or drop the search index of DIR (default: the current "
-        "directory). The index lives in $FSTOOLS_CACHE_DIR, else $XDG_CACHE_HOME/fstools, else ~/.cache/fstools.",
+        "directory). The index lives in $FSTOOLS_CACHE_DIR, else $XDG_CACHE_HOME/fstools, else ~/.cache/fstools. "
+        "`watch` keeps the index fresh until interrupted and answers other processes' freshness questions, "
+        "so a one-shot Grep or Glob need not check every file itself.",
     )
     sub.add_argument("action", choices=ACTIONS)
     sub.add_argument("dir", nargs="?", default=".", metavar="DIR")
@@ -65,6 +67,10 @@ def run_index(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             }
         elif args.action == "status":
             info = status(root)
+        elif args.action == "watch":
+            from .._index.keeper import watch_forever
+
+            return watch_forever(root, stderr)
         else:
             info = {"root": root, "dropped": drop_index(root)}
     except (LockBusy, OSError, TimeoutError, ValueError) as exc:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import os
 import stat
 import threading
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
 from .._core import sandbox
+from . import watchd
 from .entries import Entry, Sig, lstat_sig, read_beneath, rule_sig, sig_of
 from .grams import BINARY, LATE_NUL, TEXT, TOO_LARGE, TRANSCODED
 from .listing import IGNORE_NAMES, Filters, entered, list_files, walk_dirs
@@ -183,6 +185,9 @@ class _Overlay(dict[str, "Entry | None"]):
         return super().pop(key, default)
 
 
+_OPENED = itertools.count()
+
+
 class PathTable(Sequence[str]):
     """The index's sorted file paths, decoded from the mapped file one at a time: no per-file
     Python object lives longer than the answer that asked for it. Bisect works on it as on a list."""
@@ -271,7 +276,10 @@ class LiveIndex:
         self.stale: str | None = None
         self.checked = False
         self.watcher: Watcher | None = None
+        self.asks = False  # a watcher process serves this root: ask it instead of checking
         self.lock = threading.RLock()
+        # Names this live index's states: a reopened one starts counting its changes again.
+        self.name = f"{file.path}#{next(_OPENED)}"
 
     # The directories, ignore files and rule files: decoded when a check needs them.
     @functools.cached_property
@@ -316,7 +324,7 @@ class LiveIndex:
             try:
                 if self.watcher is not None and self.checked:
                     self.watcher.drain(self)
-                else:
+                elif not (self.watcher is None and self.asks and watchd.ask(self)):
                     self.full_check()
                     self.checked = True
             except OSError:
@@ -497,7 +505,8 @@ class LiveIndex:
             raise Unusable("binary")
         ids = np.flatnonzero(picked).tolist()
         table: Sequence[str] = self.paths.every() if len(ids) > _DECODE_ALL else self.paths
-        out = [p for p in map(table.__getitem__, ids) if p not in self.overlay]
+        rows = {p: i for i, p in zip(ids, map(table.__getitem__, ids), strict=True) if p not in self.overlay}
+        out = list(rows)
         prefix = directory + "/"
         for path, entry in self.overlay.items():
             if entry is None or not (directory == self.root or path.startswith(prefix)):
@@ -510,16 +519,16 @@ class LiveIndex:
                 if entry.kind == LATE_NUL:
                     raise Unusable("binary")
                 out.append(path)
-        if literals and len(out) <= _VERIFY_FILES and sum(self._entry(p)[1] for p in out) <= _VERIFY_BYTES:
-            out = [p for p in out if self._entry(p)[0] == TRANSCODED or _contains(self.root, p, literals)]
+        if literals and len(out) <= _VERIFY_FILES and sum(self._entry(p, rows)[1] for p in out) <= _VERIFY_BYTES:
+            out = [p for p in out if self._entry(p, rows)[0] == TRANSCODED or _contains(self.root, p, literals)]
         return out
 
-    def _entry(self, path: str) -> tuple[int, int]:
-        """(kind, size) of a candidate as last seen."""
+    def _entry(self, path: str, rows: dict[str, int]) -> tuple[int, int]:
+        """(kind, size) of a candidate as last seen (`rows`: the rows of those from the file)."""
         entry = self.overlay.get(path)
         if entry is not None:
             return entry.kind, entry.sig[2]
-        i = self.position[path]
+        i = rows[path]
         return int(self.kinds[i]), int(self.sig_rows[i, 2])
 
     def probe_scope(self, directory: str) -> ProbeScope | None:
@@ -558,7 +567,7 @@ class LiveIndex:
         every = self.paths.every()  # Glob filters every path by name: decoded once per process
         base_mtimes = self.sig_rows[lo:hi, 0].tolist()
         if not overlay:
-            return Snapshot(every[lo:hi], base_mtimes, (self.file.path, self.version, directory))
+            return Snapshot(every[lo:hi], base_mtimes, (self.name, self.version, directory))
         paths, mtimes = [], []
         for p, m in zip(every[lo:hi], base_mtimes, strict=True):
             if p not in overlay:
@@ -569,7 +578,7 @@ class LiveIndex:
             if e is not None and (directory == self.root or p.startswith(prefix)):
                 paths.append(p)
                 mtimes.append(e.mtime_ns)
-        return Snapshot(paths, mtimes, (self.file.path, self.version, directory))
+        return Snapshot(paths, mtimes, (self.name, self.version, directory))
 
     def counts(self) -> dict[str, int]:
         import numpy as np

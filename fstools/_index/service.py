@@ -67,7 +67,10 @@ def open_live(path: str) -> LiveIndex:
                 raise Unusable("stale") from None
             if live.root != root:
                 raise Unusable("corrupt")
-            if _watching:
+            from . import watchd
+
+            live.asks = watchd.available(root)
+            if _watching and not live.asks:  # a served root needs no watch of this process's own
                 from .watch import Watcher
 
                 live.watcher = Watcher.start(live)
