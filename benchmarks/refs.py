@@ -18,8 +18,8 @@ import tempfile
 from collections.abc import Iterator, Sequence
 
 from fstools._core.binaries import find_binary
-from fstools._core.excludes import DEFAULT_EXCLUDES
 from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS
+from fstools._walk.excludes import DEFAULT_EXCLUDES
 
 MAX_FILESIZE = 10 * 1024 * 1024  # Grep's default per-file limit (ExecutionContext.grep_max_filesize)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,65 +111,73 @@ def _check_name_text(p: ToolParameter, value: str, where: str) -> None:
         )
 
 
-def _coerce(p: ToolParameter, value: Any, where: str) -> Any:
-    """Coerce a value to the parameter's type, accepting the string forms models often send."""
-    t = p.type
-    if t == "string":
-        if isinstance(value, str):
-            if not p.text:
-                _check_name_text(p, value, where)
-            return value
-        raise _bad(where, f"expected a string, got {type(value).__name__}")
-    if t == "boolean":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-            return value.strip().lower() in _TRUE
-        if isinstance(value, int) and value in (0, 1):
-            return bool(value)
-        raise _bad(where, f"expected a boolean, got {value!r}")
-    if t == "integer":
-        if isinstance(value, bool):
-            raise _bad(where, f"expected an integer, got {value!r}")
-        if isinstance(value, int):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, str):
-            try:
-                return int(value.strip())
-            except ValueError:
-                pass
+def _coerce_string(p: ToolParameter, value: Any, where: str) -> str:
+    if isinstance(value, str):
+        if not p.text:
+            _check_name_text(p, value, where)
+        return value
+    raise _bad(where, f"expected a string, got {type(value).__name__}")
+
+
+def _coerce_boolean(p: ToolParameter, value: Any, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise _bad(where, f"expected a boolean, got {value!r}")
+
+
+def _coerce_integer(p: ToolParameter, value: Any, where: str) -> int:
+    if isinstance(value, bool):
         raise _bad(where, f"expected an integer, got {value!r}")
-    if t == "number":
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-            return value
-        if isinstance(value, str):
-            try:
-                number = float(value.strip())
-            except ValueError:
-                number = math.nan
-            if math.isfinite(number):
-                return number
-        raise _bad(where, f"expected a number, got {value!r}")
-    if t == "array":
-        if isinstance(value, str):
-            try:
-                value = _json_text(value)
-            except ValueError:
-                if p.items is not None:
-                    raise _bad(where, "expected an array (or its JSON text)") from None
-        # Models often send the one item instead of a one-item list: "*.log" for ["*.log"].
-        if isinstance(value, (str, Mapping)):
-            value = [value]
-        if not isinstance(value, (list, tuple)):
-            raise _bad(where, f"expected an array, got {type(value).__name__}")
-        if p.items is None:
-            item = ToolParameter(p.name, p.item_type or "string", p.description)
-            return [_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value)]
-        if not value:
-            raise _bad(where, "must contain at least one item")
-        return [_validate_object(p.items, item, f"{where}[{i}]", by_keyword=False) for i, item in enumerate(value)]
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise _bad(where, f"expected an integer, got {value!r}")
+
+
+def _coerce_number(p: ToolParameter, value: Any, where: str) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            return number
+    raise _bad(where, f"expected a number, got {value!r}")
+
+
+def _coerce_array(p: ToolParameter, value: Any, where: str) -> list[Any]:
+    if isinstance(value, str):
+        try:
+            value = _json_text(value)
+        except ValueError:
+            if p.items is not None:
+                raise _bad(where, "expected an array (or its JSON text)") from None
+    # Models often send the one item instead of a one-item list: "*.log" for ["*.log"].
+    if isinstance(value, (str, Mapping)):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        raise _bad(where, f"expected an array, got {type(value).__name__}")
+    if p.items is None:
+        item = ToolParameter(p.name, p.item_type or "string", p.description)
+        return [_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if not value:
+        raise _bad(where, "must contain at least one item")
+    return [_validate_object(p.items, item, f"{where}[{i}]", by_keyword=False) for i, item in enumerate(value)]
+
+
+def _coerce_object(p: ToolParameter, value: Any, where: str) -> dict[str, Any]:
     if isinstance(value, str):
         try:
             value = _json_text(value)
@@ -178,6 +186,23 @@ def _coerce(p: ToolParameter, value: Any, where: str) -> Any:
     if not isinstance(value, Mapping):
         raise _bad(where, f"expected an object, got {type(value).__name__}")
     return dict(value)
+
+
+# One coercer per JSON Schema type; any other ("object") takes an object.
+Coercer = Callable[["ToolParameter", Any, str], Any]
+_COERCERS: dict[str, Coercer] = {
+    "string": _coerce_string,
+    "boolean": _coerce_boolean,
+    "integer": _coerce_integer,
+    "number": _coerce_number,
+    "array": _coerce_array,
+}
+
+
+def _coerce(p: ToolParameter, value: Any, where: str) -> Any:
+    """Coerce a value to the parameter's type, accepting the string forms models often send."""
+    coerce: Coercer = _COERCERS.get(p.type, _coerce_object)
+    return coerce(p, value, where)
 
 
 def _short(value: Any) -> str:

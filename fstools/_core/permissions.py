@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._globs.globmatch import glob_match
 from .errors import ErrorCode, ToolError
-from .globmatch import glob_match
 
 ACTIONS = ("allow", "ask", "deny")
 # A tool also obeys the rules written for these names: MultiEdit is a batch of Edits, and a

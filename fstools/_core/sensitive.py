@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from functools import cached_property, lru_cache
 
-from .globmatch import MAGIC_CHARS, GlobSet, glob_match
+from .._globs.globmatch import MAGIC_CHARS, GlobSet, glob_match
 
 # Credential files known by name (dotfiles of tools that store tokens, private keys).
 _SECRET_NAMES = (

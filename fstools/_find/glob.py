@@ -17,23 +17,20 @@ from dataclasses import dataclass
 from .._core import sandbox
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
-from .._core.excludes import DEFAULT_EXCLUDES
-from .._core.globmatch import MAGIC_CHARS, GlobError, byte_glob_superset, compile_glob, glob_to_regex
 from .._core.hints import param
 from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path, root_of, within_roots
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, drop_denied
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
+from .._globs.globmatch import MAGIC_CHARS, GlobError, byte_glob_superset, compile_glob, glob_to_regex
+from .._walk.rules import walk_rules
+from .._walk.walkers import Listing, WalkSpec, newest_first
 from .indexed import index_listing
-from .links import escaping_links
-from .walk import ContainmentFilter, Listing, WalkSpec, list_files, newest_first
 
 DEFAULT_LIMIT = 1000
-# Links out of the roots a following walk excludes one by one; past this, it follows none.
-MAX_EXCLUDED_LINKS = 2_000
 _ABSOLUTE = re.compile(r"(?<![\w.])/[^\s:'\"]*")
 MAX_PATTERN_LENGTH = 4096
 MAX_EXCLUDE_CHARS = 65_536
@@ -124,10 +121,6 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None, *, case_sen
     )
 
 
-def _allowed_target(ctx: ExecutionContext, canonical: str) -> bool:
-    return within_roots(ctx, canonical) and not (ctx.sensitive and ctx.sensitive.matches(canonical))
-
-
 def _shown_warnings(ctx: ExecutionContext, warnings: list[str]) -> list[str]:
     """The walker's messages, minus those naming a path outside the roots (a link's target, a loop out there)."""
     kept = []
@@ -200,17 +193,6 @@ def _path_excluded(root: str, patterns: list[str]) -> Callable[[str], bool]:
     return excluded
 
 
-def _followed_and_allowed(ctx: ExecutionContext, base: str, paths: list[str]) -> list[str]:
-    """Paths reached through links: kept only if they resolve inside the roots to something not secret."""
-    containment = ContainmentFilter(base, lambda p: within_roots(ctx, p))
-    kept = []
-    for p in paths:
-        canonical = containment.canonical(p)
-        if canonical is not None and (canonical == p or not (ctx.sensitive and ctx.sensitive.matches(canonical))):
-            kept.append(p)
-    return kept
-
-
 def _beneath_roots(ctx: ExecutionContext, page: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """The page without paths that are not files beneath the roots now (checked through the
     sandbox): an unconfined walker may have listed a directory swapped in from outside."""
@@ -241,62 +223,39 @@ def _walk(
     """The files `plan` matches, minus links out of the roots, secrets, denied paths and `excludes`,
     and metadata["index"]: from the search index when it holds this walk's files."""
     assert plan.base is not None
-    pruned, sensitive = ctx.sensitive.walker_split if ctx.sensitive else ((), ctx.sensitive)
-    notes: list[str] = []
-    loops: list[str] = []
-    if follow_symlinks:  # links out of the roots, or to secrets, are not followed at all
-        leaving = escaping_links(plan.base, lambda p: _allowed_target(ctx, p), loops)
-        if len(leaving) > MAX_EXCLUDED_LINKS:  # too many to name on a command line: follow none
-            follow_symlinks = False
-            notes.append(f"{len(leaving)} links lead out of the allowed directories: no link was followed")
-        else:
-            pruned = (*pruned, *leaving)
+    rules = walk_rules(ctx, "Glob")
+    hidden = hidden or plan.wants_hidden
+    following = rules.following(plan.base, follow_symlinks)
     listing, index_status = index_listing(
         ctx,
         plan.base,
         plan.regex,
         glob=plan.glob,
         glob_ignore_case=not plan.case_sensitive,
-        hidden=hidden or plan.wants_hidden,
+        hidden=hidden,
         respect_gitignore=respect_gitignore,
-        follow_symlinks=follow_symlinks,
+        follow_symlinks=following.follow,
         name_excludes=excludes[0],
     )
-    ignore_flags: tuple[str, ...] = ()
-    if listing is None and respect_gitignore:  # an index that answered holds no such link
-        from .._index.ignorelinks import link_policy, plan_links
-
-        links = plan_links(plan.base, hidden=hidden or plan.wants_hidden, policy=link_policy(ctx, "Glob"))
-        pruned, ignore_flags = (*pruned, *links.excludes), links.flags
-        notes += links.notes
-    listing = listing or list_files(
-        WalkSpec(
+    if listing is not None:  # an index that answered holds no forbidden ignore-file link
+        listing.warnings[:0] = following.notes
+    else:
+        spec = WalkSpec(
             base=plan.base,
             glob=plan.glob,
             regex=plan.regex,
             name_glob=plan.name_glob,
             name_glob_exact=plan.name_glob_exact,
             max_depth=plan.max_depth,
-            hidden=hidden or plan.wants_hidden,
+            hidden=hidden,
             respect_gitignore=respect_gitignore,
-            ignore_flags=ignore_flags,
-            follow_symlinks=follow_symlinks,
-            excludes=(*DEFAULT_EXCLUDES, *pruned, *excludes[0]),
+            excludes=excludes[0],
             glob_ignore_case=not plan.case_sensitive,
             roots=ctx.roots,
             root=root_of(ctx, plan.base),
-        ),
-        timeout=ctx.timeout,
-    )
-    listing.warnings[:0] = notes
-    if follow_symlinks and loops and listing.backend != "rg":  # rg warns of each loop itself, fd skips them silently
-        listing.warnings.append(f"link loops skipped: {', '.join(sorted(loops)[:10])}")
-    if follow_symlinks:
-        listing.keep(_followed_and_allowed(ctx, plan.base, listing.paths))
-    if sensitive and listing.backend != "index":  # the index holds no file these patterns match
-        listing.keep(sensitive.exclude(listing.paths))
-    if ctx.permissions is not None:
-        listing.keep(drop_denied(ctx, "Glob", listing.paths))
+        )
+        listing = rules.walk(spec, following, timeout=ctx.timeout)
+    rules.keep_visible(listing, plan.base, following)
     if excludes[1]:
         excluded = _path_excluded(plan.root or plan.base, excludes[1])
         listing.keep([p for p in listing.paths if not excluded(p)])

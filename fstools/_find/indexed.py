@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from .._core.context import ExecutionContext
-from .._core.globmatch import compile_glob
-from .walk import Listing, in_git_worktree
+from .._globs.globmatch import compile_glob
+from .._walk.walkers import Listing, in_git_worktree
 
 # Matches of recent patterns, keyed by the exact index state they were cut from.
 _RECENT = 16

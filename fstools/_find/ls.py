@@ -17,8 +17,6 @@ from .._core.binaries import require_binary
 from .._core.confinement import confined
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
-from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
-from .._core.globmatch import GlobError, GlobSet
 from .._core.hints import param
 from .._core.outputs import TRUNCATED, ResultField
 from .._core.params import ToolParameter
@@ -26,9 +24,12 @@ from .._core.paths import SafePath, resolve_path, within_roots
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
 from .._core.runner import StreamingProcess
-from .._core.spec import ToolSpec, authorize, drop_denied
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
-from .walk import fd_ignore_flags, fd_version, in_git_worktree
+from .._globs.globmatch import GlobError, GlobSet
+from .._walk.excludes import DEFAULT_EXCLUDES, is_hidden
+from .._walk.rules import walk_rules
+from .._walk.walkers import fd_ignore_flags, fd_version, in_git_worktree
 
 DEFAULT_LIMIT = 1000
 
@@ -90,12 +91,10 @@ def _entry(ctx: ExecutionContext, directory: str, dir_fd: int, de: os.DirEntry[s
 def _not_ignored(ctx: ExecutionContext, target: SafePath, warnings: list[str]) -> set[str]:
     """The names in the directory `target` that no ignore file excludes (fd, one level, hidden names
     included; fd runs confined like every walker, and its names only ever narrow the listing)."""
-    from .._index.ignorelinks import link_policy, plan_links_here
-
     directory = target.path
     fd = require_binary("fd")
     argv = [fd, "--max-depth", "1", "--hidden", "--print0", "--color", "never"]
-    links = plan_links_here(directory, policy=link_policy(ctx, "LS"))  # fd never reads a forbidden link
+    links = walk_rules(ctx, "LS").ignore_links_here(directory)  # fd never reads a forbidden link
     argv += fd_ignore_flags(links.flags)
     warnings += links.notes
     if fd_version(fd) >= (8, 7, 0):
@@ -165,7 +164,7 @@ def _listing(
     if ctx.sensitive or ctx.permissions is not None:
         prefix = directory.rstrip("/") + "/"
         paths = [prefix + de.name for de in candidates]
-        allowed = set(drop_denied(ctx, "LS", ctx.sensitive.exclude(paths) if ctx.sensitive else paths))
+        allowed = set(walk_rules(ctx, "LS").visible(paths))
         candidates = [de for de in candidates if prefix + de.name in allowed]
     # The order needs only the entry type the directory listing already carries; only the
     # entries shown are stat-ed, so a huge directory costs one stat per shown entry.

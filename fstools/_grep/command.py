@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-# Re-exported: Grep builds its queries with it; the index lists files with the same globs.
-from .._core.excludes import exclusion_globs as exclusion_globs
+if TYPE_CHECKING:
+    from .._walk.ignorelinks import LinkPlan
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,15 @@ class GrepQuery:
     after: int = 0
     max_filesize: int = 10 * 1024 * 1024
     excludes: tuple[str, ...] = ()
-    # rg switches that keep ignore files of some kind out of the search (`ignorelinks`).
+    # rg switches that keep ignore files of some kind out of the search (`_walk.ignorelinks`).
     ignore_flags: tuple[str, ...] = ()
+
+    def keeping_out(self, plan: LinkPlan) -> GrepQuery:
+        """This query with the ignore-file links `plan` forbids out of rg's reach: `--glob !/dir`
+        overrides for the directories left out, `--no-ignore-*` switches for the rest."""
+        excludes = [glob for glob in ("!" + g for g in plan.excludes) if glob not in self.excludes]
+        flags = [flag for flag in plan.flags if flag not in self.ignore_flags]
+        return replace(self, excludes=(*self.excludes, *excludes), ignore_flags=(*self.ignore_flags, *flags))
 
 
 def run_dir(q: GrepQuery) -> str:

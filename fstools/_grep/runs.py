@@ -24,17 +24,17 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.binaries import require_binary
 from .._core.errors import ErrorCode, ToolError
-from .._core.ignorefiles import redact_ignore_messages
 from .._core.paths import is_within
 from .._core.runner import StreamingProcess
+from .._walk.ignorefiles import redact_ignore_messages
 
 if TYPE_CHECKING:
     from .._core.confinement import Confinement
-    from .ignorelinks import LinkPolicy
+    from .._walk.rules import WalkRules
 from .command import (
     GrepQuery,
     count_argv,
@@ -59,10 +59,8 @@ Scope = Sequence[str] | None
 Stat = Callable[[str], os.stat_result]
 
 
-class HiddenPaths(Protocol):
-    """The paths a search never reports (secrets, paths a deny rule forbids): a SensitiveMatcher or a wrapper."""
-
-    def matches(self, path: str) -> bool: ...
+# Whether a search never reports a path (a secret, a path a deny rule forbids): `WalkRules.hides`.
+HiddenPaths = Callable[[str], bool]
 
 
 # A page's files go to rg as arguments; batches stay far below the kernel's ARG_MAX.
@@ -283,7 +281,7 @@ def _keep(ends: Iterable[FileEnd | Block], sensitive: HiddenPaths, out: SearchOu
     """Matching files minus binary ones (reported as skipped) and secrets (never reported)."""
     kept = []
     for end in ends:
-        if sensitive.matches(end.path):
+        if sensitive(end.path):
             continue
         if end.binary:
             out.binary.append(end.path)
@@ -407,7 +405,7 @@ def _stream_counts(proc: StreamingProcess, sensitive: HiddenPaths, stat: Stat) -
     rest = b""
     for chunk in proc.chunks():
         records, rest = parse_counts(rest + chunk if rest else chunk)
-        hits += [file_hit(path, n, stat) for path, n in records if not sensitive.matches(path)]
+        hits += [file_hit(path, n, stat) for path, n in records if not sensitive(path)]
     return hits
 
 
@@ -464,7 +462,7 @@ def _proposed(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline
         proc = deadline.start(proposed_argv(rg, q), q)
         listing = _run(rg, q, proc, out, StreamingProcess.read_all, None, deadline.pinner)
         proposed = [path for path in map(os.fsdecode, listing.split(b"\0")) if path]
-    return [path for path in proposed if not sensitive.matches(path)]
+    return [path for path in proposed if not sensitive(path)]
 
 
 def _probe(
@@ -515,13 +513,13 @@ def _report_probe(
     q: GrepQuery, sensitive: HiddenPaths, ends: list[FileEnd], too_large: list[str], out: SearchOutcome
 ) -> None:
     for end in ends:
-        if sensitive.matches(end.path):
+        if sensitive(end.path):
             continue
         if end.binary:
             out.binary.append(end.path)
         elif q.respect_gitignore or not q.hidden:  # else the search saw it: the tree changed since
             out.ignored.append(end.path)
-    out.too_large += [path for path in too_large if not sensitive.matches(path)]
+    out.too_large += [path for path in too_large if not sensitive(path)]
     # rg walks in parallel: sorted, the lists (and the warnings naming their first paths) are stable.
     out.binary.sort()
     out.ignored.sort()
@@ -550,11 +548,10 @@ def search(
     offset: int,
     limit: int,
     timeout: float,
-    sensitive: HiddenPaths,
+    rules: WalkRules,
     line_numbers: bool = True,
     confinement: Confinement | None = None,
     candidates: Scope = None,
-    links: LinkPolicy | None = None,
 ) -> SearchOutcome:
     """Run the rg searches a call needs and return every matching file in page order; each rg
     starts in `confinement` (see `_core.confinement`) when given.
@@ -562,15 +559,17 @@ def search(
     `candidates`, from the search index, are the only files that can match: rg searches
     them instead of walking the root (the probe after an empty result still walks it). A
     confinement without Landlock pins every file rg reads (see the module's docstring).
-    With `links`, no ignore file that is a link it forbids is applied (see `ignorelinks`).
+    `rules` say what the walk may show: no secret nor denied path is reported, and no ignore
+    file that is a link they forbid is applied (see `_walk.rules`).
     """
     rg = require_binary("rg")
     notes: list[str] = []
     # An index that answered holds no such link (it is never built over one, and goes stale when one appears).
-    if links is not None and candidates is None and not q.root_is_file and q.respect_gitignore:
-        from .ignorelinks import keep_out
-
-        q, notes = keep_out(q, links)
+    if candidates is None and not q.root_is_file and q.respect_gitignore:
+        # A caller's glob may reach into hidden directories (rg's overrides win over its hidden rule).
+        plan = rules.ignore_links(q.root, hidden=q.hidden or q.glob is not None)
+        q, notes = q.keeping_out(plan), list(plan.notes)
+    sensitive = rules.hides
     deadline = _Deadline(timeout, confinement, q.max_filesize)
     try:
         out = _search(rg, q, content, offset, limit, sensitive, line_numbers, deadline, candidates)

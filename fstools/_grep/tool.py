@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._core.binaries import require_binary
@@ -17,12 +15,12 @@ from .._core.params import ToolParameter
 from .._core.paths import resolve_path
 from .._core.public import invoke_public, tool_function
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize, denied_test
+from .._core.spec import ToolSpec, authorize
 from .._core.tool import FileTool
 
 if TYPE_CHECKING:
     from .command import GrepQuery
-    from .runs import HiddenPaths, SearchOutcome
+    from .runs import SearchOutcome
 
 DEFAULT_HEAD_LIMIT = 100
 # Context lines per side: more than any screen, and it keeps rg's argv and buffers sane.
@@ -35,23 +33,6 @@ MAX_TYPES = 64  # rg knows a few hundred; each becomes two arguments
 OUTPUT_MODES = ("files_with_matches", "content", "count")
 # Paths listed per kind of skipped file; the counts are complete.
 _EXAMPLES = 20
-
-
-@dataclass(frozen=True)
-class _SecretOrDenied:
-    """Grep hides a file that is sensitive or that a deny rule forbids it, from results and totals alike."""
-
-    sensitive: HiddenPaths
-    denied: Callable[[str], bool]
-
-    def matches(self, path: str) -> bool:
-        return self.sensitive.matches(path) or self.denied(path)
-
-
-def _hidden(ctx: ExecutionContext) -> HiddenPaths:
-    sensitive = ctx.sensitive.walker_split[1]
-    denied = denied_test(ctx, "Grep")
-    return sensitive if denied is None else _SecretOrDenied(sensitive, denied)
 
 
 def _types(value: str | None) -> tuple[str, ...]:
@@ -139,8 +120,8 @@ def _grep(
 ) -> ToolResult:
     # The search machinery loads on first use, so `import fstools` stays light.
     from .._core.confinement import confined
-    from .._index.ignorelinks import link_policy
-    from .command import GrepQuery, exclusion_globs, run_dir
+    from .._walk.rules import walk_rules
+    from .command import GrepQuery, run_dir
     from .format import NO_MATCHES, format_content, format_counts, format_files
     from .indexed import index_scope
     from .runs import search
@@ -157,6 +138,7 @@ def _grep(
     if not target.exists:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
     authorize(ctx, "Grep", target.path)
+    rules = walk_rules(ctx, "Grep")
     query = GrepQuery(
         pattern=pattern,
         root=target.path,
@@ -171,7 +153,7 @@ def _grep(
         before=before_context if before_context is not None else context or 0,
         after=after_context if after_context is not None else context or 0,
         max_filesize=ctx.grep_max_filesize,
-        excludes=exclusion_globs(ctx.sensitive),
+        excludes=rules.rg_excludes(),
     )
     content = output_mode == "content"
     candidates, index_status = index_scope(ctx, query)
@@ -182,11 +164,10 @@ def _grep(
             offset=offset,
             limit=head_limit,
             timeout=ctx.timeout,
-            sensitive=_hidden(ctx),
+            rules=rules,
             line_numbers=line_numbers,
             confinement=confinement,
             candidates=candidates,
-            links=link_policy(ctx, "Grep"),
         )
     total_matches = sum(f.lines for f in out.files)
     total_files = len(out.files)

@@ -21,16 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from .._core import sandbox
 from .._core.sensitive import DEFAULT_SENSITIVE_PATTERNS
+from .._walk.ignorefiles import outside_rule_files
 from .entries import Sig, read_entry, rule_sig
-from .listing import (
-    Filters,
-    ignore_files_above,
-    list_files,
-    outside_rule_files,
-    probe_files,
-    refuse_ignore_links,
-    walk_dirs,
-)
+from .listing import Filters, ignore_files_above, list_files, probe_files, refuse_ignore_links, walk_dirs
 from .location import builder_lock, inside, publish
 from .postings import SEGMENT_FILES, build_segment
 from .store import FORMAT_VERSION, write_index

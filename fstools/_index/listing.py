@@ -16,15 +16,12 @@ import os
 from dataclasses import dataclass, field
 
 from .._core.binaries import require_binary
-from .._core.excludes import exclusion_globs, is_hidden
-from .._core.ignorefiles import IGNORE_NAMES as IGNORE_NAMES  # the index's users take it from here
-from .._core.ignorefiles import forbidden_link
 from .._core.runner import StreamingProcess
 from .._core.sensitive import SensitiveMatcher
+from .._walk.excludes import exclusion_globs, is_hidden
+from .._walk.ignorefiles import IGNORE_NAMES as IGNORE_NAMES  # the index's users take it from here
+from .._walk.ignorefiles import forbidden_link
 from .location import inside
-
-# Above the root, a new `.git` changes whether rg reads .gitignore at all.
-ANCESTOR_NAMES = (*IGNORE_NAMES, ".git")
 
 
 @dataclass(frozen=True)
@@ -135,37 +132,6 @@ def walk_dirs(root: str, filters: Filters) -> Tree:
         except OSError:
             continue
     return tree
-
-
-def _git_dir(root: str) -> str | None:
-    path = root
-    while True:
-        candidate = os.path.join(path, ".git")
-        if os.path.isdir(candidate):
-            return candidate
-        parent = os.path.dirname(path)
-        if parent == path:
-            return None
-        path = parent
-
-
-def outside_rule_files(root: str) -> list[str]:
-    """Files outside the tree whose existence or content changes rg's ignore rules inside it."""
-    found = []
-    path = os.path.dirname(root)
-    while True:
-        found += [os.path.join(path, name) for name in ANCESTOR_NAMES]
-        parent = os.path.dirname(path)
-        if parent == path:
-            break
-        path = parent
-    git = _git_dir(root)
-    if git is not None:
-        found.append(os.path.join(git, "info", "exclude"))
-    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    found.append(os.path.join(config, "git", "ignore"))
-    found.append(os.path.join(root, ".git"))
-    return found
 
 
 def ignore_files_above(root: str, rule_files: list[str]) -> list[str]:

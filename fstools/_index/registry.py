@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from . import linkscan
+from .._walk import linkscan
 
 if TYPE_CHECKING:
     from .live import LiveIndex

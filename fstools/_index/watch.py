@@ -17,7 +17,7 @@ import os
 import struct
 from typing import TYPE_CHECKING
 
-from .._core.excludes import is_hidden
+from .._walk.excludes import is_hidden
 from .listing import IGNORE_NAMES
 
 if TYPE_CHECKING:

@@ -1,9 +1,11 @@
 """The package layout: families of modules, and which family may import which.
 
-The rule, bottom to top: `_core` (context, results, parameters, paths, policy) imports only
-itself; `_content` (encodings, fingerprints) builds on `_core`; `_index` (the search index)
-on both; the four tool families `_read`, `_change`, `_find` and `_grep` on those three and
-never on each other; `_agents` (registry, CLI, MCP) sits on top and may import anything.
+The rule, bottom to top: `_globs` (the glob dialect fstools matches itself) imports nothing;
+`_core` (context, results, parameters, paths, policy) imports only itself and `_globs`;
+`_content` (encodings, fingerprints) and `_walk` (what a walk may see, and the walkers) build
+on `_core`; `_index` (the search index) on all of those; the four tool families `_read`,
+`_change`, `_find` and `_grep` on those and never on each other; `_agents` (registry, CLI,
+MCP) sits on top and may import anything.
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "fstools"
 
 TOOL_FAMILIES = {"_read", "_change", "_find", "_grep"}
-BELOW_TOOLS = {"_core", "_content", "_index"}
+BELOW_TOOLS = {"_globs", "_core", "_content", "_walk", "_index"}
 ALLOWED: dict[str, set[str]] = {
-    "_core": {"_core"},
-    "_content": {"_core", "_content"},
-    "_index": {"_core", "_content", "_index"},
+    "_globs": {"_globs"},
+    "_core": {"_globs", "_core"},
+    "_content": {"_globs", "_core", "_content"},
+    "_walk": {"_globs", "_core", "_walk"},
+    "_index": {"_globs", "_core", "_content", "_walk", "_index"},
     **{family: BELOW_TOOLS | {family} for family in TOOL_FAMILIES},
-    "_agents": {"_core", "_content", "_index", "_agents", *TOOL_FAMILIES},
+    "_agents": {*BELOW_TOOLS, "_agents", *TOOL_FAMILIES},
 }
 # Modules at the package top: the facade may name anything; the version is a leaf.
 TOP_LEVEL = {"__init__", "__main__", "__version__"}
@@ -104,19 +108,30 @@ def test_the_family_graph():
     """The graph as it stands, so a change to it is a visible, reviewed change to this test."""
     graph = {family: sorted(targets) for family, targets in family_graph().items() if targets}
     assert graph == {
+        "_core": ["_globs"],
         "_content": ["_core"],
+        "_walk": ["_core", "_globs"],
         "_read": ["_content", "_core"],
-        "_index": ["_core"],
+        "_index": ["_core", "_walk"],
         "_change": ["_content", "_core", "_index"],
-        "_find": ["_core", "_index"],
-        "_grep": ["_core", "_index"],
+        "_find": ["_core", "_globs", "_index", "_walk"],
+        "_grep": ["_core", "_index", "_walk"],
         "_agents": ["_change", "_content", "_core", "_find", "_grep", "_index", "_read"],
     }
 
 
+def test_walks_are_one_layer():
+    """What a walk may see lives in `_walk` alone: the tools and the index take it from there."""
+    walk = {p.stem for p in (PACKAGE / "_walk").glob("*.py")} - {"__init__"}
+    assert {"excludes", "ignorefiles", "ignorelinks", "linkscan", "links", "rules", "walkers"} <= walk
+    for family in ("_core", "_index", "_find", "_grep"):
+        strays = {p.stem for p in (PACKAGE / family).glob("*.py")} & walk
+        assert strays == set(), f"{family} holds walk modules again: {strays}"
+
+
 def test_checker_sees_upward_imports():
     """The checker itself: relative, lazy and absolute imports are all resolved."""
-    source = "import fstools._find.walk\ndef f():\n    from .._grep.tool import grep\n    from . import paths\n"
+    source = "import fstools._walk.walkers\ndef f():\n    from .._grep.tool import grep\n    from . import paths\n"
     found = imports_in(source, "fstools._core")
-    assert {"fstools._grep.tool", "fstools._find.walk", "fstools._core.paths"} <= found
+    assert {"fstools._grep.tool", "fstools._walk.walkers", "fstools._core.paths"} <= found
     assert family_of("fstools._grep.tool") not in ALLOWED["_core"]

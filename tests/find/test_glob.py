@@ -12,7 +12,7 @@ import pytest
 
 import fstools
 from fstools._core.binaries import find_binary
-from fstools._core.excludes import DEFAULT_EXCLUDES
+from fstools._walk.excludes import DEFAULT_EXCLUDES
 from tests.helpers.binaries import requires_fd
 
 # fd is optional: its runs skip (with the reason) where it is not installed.
@@ -399,7 +399,7 @@ def test_gitignore_without_a_repository(project, ctx):
 
 @requires_fd
 def test_gitignore_without_a_repository_on_old_fd_warns(project, ctx, monkeypatch):
-    from fstools._find import walk as _walk
+    from fstools._walk import walkers as _walk
 
     monkeypatch.setenv("FSTOOLS_RG", "")
     find_binary.cache_clear()

@@ -74,14 +74,14 @@ def test_a_regular_ignore_file_inside_keeps_its_message(project, ctx):
 
 
 def test_too_many_links_out_means_none_is_followed(project, ctx, tmp_path, monkeypatch):
-    from fstools._find import glob as glob_module
+    from fstools._walk import rules as rules_module
 
     (project / "in").mkdir()
     (project / "in" / "a.py").write_text("x")
     (project / "alias").symlink_to("in")
     for n in range(3):
         (project / f"out{n}").symlink_to(tmp_path)
-    monkeypatch.setattr(glob_module, "MAX_EXCLUDED_LINKS", 2)
+    monkeypatch.setattr(rules_module, "MAX_EXCLUDED_LINKS", 2)
     r = fstools.glob("**/*.py", str(project), follow_symlinks=True, ctx=ctx)
     assert r.output.splitlines() == [str(project / "in" / "a.py")]
     assert "3 links lead out of the allowed directories" in r.metadata["warnings"][0]
@@ -106,7 +106,7 @@ def test_secrets_in_any_letter_case_are_hidden_and_refused(project, ctx):
 
 def test_backups_of_secrets_are_pruned_by_each_walker_and_caught_in_any_case(project, ctx):
     from fstools._core.sensitive import SensitiveMatcher
-    from fstools._find.walk import Strategy, WalkSpec, list_files
+    from fstools._walk.walkers import Strategy, WalkSpec, list_files
 
     backups = [
         ".env.bak",

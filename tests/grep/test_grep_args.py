@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import itertools
 
-from fstools._core.excludes import DEFAULT_EXCLUDES
-from fstools._core.globmatch import glob_match
 from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS, SensitiveMatcher
+from fstools._globs.globmatch import glob_match
 from fstools._grep.command import (
     GrepQuery,
     count_argv,
-    exclusion_globs,
     files_argv,
     json_argv,
     probe_argv,
 )
+from fstools._walk.excludes import DEFAULT_EXCLUDES, exclusion_globs
 
 
 def test_every_run_is_config_free_with_a_safe_pattern_and_path():

@@ -12,7 +12,7 @@ import pytest
 
 import fstools
 from fstools._grep import runs as _grep_search
-from fstools._grep.command import exclusion_globs
+from fstools._walk.excludes import exclusion_globs
 from tests.helpers.trees import raw_rg, write
 
 VOCAB = ["foo", "bar", "Foo", "BAR", "baz", "TODO", "a.b", "x(y)", "-n", "qux", "foobar", "é"]

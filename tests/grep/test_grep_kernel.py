@@ -11,7 +11,7 @@ import os
 import pytest
 
 import fstools
-from fstools._grep.command import exclusion_globs
+from fstools._walk.excludes import exclusion_globs
 from tests.helpers.trees import raw_rg
 
 TREE = os.environ.get("FSTOOLS_KERNEL_TREE", "")

@@ -263,7 +263,7 @@ def test_the_global_git_ignore_file_outside_the_roots_is_the_user_s_and_applies(
 
 
 def test_the_remembered_walk_sees_a_link_made_after_it(project, monkeypatch):
-    from fstools._index import linkscan
+    from fstools._walk import linkscan
 
     monkeypatch.setattr(linkscan, "RACY_NS", 0)  # trust every mtime: the test makes its changes fast
     monkeypatch.setattr(linkscan, "FRESH_NS", 0)  # check again at every call: what is tested is the memory
@@ -282,7 +282,7 @@ def test_the_remembered_walk_sees_a_link_made_after_it(project, monkeypatch):
 
 def test_the_remembered_walk_sees_a_link_made_right_after_it_with_the_mtime_put_back(project, monkeypatch):
     """A second change within the same clock tick leaves the mtime as it was: the walk still sees the link."""
-    from fstools._index import linkscan
+    from fstools._walk import linkscan
 
     monkeypatch.setattr(linkscan, "FRESH_NS", 0)
 
@@ -313,7 +313,7 @@ def test_two_links_in_one_directory_or_below_it_exclude_it_once(project, ctx):
 
 
 def test_the_walk_remembers_a_bounded_number_of_trees(tmp_path, monkeypatch):
-    from fstools._index import linkscan
+    from fstools._walk import linkscan
 
     monkeypatch.setattr(linkscan, "_trees", {})
     monkeypatch.setattr(linkscan, "_TREES", 2)
@@ -327,8 +327,8 @@ def test_the_walk_remembers_a_bounded_number_of_trees(tmp_path, monkeypatch):
 def test_the_link_walk_is_not_led_outside_by_a_swapped_directory(tmp_path, monkeypatch):
     """A directory swapped for a link to outside mid-walk: the walk lists nothing there
     (swapped for a link to `/`, it would otherwise walk the whole file system)."""
-    from fstools._index import linkscan
-    from fstools._index.linkscan import linked_ignore_files
+    from fstools._walk import linkscan
+    from fstools._walk.linkscan import linked_ignore_files
     from tests.helpers.races import Flipper, renameat2_supported
 
     monkeypatch.setattr(linkscan, "FRESH_NS", 0)  # walk at every call
@@ -353,7 +353,7 @@ def test_the_link_walk_is_not_led_outside_by_a_swapped_directory(tmp_path, monke
 def test_a_check_is_remembered_for_a_moment_but_not_past_fstools_own_changes(project, ctx, monkeypatch):
     """The agent makes links only through fstools (Move of a link): those are seen at once; a
     link another process makes is seen once the remembered check is FRESH_NS old."""
-    from fstools._index import linkscan
+    from fstools._walk import linkscan
 
     monkeypatch.setattr(linkscan, "RACY_NS", 0)
     monkeypatch.setattr(linkscan, "FRESH_NS", 60_000_000_000)

@@ -11,13 +11,13 @@ import pytest
 
 import fstools
 from fstools._core.binaries import find_binary
-from fstools._core.excludes import exclusion_globs
 from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS, SensitiveMatcher
 from fstools._index.build import build
 from fstools._index.grams import ANY_FOLLOW
 from fstools._index.listing import Filters
 from fstools._index.plan import Query, plan
 from fstools._index.service import grep_candidates, open_live, set_watching
+from fstools._walk.excludes import exclusion_globs
 from tests.helpers.indexed import MAX_FILESIZE, comparable, make_tree, mutate, random_query, write
 
 

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from fstools._core.binaries import find_binary
-from fstools._core.globmatch import GlobSet, byte_glob_superset, compile_glob, glob_match, glob_to_regex
+from fstools._globs.globmatch import GlobSet, byte_glob_superset, compile_glob, glob_match, glob_to_regex
 from tests.helpers.binaries import requires_fd
 
 
@@ -184,7 +184,7 @@ def test_byte_glob_superset(glob, superset):
 from hypothesis import assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from fstools._core.globmatch import GlobError, GlobMatcher, _Automaton, _expand, _parse  # noqa: E402
+from fstools._globs.globmatch import GlobError, GlobMatcher, _Automaton, _expand, _parse  # noqa: E402
 
 _GLOB_CHARS = st.text(alphabet="ab*?/{},[]!-\\.", max_size=10)
 _PATHS = st.text(alphabet="ab/.-", max_size=12)

@@ -27,8 +27,8 @@ import time
 from dataclasses import dataclass
 
 from .._core import sandbox
-from .._core.excludes import DEFAULT_EXCLUDES, is_hidden
-from .._core.ignorefiles import IGNORE_NAMES
+from .excludes import DEFAULT_EXCLUDES, is_hidden
+from .ignorefiles import IGNORE_NAMES
 
 RACY_NS = 2_000_000_000
 FRESH_NS = 10_000_000_000

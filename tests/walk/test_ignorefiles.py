@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fstools._core.ignorefiles import redact_ignore_messages
+from fstools._walk.ignorefiles import redact_ignore_messages
 from tests.helpers.trees import write
 
 REDACTED = "not a valid glob (not shown: the ignore file is a link, or outside the allowed directories)"

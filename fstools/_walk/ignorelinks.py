@@ -35,11 +35,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .._core.context import ExecutionContext
-from .._core.ignorefiles import IGNORE_NAMES, forbidden_link
 from .._core.paths import is_within, root_of
 from .._core.spec import denied_test
+from .ignorefiles import IGNORE_NAMES, forbidden_link, outside_rule_files
 from .linkscan import linked_ignore_files
-from .listing import outside_rule_files
 
 _EXCLUDE = "/.git/info/exclude"
 # What a walker reads in each directory: rg the first three, fd all four.

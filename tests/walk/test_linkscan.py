@@ -9,7 +9,7 @@ import shutil
 import time
 from pathlib import Path
 
-from fstools._index import linkscan
+from fstools._walk import linkscan
 from tests.helpers.trees import write
 
 DIRS = ["", "a", "a/b", "a/b/c", "d", ".hid", ".hid/e", "node_modules"]

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable
 
 # The ignore files rg reads in every directory it enters.
 IGNORE_NAMES = (".gitignore", ".ignore", ".rgignore")
+# Above the root, a new `.git` changes whether rg reads .gitignore at all.
+ANCESTOR_NAMES = (*IGNORE_NAMES, ".git")
 
 _IGNORE_MESSAGE = re.compile(
     r"^(?P<lead>rg: |\[fd error\]: )?(?P<path>/.*?/\.(?:gitignore|ignore|rgignore|fdignore)): line (?P<line>\d+): "
@@ -84,3 +86,34 @@ def forbidden_link(path: str, inside: Callable[[str], bool], secret: Callable[[s
     if secret(target):
         return "a link to a sensitive file"
     return None
+
+
+def _git_dir(root: str) -> str | None:
+    path = root
+    while True:
+        candidate = os.path.join(path, ".git")
+        if os.path.isdir(candidate):
+            return candidate
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+def outside_rule_files(root: str) -> list[str]:
+    """Files outside the tree whose existence or content changes rg's ignore rules inside it."""
+    found = []
+    path = os.path.dirname(root)
+    while True:
+        found += [os.path.join(path, name) for name in ANCESTOR_NAMES]
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    git = _git_dir(root)
+    if git is not None:
+        found.append(os.path.join(git, "info", "exclude"))
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    found.append(os.path.join(config, "git", "ignore"))
+    found.append(os.path.join(root, ".git"))
+    return found

@@ -12,8 +12,8 @@ import errno
 import os
 from collections.abc import Callable
 
-from .._core.excludes import DEFAULT_EXCLUDES
-from .._core.globmatch import GlobSet
+from .._globs.globmatch import GlobSet
+from .excludes import DEFAULT_EXCLUDES
 
 _GLOB_SPECIAL = frozenset("\\*?[]{}")
 # A scan that meets this many entries stops: the walker's own timeout bounds what follows.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .sensitive import SensitiveMatcher
+    from .._core.sensitive import SensitiveMatcher
 
 # Version-control internals, dependency trees and tool caches: never what an agent looks for,
 # and often most of a tree's files.

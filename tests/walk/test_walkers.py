@@ -10,9 +10,9 @@ import pytest
 
 from fstools._core.binaries import find_binary
 from fstools._core.errors import ToolError
-from fstools._core.globmatch import glob_to_regex
-from fstools._find import walk as _walk
-from fstools._find.walk import (
+from fstools._globs.globmatch import glob_to_regex
+from fstools._walk import walkers as _walk
+from fstools._walk.walkers import (
     ContainmentFilter,
     Listing,
     Strategy,

@@ -26,11 +26,11 @@ from functools import cache
 from .._core.binaries import find_binary, require_binary
 from .._core.confinement import confined
 from .._core.errors import ErrorCode, ToolError
-from .._core.excludes import DEFAULT_EXCLUDES
-from .._core.globmatch import compile_glob
-from .._core.ignorefiles import redact_ignore_messages
 from .._core.paths import is_within
 from .._core.runner import StreamingProcess
+from .._globs.globmatch import compile_glob
+from .excludes import DEFAULT_EXCLUDES
+from .ignorefiles import redact_ignore_messages
 
 # Below these counts in the base's first two levels a tree is small: sorting in Python is
 # then as cheap as rg's sort, and fd runs one thread (docs/decisions/find.md).
