@@ -17,6 +17,7 @@ import threading
 from collections.abc import Sequence
 from typing import TextIO
 
+from . import watchd
 from .live import Unusable
 from .watchd import Server
 
@@ -32,6 +33,7 @@ class Keeper:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="fstools-index-keeper", daemon=True)
         self._servers: dict[str, Server] = {}
+        watchd.serving.update(self.roots)  # this process watches them itself: it never asks another
 
     def start(self) -> Keeper:
         self._thread.start()
@@ -42,6 +44,7 @@ class Keeper:
         for server in self._servers.values():
             server.stop()
         self._servers.clear()
+        watchd.serving.difference_update(self.roots)
 
     def _serve(self, root: str) -> None:
         """Other processes (a CLI call, a script) ask this one instead of checking every file."""

@@ -475,6 +475,11 @@ class LiveIndex:
             return True
         return any(e is not None and p.startswith(prefix) for p, e in self.overlay.items())
 
+    def files_below(self, directory: str) -> int:
+        """About how many files lie below `directory` (the build's count there)."""
+        lo, hi = self._range(directory)
+        return hi - lo
+
     def _range(self, directory: str) -> tuple[int, int]:
         return _bounds(self.paths, directory, self.root)
 

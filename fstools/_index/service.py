@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from .build import BuildReport, Progress
 
 _watching = True
+# Candidates past this share of the files below the searched directory: rg walks instead
+# (handed ~70,000 kernel files as arguments, rg took 1.2-1.6x its own walk).
+STEP_ASIDE = 0.5
 
 
 @dataclass
@@ -100,6 +103,8 @@ def grep_candidates(
             return Lookup("unselective")
         with live.lock:
             paths = live.candidates(query.query, path, query.literals)
+            if len(paths) > STEP_ASIDE * live.files_below(path):  # nearly every file: rg's walk beats arguments
+                return Lookup("unselective")
     except Unusable as exc:
         return Lookup(exc.reason)
     except OSError:

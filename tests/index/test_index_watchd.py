@@ -147,7 +147,7 @@ def test_a_long_lived_watch_reads_a_written_file_once_and_lists_many_directories
     build(str(root), max_filesize=MAX_FILESIZE)
     _forget(root)
     on, off = _contexts(root)
-    assert fstools.grep("old", ctx=on).metadata["index"] == "used"
+    assert fstools.grep("ZQNOWHERE", ctx=on).metadata["index"] == "used"
     live = open_live(str(root))
     assert live.watcher is not None
     reads: list[str] = []
