@@ -52,7 +52,11 @@ def write_index(f: BinaryIO, header: dict[str, Any], arrays: Mapping[str, npt.ND
     for name, arr in arrays.items():
         sections[name] = [offset, arr.dtype.str, int(arr.size)]
         offset += arr.nbytes + _pad(arr.nbytes)
-    crcs = {name: zlib.crc32(arr.tobytes()) for name, arr in arrays.items() if not name.endswith(_POSTINGS)}
+    crcs = {}
+    for name, arr in arrays.items():
+        if not name.endswith(_POSTINGS):
+            crcs[name] = zlib.crc32(arr.tobytes())
+            _drop_pages(arr)
     head = dict(header, sections=sections, crc=crcs)
     text = json.dumps(head, sort_keys=True).encode()
     data_start = _PREFIX.size + len(text) + _pad(_PREFIX.size + len(text))
@@ -69,6 +73,15 @@ def write_index(f: BinaryIO, header: dict[str, Any], arrays: Mapping[str, npt.ND
     for arr in arrays.values():
         f.write(arr.tobytes())
         f.write(b"\0" * _pad(arr.nbytes))
+        _drop_pages(arr)
+
+
+def _drop_pages(arr: Any) -> None:
+    """A spilled segment's array (a file mapping) read once: its pages leave this process's memory."""
+    mapping = getattr(arr, "_mmap", None)
+    if isinstance(mapping, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        with contextlib.suppress(OSError, ValueError):
+            mapping.madvise(mmap.MADV_DONTNEED)
 
 
 @dataclass
