@@ -8,27 +8,22 @@ silently breaks a benchmark.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
 import fstools
 
-FUNCTIONS = {
-    "Read": "read",
-    "Write": "write",
-    "Edit": "edit",
-    "MultiEdit": "multi_edit",
-    "Delete": "delete",
-    "LS": "ls",
-    "Glob": "glob",
-    "Grep": "grep",
-}
+
+def function_of(tool: str) -> str:
+    """The public function of the tool `tool`: MultiEdit -> multi_edit, LS -> ls (also in older checkouts)."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", tool).lower()
 
 
 def missing_reason(tool: str) -> str | None:
     """Why `tool` cannot be benchmarked in this checkout, or None when it can."""
-    if not callable(getattr(fstools, FUNCTIONS[tool], None)):
-        return f"tool {tool} is missing: fstools.{FUNCTIONS[tool]} has not landed in this checkout"
+    if not callable(getattr(fstools, function_of(tool), None)):
+        return f"tool {tool} is missing: fstools.{function_of(tool)} has not landed in this checkout"
     return None
 
 
@@ -44,7 +39,7 @@ def bind(tool: str, ctx: fstools.ExecutionContext, **args: Any) -> Callable[[], 
     """A no-argument call of `tool` with `args` keyed by tool parameter names."""
     names = _keywords(tool)
     kwargs = {names.get(name, name): value for name, value in args.items()}
-    return functools.partial(getattr(fstools, FUNCTIONS[tool]), ctx=ctx, **kwargs)
+    return functools.partial(getattr(fstools, function_of(tool)), ctx=ctx, **kwargs)
 
 
 def call(tool: str, ctx: fstools.ExecutionContext, **args: Any) -> fstools.ToolResult:

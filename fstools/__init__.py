@@ -1,7 +1,8 @@
 """fstools: fast, safe file tools for AI coding agents.
 
-Read, Write, Edit, MultiEdit, ApplyPatch, Delete, Move, LS, Glob and Grep as plain functions returning a
-ToolResult, as agent tools with OpenAI/Anthropic schemas, as an MCP server and a CLI.
+Tools to read, write, edit, patch, move, delete, list and search files, as plain functions
+returning a ToolResult, as agent tools with OpenAI/Anthropic schemas, as an MCP server and a CLI
+(`file_tools()` lists them).
 
 The public names live in private subpackages and load on first use, so `import fstools`
 costs about a millisecond and an agent that only greps never loads the PDF or image code.
@@ -24,6 +25,7 @@ __all__ = [
     "FileTool",
     "GlobTool",
     "GrepTool",
+    "Image",
     "LSTool",
     "MoveTool",
     "MultiEditTool",
@@ -57,18 +59,36 @@ __all__ = [
     "write",
 ]
 
+# The list of tools: each tool's public function -> the module that declares it, in the order
+# agents usually meet them. The registry (so the CLI, the MCP server and the schemas) is made
+# from this list; a new tool is a line here, its name in __all__ and its TYPE_CHECKING import.
+_TOOLS: dict[str, str] = {
+    "read": "_read.tool",
+    "write": "_change.write",
+    "edit": "_change.edit",
+    "multi_edit": "_change.edit",
+    "apply_patch": "_change.patch",
+    "delete": "_change.delete",
+    "move": "_change.move",
+    "ls": "_find.ls",
+    "glob": "_find.glob",
+    "grep": "_grep.tool",
+}
+
 # Public name -> the private module that defines it, imported on first use.
 _EXPORTS: dict[str, str] = {
+    **_TOOLS,
     "ApplyPatchTool": "_change.patch",
     "AuditRecord": "_core.audit",
-    "BaseTool": "_core.tool",
+    "BaseTool": "_core.toolclass",
     "DeleteTool": "_change.delete",
     "EditTool": "_change.edit",
     "ErrorCode": "_core.errors",
     "ExecutionContext": "_core.context",
-    "FileTool": "_core.tool",
+    "FileTool": "_core.toolclass",
     "GlobTool": "_find.glob",
     "GrepTool": "_grep.tool",
+    "Image": "_core.result",
     "LSTool": "_find.ls",
     "MoveTool": "_change.move",
     "MultiEditTool": "_change.edit",
@@ -77,28 +97,18 @@ _EXPORTS: dict[str, str] = {
     "PermissionRule": "_core.permissions",
     "ReadRecord": "_core.context",
     "ReadTool": "_read.tool",
-    "ToolCategory": "_core.tool",
+    "ToolCategory": "_core.toolclass",
     "ToolParameter": "_core.params",
-    "ToolRegistry": "_core.registry",
+    "ToolRegistry": "_core.toolregistry",
     "ToolResult": "_core.result",
     "WriteTool": "_change.write",
     "anthropic_text_editor": "_agents.text_editor",
-    "apply_patch": "_change.patch",
     "build_index": "_index.service",
-    "create_registry": "_agents.registry",
+    "create_registry": "_agents.toolset",
     "default_context": "_core.context",
-    "delete": "_change.delete",
-    "edit": "_change.edit",
-    "file_tools": "_agents.registry",
-    "glob": "_find.glob",
-    "grep": "_grep.tool",
-    "ls": "_find.ls",
-    "move": "_change.move",
-    "multi_edit": "_change.edit",
+    "file_tools": "_agents.toolset",
     "openai_apply_patch": "_agents.openai_patch",
-    "read": "_read.tool",
-    "register_file_tools": "_agents.registry",
-    "write": "_change.write",
+    "register_file_tools": "_agents.toolset",
 }
 
 
@@ -119,8 +129,8 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from ._agents.openai_patch import openai_apply_patch
-    from ._agents.registry import create_registry, file_tools, register_file_tools
     from ._agents.text_editor import anthropic_text_editor
+    from ._agents.toolset import create_registry, file_tools, register_file_tools
     from ._change.delete import DeleteTool, delete
     from ._change.edit import EditTool, MultiEditTool, edit, multi_edit
     from ._change.move import MoveTool, move
@@ -131,9 +141,9 @@ if TYPE_CHECKING:
     from ._core.errors import ErrorCode
     from ._core.params import ToolParameter
     from ._core.permissions import PermissionManager, PermissionRequest, PermissionRule
-    from ._core.registry import ToolRegistry
-    from ._core.result import ToolResult
-    from ._core.tool import BaseTool, FileTool, ToolCategory
+    from ._core.result import Image, ToolResult
+    from ._core.toolclass import BaseTool, FileTool, ToolCategory
+    from ._core.toolregistry import ToolRegistry
     from ._find.glob import GlobTool, glob
     from ._find.ls import LSTool, ls
     from ._grep.tool import GrepTool, grep

@@ -25,20 +25,17 @@ from .._content.fingerprints import remember
 from .._core.context import ExecutionContext
 from .._core.errors import ToolError
 from .._core.hints import flag
-from .._core.outputs import always_reported
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
 from .._core.permissions import PermissionRequest
-from .._core.registry import ToolRegistry
 from .._core.result import ToolResult, jsonable, printable
-from .._core.tool import BaseTool
+from .._core.spec import named_paths
+from .._core.toolclass import BaseTool
+from .._core.toolregistry import ToolRegistry
 from .index_cli import add_index_command, run_index
-from .registry import create_registry
 from .settings import Confirm, SessionSettings, parse_rule, usable_roots
+from .toolset import create_registry
 
-# Parameters that name a file or directory: always positional, and relative values are
-# taken relative to the current directory (the functions themselves want absolute paths).
-PATH_PARAMETERS = ("file_path", "path", "source", "destination")
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 # A search that reports a match count exits as grep and rg do: 0 a match, 1 none, 2 an error.
@@ -64,7 +61,7 @@ def _first_sentence(text: str) -> str:
 
 def _help(p: ToolParameter) -> str:
     text = p.description
-    if p.name in PATH_PARAMETERS:
+    if p.path:  # a path parameter is positional and may be relative on the command line
         text = _ABSOLUTE.sub("", text).replace("the working directory", "the current directory")
         text = text[:1].upper() + text[1:] + "; relative to the current directory, or absolute"
     text += "" if p.default is None else f" (default: {p.default})"
@@ -109,11 +106,11 @@ class Binding:
 
 def _bind(parser: argparse.ArgumentParser, p: ToolParameter, index: int) -> Binding:
     dest = f"arg{index}"
-    positional = p.required or p.name in PATH_PARAMETERS
-    from_file = p.required and p.name not in PATH_PARAMETERS and p.type in ("string", "array", "object")
+    positional = p.required or p.path
+    from_file = p.required and not p.path and p.type in ("string", "array", "object")
     file_dest = f"{dest}_file" if from_file else None
     if positional:
-        nargs = "?" if from_file or not p.required else None
+        nargs = ("+" if p.required else "*") if p.path_list else "?" if from_file or not p.required else None
         parser.add_argument(dest, metavar=p.name.upper(), nargs=nargs, help=_help(p))
     else:
         # Short names such as Grep's -i/-A stay as they are, with the Python keyword as the long form.
@@ -296,7 +293,7 @@ def collect_arguments(bindings: Sequence[Binding], ns: argparse.Namespace, stdin
         if source is not None:
             values[b.param.name] = _read_text(source, stdin)
     positional = [b for b in bindings if b.positional]
-    given = [getattr(ns, b.dest) for b in positional if getattr(ns, b.dest) is not None]
+    given = [getattr(ns, b.dest) for b in positional if getattr(ns, b.dest) not in (None, [])]
     open_slots = [b for b in positional if b.param.name not in values]
     if len(given) > len(open_slots):
         raise UsageError(f"too many arguments: {' '.join(given[len(open_slots) :])}")
@@ -308,9 +305,12 @@ def collect_arguments(bindings: Sequence[Binding], ns: argparse.Namespace, stdin
         if b.param.required and b.param.name not in values:
             alternative = f" or with {flag(b.param.name)}-file PATH ('-' reads stdin)" if b.file_dest else ""
             raise UsageError(f"missing {b.param.name.upper()}: give it as an argument{alternative}")
-    for name in PATH_PARAMETERS:
-        if isinstance(values.get(name), str):
-            values[name] = os.path.abspath(values[name])
+    for b in bindings:
+        value = values.get(b.param.name)
+        if b.param.path and isinstance(value, str):
+            values[b.param.name] = os.path.abspath(value)
+        elif b.param.path and isinstance(value, list):
+            values[b.param.name] = [os.path.abspath(v) if isinstance(v, str) else v for v in value]
     return values
 
 
@@ -364,22 +364,21 @@ def _serving_roots(settings: SessionSettings, stderr: TextIO) -> SessionSettings
         raise UsageError(str(exc)) from None
 
 
-def _counts_matches(tool: BaseTool) -> bool:
-    """A search whose every result reports how many lines matched (Grep): it exits as rg does."""
-    return "total_matches" in always_reported(tool.output_schema())
-
-
 def exit_status(tool: BaseTool, result: ToolResult) -> int:
-    if _counts_matches(tool):
+    """0 success, 1 failure; a search that counts its matches (`cli_match_count`) exits as rg does."""
+    if tool.cli_match_count is not None:
         if not result.success:
             return EXIT_SEARCH_ERROR
-        return 0 if result.metadata.get("total_matches") else EXIT_NO_MATCH
+        return 0 if result.metadata.get(tool.cli_match_count) else EXIT_NO_MATCH
     return 0 if result.success else EXIT_FAILED
 
 
-def print_result(result: ToolResult, as_json: bool, command: str, stdout: TextIO, stderr: TextIO) -> None:
+def print_result(
+    result: ToolResult, as_json: bool, command: str, stdout: TextIO, stderr: TextIO, match_count: str | None = None
+) -> None:
     """--json: the whole ToolResult on one line. Otherwise the output on stdout (a search that found
-    nothing says so on stderr), the notice and the warnings on stderr, or the error on stderr."""
+    nothing, its `match_count` 0, says so on stderr), the notice and the warnings on stderr, or the
+    error on stderr."""
 
     def say(text: str) -> None:
         stderr.write(printable(f"fstools {command}: {text}") + "\n")
@@ -393,7 +392,7 @@ def print_result(result: ToolResult, as_json: bool, command: str, stdout: TextIO
         return
     notice = result.metadata.get("notice")
     output = result.output.removesuffix(notice).rstrip("\n") if notice else result.output  # stdout: data only
-    if result.metadata.get("total_matches") == 0:
+    if match_count is not None and result.metadata.get(match_count) == 0:
         say(output)
     elif output:
         text = printable(output)
@@ -414,14 +413,13 @@ def presume_read(tool: BaseTool, ctx: ExecutionContext, arguments: dict[str, Any
     """
     if tool.read_only:
         return
-    for name in PATH_PARAMETERS:
-        if isinstance(arguments.get(name), str):
-            try:
-                target = resolve_path(ctx, arguments[name], param=name)
-            except ToolError:
-                return  # the tool itself reports the refusal
-            if target.is_file and target.stat is not None:
-                remember(ctx, target.path, target.stat, None)
+    for path in named_paths(tool.parameters, arguments):
+        try:
+            target = resolve_path(ctx, path)
+        except ToolError:
+            return  # the tool itself reports the refusal
+        if target.is_file and target.stat is not None:
+            remember(ctx, target.path, target.stat, None)
 
 
 def run_tool(
@@ -431,7 +429,7 @@ def run_tool(
     ctx = settings.context(confirm=terminal_confirm(getattr(args, "yes", False), stdin, stderr), arg_style="flags")
     presume_read(tool, ctx, arguments)
     result = tool.run(ctx, **arguments)
-    print_result(result, args.json, args.command, stdout, stderr)
+    print_result(result, args.json, args.command, stdout, stderr, tool.cli_match_count)
     return exit_status(tool, result)
 
 

@@ -27,12 +27,12 @@ from ..__version__ import __version__
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.permissions import PermissionRequest
-from .._core.registry import ToolRegistry
 from .._core.result import ToolResult, jsonable
-from .._core.tool import BaseTool
+from .._core.toolclass import BaseTool
+from .._core.toolregistry import ToolRegistry
 from .mcpwire import PathQueues, TolerantReadStream
-from .registry import create_registry
 from .settings import SessionSettings
+from .toolset import create_registry
 
 if TYPE_CHECKING:
     from .._index.keeper import Keeper
@@ -115,27 +115,33 @@ _CONTENT: dict[str, type[types.TextContent] | type[types.ImageContent]] = {
     "text": types.TextContent,
     "image": types.ImageContent,
 }
-# Sent as image content already: structuredContent does not repeat it.
-_NOT_STRUCTURED = ("base64_data",)
 
 
 def structured_content(result: ToolResult) -> dict[str, Any]:
-    """The result's metadata as JSON (what outputSchema describes); a failure adds its error and code."""
-    data = {k: v for k, v in result.metadata.items() if k not in _NOT_STRUCTURED}
-    if isinstance(data.get("page_images"), list):
-        data["page_images"] = [_without_data(page) for page in data["page_images"]]
+    """The result's metadata as JSON (what outputSchema describes); a failure adds its error and code.
+
+    An image's data goes as image content, so structuredContent does not repeat it (wherever
+    the metadata also holds it).
+    """
+    data = result.metadata
+    if result.images:
+        data = _without(data, frozenset(image.data for image in result.images))
     if not result.success:
         data = {**data, "error": result.error, "error_code": result.error_code}
     structured: dict[str, Any] = jsonable(data)
     return structured
 
 
-def _without_data(image: Any) -> Any:
-    return {k: v for k, v in image.items() if k not in _NOT_STRUCTURED} if isinstance(image, dict) else image
+def _without(value: Any, images: frozenset[str]) -> Any:
+    if isinstance(value, dict):
+        return {k: _without(v, images) for k, v in value.items() if not (isinstance(v, str) and v in images)}
+    if isinstance(value, list):
+        return [_without(v, images) for v in value]
+    return value
 
 
 def call_result(result: ToolResult) -> types.CallToolResult:
-    """A ToolResult as MCP content (its text, plus the images a Read returns) and structuredContent."""
+    """A ToolResult as MCP content (its text, then its images) and structuredContent."""
     content = [_CONTENT[block["type"]].model_validate(block) for block in result.to_content("mcp")]
     return types.CallToolResult(
         content=list(content), structured_content=structured_content(result), is_error=not result.success
@@ -252,15 +258,12 @@ class McpSession:
         self, params: types.CallToolRequestParams, rctx: ServerRequestContext[Any, Any]
     ) -> types.CallToolResult | types.InputRequiredResult:
         """Calls run concurrently; those naming the same file wait for each other, in arrival order."""
-        key = self._queues.key(params.arguments)
-        if key is None:
+        tool = self.registry.get(params.name)
+        keys = self._queues.keys(tool.parameters if tool is not None else (), params.arguments)
+        if not keys:
             return await self._call(params, rctx)
-        lock = self._queues.lock(key)
-        try:
-            async with lock:  # taken before any other await: the queue order is the arrival order
-                return await self._call(params, rctx)
-        finally:
-            self._queues.release(key)
+        async with self._queues.turn(keys):  # its place is taken before any other await: arrival order
+            return await self._call(params, rctx)
 
     async def _execute(self, name: str, ctx: ExecutionContext, arguments: dict[str, Any]) -> ToolResult:
         """A read-only call is abandoned after its deadline; a change always runs to its end, even when

@@ -5,22 +5,27 @@
   Such a line is parsed again with Python's json, which accepts it, so the call reaches the
   tools and is refused there as a clear invalid_path/invalid_argument.
 * Tool calls run concurrently; calls naming the same file run one at a time, in the
-  order they arrived, so a Read sent before an Edit of the same file counts for it.
+  order they arrived, so a Read sent before an Edit of the same file counts for it. The
+  files a call names are its tool's declared path parameters.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
+
+from .._core.params import ToolParameter
+from .._core.spec import named_paths
 
 Item = SessionMessage | Exception
 
@@ -76,27 +81,50 @@ class TolerantReadStream:
 
 
 class PathQueues:
-    """One FIFO lock per file a call names: same-file calls in arrival order, others in parallel."""
+    """Calls naming the same file run one at a time, in arrival order; other calls run in parallel.
+
+    The files a call names are its tool's path parameters (a list of paths names each of its
+    files). On arrival, before any await, a call takes its place at the end of the queue of
+    every file it names; it runs when each call ahead of it in those queues has finished. A call
+    only ever waits for earlier ones, so two calls never wait for each other.
+    """
 
     def __init__(self) -> None:
-        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._last: dict[str, asyncio.Event] = {}
+        self._pending: set[asyncio.Task[None]] = set()
 
     @staticmethod
-    def key(arguments: Mapping[str, Any] | None) -> str | None:
-        """The file a call is about: its `file_path`, `path` or (Move) `source`."""
-        args = arguments or {}
-        value = next((args[k] for k in ("file_path", "path", "source") if isinstance(args.get(k), str)), None)
-        return os.path.normpath(value) if value and "\x00" not in value else None
+    def keys(parameters: Sequence[ToolParameter], arguments: Mapping[str, Any] | None) -> list[str]:
+        """The files a call names, normalised, each once."""
+        paths = named_paths(parameters, arguments or {})
+        return sorted({os.path.normpath(p) for p in paths if p and "\x00" not in p})
 
-    def lock(self, key: str) -> asyncio.Lock:
-        lock, users = self._locks.get(key, (None, 0))
-        lock = lock or asyncio.Lock()
-        self._locks[key] = (lock, users + 1)
-        return lock
+    @contextlib.asynccontextmanager
+    async def turn(self, keys: Sequence[str]) -> AsyncIterator[None]:
+        """Wait for the earlier calls on any of `keys`, hold the files for the block, then let the next ones go."""
+        ahead = {id(e): e for e in (self._last.get(key) for key in keys) if e is not None}
+        done = asyncio.Event()
+        for key in keys:
+            self._last[key] = done
+        try:
+            for event in ahead.values():
+                await event.wait()
+            yield
+        finally:
+            if all(event.is_set() for event in ahead.values()):
+                self._finish(keys, done)
+            else:  # cancelled while waiting: the calls behind this one still wait for those ahead of it
+                task = asyncio.ensure_future(self._finish_after(list(ahead.values()), keys, done))
+                self._pending.add(task)
+                task.add_done_callback(self._pending.discard)
 
-    def release(self, key: str) -> None:
-        lock, users = self._locks[key]
-        if users <= 1:
-            del self._locks[key]
-        else:
-            self._locks[key] = (lock, users - 1)
+    def _finish(self, keys: Sequence[str], done: asyncio.Event) -> None:
+        done.set()
+        for key in keys:
+            if self._last.get(key) is done:
+                del self._last[key]
+
+    async def _finish_after(self, ahead: list[asyncio.Event], keys: Sequence[str], done: asyncio.Event) -> None:
+        for event in ahead:
+            await event.wait()
+        self._finish(keys, done)

@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from .._change.patch import APPLY_PATCH_SPEC, run_operations
+from .._change.patch import apply_patch, run_operations
 from .._change.v4a import DeleteFile, FileOperation, PatchSyntaxError, parse_add_diff, parse_update_diff
 from .._core.context import ExecutionContext, default_context
 from .._core.errors import ErrorCode, ToolError
+from .._core.params import ToolParameter
 from .._core.result import ToolResult, printable
 from .._core.spec import call_validated
 
@@ -51,7 +52,14 @@ def _run(ctx: ExecutionContext, path: str, operation: FileOperation) -> ToolResu
 
 
 # The same tool as far as permissions, the read-only switch and the audit log are concerned.
-_OPERATION_SPEC = replace(APPLY_PATCH_SPEC, run=_run)
+_OPERATION_SPEC = replace(
+    apply_patch.spec,
+    parameters=(
+        ToolParameter("path", "string", "The file the operation changes", required=True, path=True),
+        ToolParameter("operation", "object", "The parsed operation", required=True),
+    ),
+    run=_run,
+)
 
 
 def openai_apply_patch(

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .._core.context import ExecutionContext
+from .._core.context import ArgStyle, ExecutionContext
 from .._core.paths import is_within
 from .._core.permissions import PermissionManager, PermissionRequest, PermissionRule
 
@@ -67,7 +67,7 @@ class SessionSettings:
         roots: Sequence[str] = (),
         confirm: Confirm | None = None,
         cwd: str | None = None,
-        arg_style: str = "call",
+        arg_style: ArgStyle = "call",
     ) -> ExecutionContext:
         """The session's one context: allowed dirs are `roots`, else `self.roots`, else `cwd`.
 

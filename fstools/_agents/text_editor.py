@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from .._change.diff import Change, unified_diff
@@ -32,8 +33,9 @@ from .._core.context import ExecutionContext, default_context
 from .._core.errors import ErrorCode, ToolError
 from .._core.params import ToolParameter
 from .._core.paths import resolve_file_path, resolve_path
+from .._core.permissions import authorize
 from .._core.result import ToolResult, printable
-from .._core.spec import ToolSpec, authorize, invoke
+from .._core.spec import invoke
 from .._find.ls import ls
 from .._read.tool import MAX_LIMIT, read
 
@@ -323,7 +325,7 @@ def _insert_run(ctx: ExecutionContext, file_path: str, insert_line: int, text: s
         old, new, [Change(pos, pos, pos, pos + len(piece))], old_label=target.display, new_label=target.display
     )
     data = encode_document(new, doc.encoding, target.display)
-    authorize(ctx, "Edit", target.path, diff)
+    authorize(ctx, edit.spec, target.path, diff)
     meta = {"file_path": target.path, "diff": diff, "lines_inserted": body.count("\n") + 1}
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would insert after line {insert_line} of {target.display}\n{diff}", **meta)
@@ -340,17 +342,15 @@ def _line_end(text: str, line: int) -> int:
 
 
 # Insert is an Edit as far as permissions, the read-only switch and the audit log are concerned.
-_INSERT_SPEC = ToolSpec(
-    name="Edit",
+_INSERT_SPEC = replace(
+    edit.spec,
     description="Inserts lines after a line number (the text editor tool's insert command).",
     parameters=(
-        ToolParameter("file_path", "string", "Path of the file", required=True),
+        ToolParameter("file_path", "string", "Path of the file", required=True, path=True),
         ToolParameter("insert_line", "integer", "The line to insert after (0: at the top)", required=True),
         ToolParameter("text", "string", "The lines to insert", required=True, text=True),
     ),
     run=_insert_run,
-    read_only=False,
-    destructive=True,
 )
 
 _COMMANDS = {"create": _create, "str_replace": _str_replace, "insert": _insert}

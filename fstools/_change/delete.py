@@ -16,10 +16,10 @@ from .._core.hints import setting
 from .._core.outputs import DIFF, DRY_RUN, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, refuse_sensitive, resolve_path
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .._index.registry import notify_changed
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
@@ -126,7 +126,40 @@ def _listing(removal: Removal) -> str:
     return "\n".join(lines + ([f"... and {more} more"] if more else []))
 
 
-def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
+@tool(
+    name="Delete",
+    description=(
+        "Deletes a file or a symlink (the link itself, never its target). A directory is deleted only with "
+        "recursive=true, together with everything in it. Allowed root directories and trees holding secrets "
+        "are never deleted. The result lists what was removed."
+    ),
+    parameters=(
+        ToolParameter(
+            "path", "string", "Absolute path of the file, symlink or directory to delete", required=True, path=True
+        ),
+        ToolParameter("recursive", "boolean", "Required to delete a directory and all its contents", default=False),
+    ),
+    cli_help=(
+        "Delete a file or a symlink (the link, never its target); a directory only with --recursive, with "
+        "everything in it. An allowed root and a tree holding secrets are never deleted. --dry-run lists what "
+        "would go."
+    ),
+    read_only=False,
+    destructive=True,
+    results=(
+        ResultField("path", "string", "The path deleted", always=True),
+        ResultField("type", "string", "file, symlink or directory", always=True),
+        ResultField("removed", "array", "The first paths removed", always=True),
+        ResultField("removed_count", "integer", "Paths removed, the directory itself included", always=True),
+        ResultField("files", "integer", "Files removed", always=True),
+        ResultField("directories", "integer", "Directories removed", always=True),
+        DIFF,
+        DRY_RUN,
+    ),
+)
+def delete(path: str, *, recursive: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
+    """Delete a file, a symlink or (recursive=True) a directory."""
+    ctx = session(ctx)
     target = _link(ctx, path) or resolve_path(ctx, path, param="path")
     removal = _inventory(ctx, target, recursive)
     diff = _file_diff(ctx, target, removal)
@@ -145,7 +178,7 @@ def _delete(ctx: ExecutionContext, path: str, recursive: bool) -> ToolResult:
         what += f" ({removal.files} files, {removal.directories - 1} subdirectories)"
     # Every path the removal deletes is judged: a deny on any refuses it all, an ask on any asks once.
     preview = diff if removal.kind != "directory" else f"Would remove:\n{_listing(removal)}"
-    authorize(ctx, "Delete", removal.victim, preview, covers=removal.paths[1:], removed=len(removal.paths))
+    authorize(ctx, delete.spec, removal.victim, preview, covers=removal.paths[1:], removed=len(removal.paths))
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would delete {what}:\n{_listing(removal)}", **meta)
     try:
@@ -185,45 +218,7 @@ def _remove(target: SafePath, removal: Removal) -> None:
 _SUBDIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-DELETE_SPEC = ToolSpec(
-    name="Delete",
-    description=(
-        "Deletes a file or a symlink (the link itself, never its target). A directory is deleted only with "
-        "recursive=true, together with everything in it. Allowed root directories and trees holding secrets "
-        "are never deleted. The result lists what was removed."
-    ),
-    parameters=(
-        ToolParameter("path", "string", "Absolute path of the file, symlink or directory to delete", required=True),
-        ToolParameter("recursive", "boolean", "Required to delete a directory and all its contents", default=False),
-    ),
-    cli_help=(
-        "Delete a file or a symlink (the link, never its target); a directory only with --recursive, with "
-        "everything in it. An allowed root and a tree holding secrets are never deleted. --dry-run lists what "
-        "would go."
-    ),
-    run=_delete,
-    read_only=False,
-    destructive=True,
-    results=(
-        ResultField("path", "string", "The path deleted", always=True),
-        ResultField("type", "string", "file, symlink or directory", always=True),
-        ResultField("removed", "array", "The first paths removed", always=True),
-        ResultField("removed_count", "integer", "Paths removed, the directory itself included", always=True),
-        ResultField("files", "integer", "Files removed", always=True),
-        ResultField("directories", "integer", "Directories removed", always=True),
-        DIFF,
-        DRY_RUN,
-    ),
-)
-
-
-@tool_function(DELETE_SPEC)
-def delete(path: str, *, recursive: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
-    """Delete a file, a symlink or (recursive=True) a directory."""
-    return invoke_public(DELETE_SPEC, ctx, locals())
-
-
 class DeleteTool(FileTool):
-    """Delete as an agent tool: schema, validation and async execution from DELETE_SPEC."""
+    """Delete as an agent tool: schema, validation and async execution from delete.spec."""
 
-    spec = DELETE_SPEC
+    spec = delete.spec

@@ -20,10 +20,11 @@ from .._core.hardlinks import note_hard_links
 from .._core.outputs import CHANGE_FIELDS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
-from .._core.tool import FileTool
+from .._core.spec import ToolSpec
+from .._core.toolclass import FileTool
 from .atomic import Snapshot
 from .diff import Change, ChangeTracker, unified_diff
 from .document import NEW_DOCUMENT, Document, decode_document, encode_document
@@ -191,7 +192,7 @@ def _refuse_placeholders(doc: Document, edits: Sequence[EditRequest], numbered: 
 
 def _apply(
     ctx: ExecutionContext,
-    tool: str,
+    tool: ToolSpec,
     file_path: str,
     edits: Sequence[EditRequest],
     numbered: bool,
@@ -255,25 +256,6 @@ def _summary(
     return "edit", f"{display}: {count}{how}"
 
 
-def _edit(
-    ctx: ExecutionContext,
-    file_path: str,
-    old_string: str,
-    new_string: str,
-    replace_all: bool,
-    allow_placeholders: bool = False,
-) -> ToolResult:
-    request = EditRequest(old_string, new_string, replace_all)
-    return _apply(ctx, "Edit", file_path, [request], numbered=False, allow_placeholders=allow_placeholders)
-
-
-def _multi_edit(
-    ctx: ExecutionContext, file_path: str, edits: list[dict[str, Any]], allow_placeholders: bool = False
-) -> ToolResult:
-    requests = [EditRequest(e["old_string"], e["new_string"], e["replace_all"]) for e in edits]
-    return _apply(ctx, "MultiEdit", file_path, requests, numbered=True, allow_placeholders=allow_placeholders)
-
-
 ALLOW_PLACEHOLDERS = ToolParameter(
     "allow_placeholders",
     "boolean",
@@ -299,7 +281,8 @@ _EDIT_PARAMETERS = (
 
 EDIT_FIELDS = (*CHANGE_FIELDS, ResultField("replacements", "integer", "Occurrences replaced", always=True))
 
-EDIT_SPEC = ToolSpec(
+
+@tool(
     name="Edit",
     description=(
         "Replaces exact text in a file. Read the file first in this session. old_string must match the file "
@@ -309,7 +292,7 @@ EDIT_SPEC = ToolSpec(
         "removes their line breaks. Encoding, BOM and line endings are kept; the result shows a unified diff."
     ),
     parameters=(
-        ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
+        ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True, path=True),
         *_EDIT_PARAMETERS,
         ALLOW_PLACEHOLDERS,
     ),
@@ -319,7 +302,6 @@ EDIT_SPEC = ToolSpec(
         "where they leave one match. For text with newlines use --old-string-file / --new-string-file ('-' "
         "reads stdin). --dry-run changes nothing."
     ),
-    run=note_hard_links(_edit),
     read_only=False,
     destructive=True,
     results=(
@@ -327,36 +309,7 @@ EDIT_SPEC = ToolSpec(
         ResultField("match_strategy", "string", "How old_string matched: exact, or the tolerance that made it match"),
     ),
 )
-
-MULTI_EDIT_SPEC = ToolSpec(
-    name="MultiEdit",
-    description=(
-        "Makes several Edit-style replacements in one file, in order, each applied to the result of the "
-        "previous one. All or nothing: if any edit fails, nothing is written and the error names the edit. "
-        "Read the file first. To create a file, give a first edit with an empty old_string."
-    ),
-    parameters=(
-        ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True),
-        ToolParameter("edits", "array", "The replacements, applied in order", required=True, items=_EDIT_PARAMETERS),
-        ALLOW_PLACEHOLDERS,
-    ),
-    cli_help=(
-        "Make several replacements in FILE_PATH, in order, all or nothing. EDITS is a JSON array of "
-        '{"old_string": ..., "new_string": ..., "replace_all": false} objects (or --edits-file PATH; \'-\' reads '
-        "stdin). Prints the diff; --dry-run changes nothing."
-    ),
-    run=note_hard_links(_multi_edit),
-    read_only=False,
-    destructive=True,
-    results=(
-        *EDIT_FIELDS,
-        ResultField("edits", "array", "Per edit: its replacements and match strategy", always=True),
-        ResultField("edits_applied", "integer", "Edits applied", always=True),
-    ),
-)
-
-
-@tool_function(EDIT_SPEC)
+@note_hard_links
 def edit(
     file_path: str,
     old_string: str,
@@ -367,10 +320,38 @@ def edit(
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """Replace `old_string` by `new_string` in one file."""
-    return invoke_public(EDIT_SPEC, ctx, locals())
+    ctx = session(ctx)
+    request = EditRequest(old_string, new_string, replace_all)
+    return _apply(ctx, edit.spec, file_path, [request], numbered=False, allow_placeholders=allow_placeholders)
 
 
-@tool_function(MULTI_EDIT_SPEC)
+@tool(
+    name="MultiEdit",
+    description=(
+        "Makes several Edit-style replacements in one file, in order, each applied to the result of the "
+        "previous one. All or nothing: if any edit fails, nothing is written and the error names the edit. "
+        "Read the file first. To create a file, give a first edit with an empty old_string."
+    ),
+    answers_to=("Edit",),
+    parameters=(
+        ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True, path=True),
+        ToolParameter("edits", "array", "The replacements, applied in order", required=True, items=_EDIT_PARAMETERS),
+        ALLOW_PLACEHOLDERS,
+    ),
+    cli_help=(
+        "Make several replacements in FILE_PATH, in order, all or nothing. EDITS is a JSON array of "
+        '{"old_string": ..., "new_string": ..., "replace_all": false} objects (or --edits-file PATH; \'-\' reads '
+        "stdin). Prints the diff; --dry-run changes nothing."
+    ),
+    read_only=False,
+    destructive=True,
+    results=(
+        *EDIT_FIELDS,
+        ResultField("edits", "array", "Per edit: its replacements and match strategy", always=True),
+        ResultField("edits_applied", "integer", "Edits applied", always=True),
+    ),
+)
+@note_hard_links
 def multi_edit(
     file_path: str,
     edits: list[dict[str, Any]],
@@ -379,16 +360,18 @@ def multi_edit(
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """Make several replacements in one file, in order, all or nothing."""
-    return invoke_public(MULTI_EDIT_SPEC, ctx, locals())
+    ctx = session(ctx)
+    requests = [EditRequest(e["old_string"], e["new_string"], e["replace_all"]) for e in edits]
+    return _apply(ctx, multi_edit.spec, file_path, requests, numbered=True, allow_placeholders=allow_placeholders)
 
 
 class EditTool(FileTool):
-    """Edit as an agent tool: schema, validation and async execution from EDIT_SPEC."""
+    """Edit as an agent tool: schema, validation and async execution from edit.spec."""
 
-    spec = EDIT_SPEC
+    spec = edit.spec
 
 
 class MultiEditTool(FileTool):
-    """MultiEdit as an agent tool: schema, validation and async execution from MULTI_EDIT_SPEC."""
+    """MultiEdit as an agent tool: schema, validation and async execution from multi_edit.spec."""
 
-    spec = MULTI_EDIT_SPEC
+    spec = multi_edit.spec

@@ -25,10 +25,10 @@ from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.outputs import DRY_RUN, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, absolute_path, is_within, refuse_sensitive, resolve_path
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .._index.registry import notify_changed
 from .guard import load, require_fresh_read
 from .renames import SourceKept, move_across, rename_at
@@ -184,7 +184,7 @@ def plan_move(ctx: ExecutionContext, source: str, destination: str, overwrite: b
     src = _end(ctx, source, "source")
     _check_source(ctx, src)
     dst = _end(ctx, destination, "destination")
-    authorize(ctx, "Move", src.path, ask=False, covers=[dst.path])  # a deny refuses before anything is looked at
+    authorize(ctx, move.spec, src.path, ask=False, covers=[dst.path])  # a deny refuses before anything is looked at
     replaces = _check_destination(ctx, src, dst, overwrite)
     inside, special = _contents(ctx, src, dst)
     return MovePlan(src, dst, inside, special, replaces)
@@ -247,7 +247,45 @@ def _listing(paths: list[str]) -> str:
     return "\n".join(paths[:LISTED] + ([f"... and {more} more"] if more > 0 else []))
 
 
-def _move(ctx: ExecutionContext, source: str, destination: str, overwrite: bool) -> ToolResult:
+@tool(
+    name="Move",
+    description=(
+        "Moves or renames a file, symlink (the link itself) or directory within the allowed directories. "
+        "Missing parent directories of the destination are created. An existing destination is never "
+        "replaced unless overwrite=true, and then only a symlink or a file that was read first in this "
+        "session. Works across filesystems (copy, then delete). What was read before stays read at the new path."
+    ),
+    parameters=(
+        ToolParameter("source", "string", "Absolute path of the file or directory to move", required=True, path=True),
+        ToolParameter(
+            "destination",
+            "string",
+            "Absolute path of the new location (the full path, not a folder to put it in)",
+            required=True,
+            path=True,
+        ),
+        ToolParameter("overwrite", "boolean", "Replace an existing destination file", default=False),
+    ),
+    cli_help=(
+        "Move or rename SOURCE to DESTINATION (the full new path), creating missing parent directories. An "
+        "existing destination is kept unless --overwrite. Works across filesystems. --dry-run changes nothing."
+    ),
+    read_only=False,
+    destructive=True,
+    results=(
+        ResultField("source", "string", "Where the entry was, as an absolute path", always=True),
+        ResultField("destination", "string", "Where it is now, as an absolute path", always=True),
+        ResultField("type", "string", "file, symlink or directory", always=True),
+        ResultField("overwritten", "boolean", "An existing destination file was replaced", always=True),
+        ResultField("moved_count", "integer", "Entries moved, a directory's contents included", always=True),
+        ResultField("cross_device", "boolean", "Copied to another filesystem, then removed at the source"),
+        ResultField("created_dirs", "array", "Parent directories of the destination that were created"),
+        DRY_RUN,
+    ),
+)
+def move(source: str, destination: str, *, overwrite: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
+    """Move or rename a file, symlink or directory."""
+    ctx = session(ctx)
     plan = plan_move(ctx, source, destination, overwrite)
     src, dst = plan.source, plan.destination
     moved_to = [dst.path + p[len(src.path) :] for p in plan.inside]
@@ -255,7 +293,7 @@ def _move(ctx: ExecutionContext, source: str, destination: str, overwrite: bool)
     if plan.replaces:
         what += f" (replacing the existing {dst.kind})"
     preview = f"Move {what}" + (f"\nWith its contents:\n{_listing(plan.inside)}" if plan.inside else "")
-    authorize(ctx, "Move", src.path, preview, covers=[dst.path, *plan.inside, *moved_to], moved=len(plan.inside) + 1)
+    authorize(ctx, move.spec, src.path, preview, covers=[dst.path, *plan.inside, *moved_to], moved=len(plan.inside) + 1)
     meta = {
         "source": src.path,
         "destination": dst.path,
@@ -306,51 +344,7 @@ def _move(ctx: ExecutionContext, source: str, destination: str, overwrite: bool)
     return ToolResult.ok(f"Moved {what}{note}", cross_device=cross_device, created_dirs=created, **meta)
 
 
-MOVE_SPEC = ToolSpec(
-    name="Move",
-    description=(
-        "Moves or renames a file, symlink (the link itself) or directory within the allowed directories. "
-        "Missing parent directories of the destination are created. An existing destination is never "
-        "replaced unless overwrite=true, and then only a symlink or a file that was read first in this "
-        "session. Works across filesystems (copy, then delete). What was read before stays read at the new path."
-    ),
-    parameters=(
-        ToolParameter("source", "string", "Absolute path of the file or directory to move", required=True),
-        ToolParameter(
-            "destination",
-            "string",
-            "Absolute path of the new location (the full path, not a folder to put it in)",
-            required=True,
-        ),
-        ToolParameter("overwrite", "boolean", "Replace an existing destination file", default=False),
-    ),
-    cli_help=(
-        "Move or rename SOURCE to DESTINATION (the full new path), creating missing parent directories. An "
-        "existing destination is kept unless --overwrite. Works across filesystems. --dry-run changes nothing."
-    ),
-    run=_move,
-    read_only=False,
-    destructive=True,
-    results=(
-        ResultField("source", "string", "Where the entry was, as an absolute path", always=True),
-        ResultField("destination", "string", "Where it is now, as an absolute path", always=True),
-        ResultField("type", "string", "file, symlink or directory", always=True),
-        ResultField("overwritten", "boolean", "An existing destination file was replaced", always=True),
-        ResultField("moved_count", "integer", "Entries moved, a directory's contents included", always=True),
-        ResultField("cross_device", "boolean", "Copied to another filesystem, then removed at the source"),
-        ResultField("created_dirs", "array", "Parent directories of the destination that were created"),
-        DRY_RUN,
-    ),
-)
-
-
-@tool_function(MOVE_SPEC)
-def move(source: str, destination: str, *, overwrite: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
-    """Move or rename a file, symlink or directory."""
-    return invoke_public(MOVE_SPEC, ctx, locals())
-
-
 class MoveTool(FileTool):
-    """Move as an agent tool: schema, validation and async execution from MOVE_SPEC."""
+    """Move as an agent tool: schema, validation and async execution from move.spec."""
 
-    spec = MOVE_SPEC
+    spec = move.spec

@@ -24,10 +24,10 @@ from .._core.errors import ErrorCode, ToolError
 from .._core.outputs import DRY_RUN, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .atomic import Snapshot
 from .diff import Change, unified_diff, whole_text_changes
 from .document import decode_document, encode_document
@@ -236,7 +236,7 @@ def _parse(patch: str) -> list[FileOperation]:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid patch{where}: {exc.message}") from None
 
 
-def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation], tool: str = "ApplyPatch") -> ToolResult:
+def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation]) -> ToolResult:
     """Plan every operation, then make all the changes or none."""
     plan = _Plan(ctx)
     for op in operations:
@@ -246,7 +246,7 @@ def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation], t
         raise ToolError(ErrorCode.NO_CHANGE, "The patch changes nothing; no file was written")
     diff = "\n".join(d for _, _, d in outcome if d)
     paths = [f.target.path for f, _, _ in outcome]
-    authorize(ctx, tool, paths[0], diff, covers=paths[1:], files=len(paths))
+    authorize(ctx, apply_patch.spec, paths[0], diff, covers=paths[1:], files=len(paths))
     summary = "\n".join(f"{kind} {name}" for kind, name in plan.summary)
     meta: dict[str, Any] = {
         "path": paths[0],  # the first file changed, for the audit record
@@ -269,12 +269,9 @@ def _described(f: _File, change: FileChange) -> dict[str, Any]:
     return {"path": f.target.path, "action": action, "encoding": f.encoding.label}
 
 
-def _apply_patch(ctx: ExecutionContext, patch: str) -> ToolResult:
-    return run_operations(ctx, _parse(patch))
-
-
-APPLY_PATCH_SPEC = ToolSpec(
+@tool(
     name="ApplyPatch",
+    answers_to=("Write", "Edit", "Delete"),  # a patch writes, edits and deletes files
     description=(
         "Applies a patch in the apply_patch (V4A) format: adds, updates, moves and deletes files, all or none. "
         "The patch starts with '*** Begin Patch' and ends with '*** End Patch'. Each file starts with "
@@ -297,7 +294,6 @@ APPLY_PATCH_SPEC = ToolSpec(
         "--patch-file PATH ('-' reads stdin). Prints the files changed; --dry-run prints the diff and changes "
         "nothing."
     ),
-    run=_apply_patch,
     read_only=False,
     destructive=True,
     results=(
@@ -308,13 +304,11 @@ APPLY_PATCH_SPEC = ToolSpec(
         DRY_RUN,
     ),
 )
-
-
-@tool_function(APPLY_PATCH_SPEC)
 def apply_patch(patch: str, *, ctx: ExecutionContext | None = None) -> ToolResult:
     """Apply a V4A patch to the files it names, all or none."""
-    return invoke_public(APPLY_PATCH_SPEC, ctx, locals())
+    ctx = session(ctx)
+    return run_operations(ctx, _parse(patch))
 
 
 class ApplyPatchTool(FileTool):
-    spec = APPLY_PATCH_SPEC
+    spec = apply_patch.spec

@@ -13,10 +13,10 @@ from .._core.hardlinks import note_hard_links
 from .._core.outputs import CHANGE_FIELDS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_file_path
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .diff import unified_diff, whole_text_changes
 from .document import Document, decode_document, encode_document, eol_of, text_style, with_line_breaks
 from .guard import load, require_fresh_read, save
@@ -47,9 +47,52 @@ def _fit(content: str, previous: Document | None) -> str:
     return content
 
 
-def _write(
-    ctx: ExecutionContext, file_path: str, content: str, backup: bool, allow_placeholders: bool = False
+@tool(
+    name="Write",
+    description=(
+        "Writes a file: creates it (with missing parent directories) or replaces its whole content. "
+        "To overwrite an existing file you must Read it first in this session, and it must not have changed "
+        "since. The write is atomic and keeps the file's permissions, encoding, BOM and CRLF line endings. "
+        "Prefer Edit or MultiEdit to change part of an existing file. Set backup=true to keep the previous "
+        "version as <file>.bak."
+    ),
+    parameters=(
+        ToolParameter("file_path", "string", "Absolute path of the file to write", required=True, path=True),
+        ToolParameter("content", "string", "The complete new content of the file", required=True, text=True),
+        ToolParameter(
+            "backup", "boolean", "Keep the previous version as <file>.bak (.bak.1, ... if taken)", default=False
+        ),
+        ToolParameter(
+            "allow_placeholders",
+            "boolean",
+            "Accept lines such as '// rest of the code ...' literally (refused by default: the file would lose "
+            "the code they stand for)",
+            default=False,
+        ),
+    ),
+    cli_help=(
+        "Create FILE_PATH, or replace its whole content, with CONTENT (or --content-file PATH; '-' reads stdin). "
+        "The write is atomic and keeps the file's permissions, encoding, BOM and line endings. --backup keeps "
+        "the previous version as FILE_PATH.bak; --dry-run shows the diff and writes nothing."
+    ),
+    read_only=False,
+    destructive=True,
+    results=(
+        *CHANGE_FIELDS,
+        ResultField("backup_path", ("string", "null"), "Where the previous version was kept (backup=true)"),
+    ),
+)
+@note_hard_links
+def write(
+    file_path: str,
+    content: str,
+    *,
+    backup: bool = False,
+    allow_placeholders: bool = False,
+    ctx: ExecutionContext | None = None,
 ) -> ToolResult:
+    """Create a file or replace its whole content, atomically."""
+    ctx = session(ctx)
     target = resolve_file_path(ctx, file_path)
     seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
     require_fresh_read(ctx, target, seen)
@@ -75,7 +118,7 @@ def _write(
         "line_ending": text_style(content),
     }
     if seen is not None and seen.data == data:
-        authorize(ctx, "Write", target.path, ask=False)  # a no-op asks no one, but a deny still refuses
+        authorize(ctx, write.spec, target.path, ask=False)  # a no-op asks no one, but a deny still refuses
         prefix = "[Dry Run] " if ctx.dry_run else ""
         return ToolResult.ok(f"{prefix}Unchanged: {target.display} already has this content", bytes_written=0, **meta)
     if previous is None and not created:
@@ -90,7 +133,7 @@ def _write(
             new_label=target.display,
         )
     verb = "create" if created else "update"
-    authorize(ctx, "Write", target.path, diff, bytes=len(data), created=created)
+    authorize(ctx, write.spec, target.path, diff, bytes=len(data), created=created)
     if ctx.dry_run:
         return ToolResult.ok(
             f"[Dry Run] Would {verb} {target.display} ({len(data)} bytes)\n{diff}",
@@ -111,58 +154,7 @@ def _write(
     )
 
 
-WRITE_SPEC = ToolSpec(
-    name="Write",
-    description=(
-        "Writes a file: creates it (with missing parent directories) or replaces its whole content. "
-        "To overwrite an existing file you must Read it first in this session, and it must not have changed "
-        "since. The write is atomic and keeps the file's permissions, encoding, BOM and CRLF line endings. "
-        "Prefer Edit or MultiEdit to change part of an existing file. Set backup=true to keep the previous "
-        "version as <file>.bak."
-    ),
-    parameters=(
-        ToolParameter("file_path", "string", "Absolute path of the file to write", required=True),
-        ToolParameter("content", "string", "The complete new content of the file", required=True, text=True),
-        ToolParameter(
-            "backup", "boolean", "Keep the previous version as <file>.bak (.bak.1, ... if taken)", default=False
-        ),
-        ToolParameter(
-            "allow_placeholders",
-            "boolean",
-            "Accept lines such as '// rest of the code ...' literally (refused by default: the file would lose "
-            "the code they stand for)",
-            default=False,
-        ),
-    ),
-    cli_help=(
-        "Create FILE_PATH, or replace its whole content, with CONTENT (or --content-file PATH; '-' reads stdin). "
-        "The write is atomic and keeps the file's permissions, encoding, BOM and line endings. --backup keeps "
-        "the previous version as FILE_PATH.bak; --dry-run shows the diff and writes nothing."
-    ),
-    run=note_hard_links(_write),
-    read_only=False,
-    destructive=True,
-    results=(
-        *CHANGE_FIELDS,
-        ResultField("backup_path", ("string", "null"), "Where the previous version was kept (backup=true)"),
-    ),
-)
-
-
-@tool_function(WRITE_SPEC)
-def write(
-    file_path: str,
-    content: str,
-    *,
-    backup: bool = False,
-    allow_placeholders: bool = False,
-    ctx: ExecutionContext | None = None,
-) -> ToolResult:
-    """Create a file or replace its whole content, atomically."""
-    return invoke_public(WRITE_SPEC, ctx, locals())
-
-
 class WriteTool(FileTool):
-    """Write as an agent tool: schema, validation and async execution from WRITE_SPEC."""
+    """Write as an agent tool: schema, validation and async execution from write.spec."""
 
-    spec = WRITE_SPEC
+    spec = write.spec

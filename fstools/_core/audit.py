@@ -21,8 +21,9 @@ def _log_failure(message: str, *args: object) -> None:
 class AuditRecord:
     """One operation as the audit hook and the JSONL audit log receive it.
 
-    `path` is the path the call acted on (None when it had none); `bytes` what it read or
-    wrote, when it says; `duration_ms` the wall time of the whole call.
+    `path` is the path the call acted on (None when it had none); `paths` every path of a call
+    given a list of them (empty otherwise, and then left out of the log line); `bytes` what it
+    read or wrote, when it says; `duration_ms` the wall time of the whole call.
     """
 
     timestamp: float
@@ -33,9 +34,17 @@ class AuditRecord:
     bytes: int | None
     duration_ms: float
     dry_run: bool
+    paths: tuple[str, ...] = ()
 
 
-def audit(ctx: ExecutionContext, tool: str, path: str | None, result: ToolResult, started: float) -> None:
+def audit(
+    ctx: ExecutionContext,
+    tool: str,
+    path: str | None,
+    result: ToolResult,
+    started: float,
+    paths: tuple[str, ...] = (),
+) -> None:
     if ctx.audit_hook is None and ctx.audit_log is None:
         return
     meta = result.metadata
@@ -49,6 +58,7 @@ def audit(ctx: ExecutionContext, tool: str, path: str | None, result: ToolResult
         bytes=nbytes if isinstance(nbytes, int) else None,
         duration_ms=round((time.perf_counter() - started) * 1000, 3),
         dry_run=ctx.dry_run,
+        paths=paths,
     )
     if ctx.audit_hook is not None:
         try:
@@ -60,6 +70,9 @@ def audit(ctx: ExecutionContext, tool: str, path: str | None, result: ToolResult
 
         try:
             with open(ctx.audit_log, "ab") as f:
-                f.write(orjson.dumps(asdict(record)) + b"\n")
+                fields = asdict(record)
+                if not record.paths:
+                    del fields["paths"]
+                f.write(orjson.dumps(fields) + b"\n")
         except OSError:
             _log_failure("could not write audit log %s", ctx.audit_log)

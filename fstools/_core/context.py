@@ -7,7 +7,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .sensitive import DEFAULT_SENSITIVE_PATTERNS, sensitive_matcher
 
@@ -16,7 +16,13 @@ if TYPE_CHECKING:
     from .permissions import PermissionManager
 
 MiB = 1024 * 1024
-ARG_STYLES = ("call", "flags")
+# How notices and errors name parameters: "call" (offset=10, for models and Python callers)
+# or "flags" (--offset 10, for a person at the command line).
+ArgStyle = Literal["call", "flags"]
+ARG_STYLES: tuple[ArgStyle, ...] = get_args(ArgStyle)
+# "auto": Grep and Glob answer from a fresh search index when one covers the path; "off": always scan.
+SearchIndex = Literal["auto", "off"]
+SEARCH_INDEX_MODES: tuple[SearchIndex, ...] = get_args(SearchIndex)
 
 
 @dataclass(frozen=True)
@@ -99,16 +105,13 @@ class ExecutionContext:
     audit_hook: Callable[[AuditRecord], Any] | None = None
     audit_log: str | None = None
     rate_limit_per_minute: int | None = None
-    # "auto": Grep and Glob answer from a fresh search index when one covers the path; "off": always scan.
-    search_index: str = "auto"
-    # How notices and errors name parameters: "call" (offset=10, for models and Python
-    # callers) or "flags" (--offset 10, for a person at the command line).
-    arg_style: str = "call"
+    search_index: SearchIndex = "auto"
+    arg_style: ArgStyle = "call"
 
     def __post_init__(self) -> None:
         if not os.path.isabs(self.working_dir):
             raise ValueError(f"working_dir must be an absolute path: {self.working_dir}")
-        if self.search_index not in ("auto", "off"):
+        if self.search_index not in SEARCH_INDEX_MODES:
             raise ValueError(f"search_index must be 'auto' or 'off', not {self.search_index!r}")
         if self.arg_style not in ARG_STYLES:
             raise ValueError(f"arg_style must be one of {ARG_STYLES}, not {self.arg_style!r}")

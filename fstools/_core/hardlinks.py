@@ -11,9 +11,11 @@ import functools
 import os
 import stat
 from collections.abc import Callable
-from typing import Any
+from typing import ParamSpec
 
 from .result import ToolResult
+
+P = ParamSpec("P")
 
 
 def hard_link_warning(links: int) -> str:
@@ -32,12 +34,12 @@ def hard_links_warning(found: dict[str, int], examples: int) -> str:
     )
 
 
-def note_hard_links(run: Callable[..., ToolResult]) -> Callable[..., ToolResult]:
+def note_hard_links(run: Callable[P, ToolResult]) -> Callable[P, ToolResult]:
     """Wrap a file tool's implementation: a successful result for a file with st_nlink > 1 gets
     metadata["hard_links"] and a warning."""
 
     @functools.wraps(run)
-    def wrapped(*args: Any, **kwargs: Any) -> ToolResult:
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> ToolResult:
         result = run(*args, **kwargs)
         path = result.metadata.get("file_path")
         if not result.success or not isinstance(path, str):

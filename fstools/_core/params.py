@@ -21,7 +21,6 @@ JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 # The largest integer JSON carries exactly; an integer parameter without its own maximum
 # stops here, so no huge value reaches C code (OverflowError) or a child's argv.
 MAX_INTEGER = 2**53 - 1
-_PATH_PARAMETERS = frozenset({"file_path", "path", "source", "destination"})
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -33,6 +32,11 @@ class ToolParameter:
     identifier (Grep's "-i" is `case_insensitive`). `items` declares the fields of the
     objects in an array parameter (MultiEdit's edits). A `text` string is file content: it
     may hold NUL and the lone surrogates that stand for undecodable bytes; no other string may.
+
+    `path=True` declares a file or directory the call acts on: a string is one path, an array
+    of strings a list of paths (each one like a single path). A bad path is `invalid_path`, the
+    audit log records it, the command line takes it as a positional argument relative to the
+    current directory, and the MCP server runs calls naming the same file in arrival order.
     """
 
     name: str
@@ -47,10 +51,20 @@ class ToolParameter:
     item_type: str | None = None
     py_name: str | None = None
     text: bool = False
+    path: bool = False
 
     def __post_init__(self) -> None:
         if self.type not in JSON_TYPES:
             raise ValueError(f"unknown parameter type {self.type!r} for {self.name!r}")
+        if self.path and not (self.type == "string" or (self.type == "array" and self.items is None)):
+            raise ValueError(f"a path parameter is a string or an array of strings, not {self.type!r} ({self.name!r})")
+        if self.path and self.item_type not in (None, "string"):
+            raise ValueError(f"a list of paths holds strings, not {self.item_type!r} ({self.name!r})")
+
+    @property
+    def path_list(self) -> bool:
+        """Whether this parameter is a list of paths (an array declared with `path=True`)."""
+        return self.path and self.type == "array"
 
     @property
     def keyword(self) -> str:
@@ -105,7 +119,7 @@ def _check_name_text(p: ToolParameter, value: str, where: str) -> None:
     elif not value.isascii() and _SURROGATE.search(value):
         problem = "contains a lone surrogate (U+D800-U+DFFF), which is not valid Unicode"
     if problem is not None:
-        code = ErrorCode.INVALID_PATH if p.name in _PATH_PARAMETERS else ErrorCode.INVALID_ARGUMENT
+        code = ErrorCode.INVALID_PATH if p.path else ErrorCode.INVALID_ARGUMENT
         raise ToolError(
             code, f"Invalid {'path' if code is ErrorCode.INVALID_PATH else 'argument'} '{where}': {problem}"
         )
@@ -170,7 +184,7 @@ def _coerce_array(p: ToolParameter, value: Any, where: str) -> list[Any]:
     if not isinstance(value, (list, tuple)):
         raise _bad(where, f"expected an array, got {type(value).__name__}")
     if p.items is None:
-        item = ToolParameter(p.name, p.item_type or "string", p.description)
+        item = ToolParameter(p.name, p.item_type or "string", p.description, path=p.path)
         return [_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value)]
     if not value:
         raise _bad(where, "must contain at least one item")

@@ -5,15 +5,16 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._globs.globmatch import glob_match
 from .errors import ErrorCode, ToolError
 
+if TYPE_CHECKING:
+    from .context import ExecutionContext
+    from .spec import ToolSpec
+
 ACTIONS = ("allow", "ask", "deny")
-# A tool also obeys the rules written for these names: MultiEdit is a batch of Edits, and a
-# patch writes, edits and deletes files.
-_ALSO_MATCHES = {"MultiEdit": ("Edit",), "ApplyPatch": ("Write", "Edit", "Delete")}
 
 
 @dataclass(frozen=True)
@@ -29,23 +30,28 @@ class PermissionRule:
         if self.action not in ACTIONS:
             raise ValueError(f"action must be one of {ACTIONS}, got {self.action!r}")
 
-    def matches(self, tool: str, path: str) -> bool:
+    def matches(self, tool: str, path: str, answers_to: Iterable[str] = ()) -> bool:
         """Whether the rule applies to `tool` acting on the canonical absolute `path`."""
-        return self.covers(tool) and glob_match(self.path, path)
+        return self.covers(tool, answers_to) and glob_match(self.path, path)
 
-    def covers(self, tool: str) -> bool:
-        """Whether the rule applies to `tool`, or to a tool it stands for (a rule on Edit covers MultiEdit)."""
-        return any(fnmatch.fnmatchcase(name, self.tool) for name in (tool, *_ALSO_MATCHES.get(tool, ())))
+    def covers(self, tool: str, answers_to: Iterable[str] = ()) -> bool:
+        """Whether the rule applies to `tool`, or to a tool whose rules it answers to (its spec's
+        `answers_to`: a rule on Edit covers MultiEdit)."""
+        return any(fnmatch.fnmatchcase(name, self.tool) for name in (tool, *answers_to))
 
 
 @dataclass(frozen=True)
 class PermissionRequest:
-    """What the confirmation callback is shown: the tool, the path and a preview of the change."""
+    """What the confirmation callback is shown: the tool, the path and a preview of the change.
+
+    `answers_to` are the other tools whose rules also govern this call (see ToolSpec).
+    """
 
     tool: str
     path: str
     diff: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    answers_to: tuple[str, ...] = ()
 
     def describe(self, max_diff_chars: int = 4000) -> str:
         """What a person is asked to approve: the tool, the path and the (bounded) diff preview."""
@@ -66,20 +72,20 @@ class PermissionManager:
     confirm: Callable[[PermissionRequest], bool] | None = None
     default: str = "allow"
 
-    def decide(self, tool: str, path: str) -> str:
+    def decide(self, tool: str, path: str, answers_to: Iterable[str] = ()) -> str:
         """The action for `tool` on `path`: "allow", "ask" or "deny", by the rules (see the class docstring)."""
-        matching = [r for r in self.rules if r.matches(tool, path)]
+        matching = [r for r in self.rules if r.matches(tool, path, answers_to)]
         if any(r.action == "deny" for r in matching):
             return "deny"
         return matching[0].action if matching else self.default
 
-    def denied(self, tool: str) -> Callable[[str], bool] | None:
+    def denied(self, tool: str, answers_to: Iterable[str] = ()) -> Callable[[str], bool] | None:
         """A test for "decide(tool, path) == 'deny'", or None when no deny rule covers `tool`.
 
         Listing tools run it on every path they would show, so the rules that cannot match are
         dropped once per call rather than once per path.
         """
-        globs = [r.path for r in self.rules if r.action == "deny" and r.covers(tool)]
+        globs = [r.path for r in self.rules if r.action == "deny" and r.covers(tool, answers_to)]
         if not globs:
             return None
         return lambda path: any(glob_match(g, path) for g in globs)
@@ -90,11 +96,11 @@ class PermissionManager:
         `covers` are further paths the call changes (the contents of a deleted tree): a deny on
         any of them refuses the whole call, an ask on any of them asks once for the whole call.
         """
-        action, where = self.decide(request.tool, request.path), request.path
+        action, where = self.decide(request.tool, request.path, request.answers_to), request.path
         for path in covers:
             if action == "deny":
                 break
-            here = self.decide(request.tool, path)
+            here = self.decide(request.tool, path, request.answers_to)
             if here == "deny" or (here == "ask" and action == "allow"):
                 action, where = here, path
         if action == "deny":
@@ -110,3 +116,34 @@ class PermissionManager:
                 )
             if not self.confirm(request):
                 raise ToolError(ErrorCode.USER_REJECTED, f"User rejected {request.tool} on {request.path}")
+
+
+def authorize(
+    ctx: ExecutionContext,
+    tool: ToolSpec,
+    path: str,
+    diff: str | None = None,
+    *,
+    ask: bool = True,
+    covers: Iterable[str] = (),
+    **details: Any,
+) -> None:
+    """Ask the context's PermissionManager, if any, whether `tool` may act on `path` (and `covers`).
+
+    A deny rule refuses even a dry run or a no-op; `ask` rules consult the human only for a real
+    change (`ask=False` for a no-op, and never in a dry run).
+    """
+    if ctx.permissions is not None:
+        request = PermissionRequest(tool.name, path, diff, details, tuple(tool.answers_to))
+        ctx.permissions.authorize(request, dry_run=ctx.dry_run or not ask, covers=covers)
+
+
+def denied_test(ctx: ExecutionContext, tool: ToolSpec) -> Callable[[str], bool] | None:
+    """Whether a deny rule forbids `tool` a path; None (nothing to test) without such rules."""
+    return ctx.permissions.denied(tool.name, tool.answers_to) if ctx.permissions is not None else None
+
+
+def drop_denied(ctx: ExecutionContext, tool: ToolSpec, paths: list[str]) -> list[str]:
+    """`paths` minus those a deny rule forbids `tool`: a listing must not show what reading would refuse."""
+    denied = denied_test(ctx, tool)
+    return paths if denied is None else [p for p in paths if not denied(p)]

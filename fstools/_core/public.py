@@ -1,22 +1,32 @@
-"""What every tool's public Python function shares: its docstring and its call, both from the ToolSpec.
+"""`@tool(...)`: a tool declared on its implementation, which stays the public, typed function.
 
-The public function keeps a real, typed signature (so type checkers and IDEs see it); the
-spec's parameters supply the rest. `tool_function` writes the docstring from the spec and
-`invoke_public` builds the tool arguments from the function's own, so neither is written
-by hand. tests/core/test_public_api.py holds the signatures and the spec together.
+The decorator takes the tool's declaration (name, description, `ToolParameter`s, ...) and
+returns the implementation with its signature unchanged for type checkers (a ParamSpec), so
+`fstools.grep(pattern, ...)` is the function written in `_grep`, not a second copy of it.
+Called, it runs the tool's pipeline: its arguments are validated against the declaration,
+then the implementation runs with them and the session's context (`ctx`, a keyword-only
+argument every implementation takes last). `function.spec` is the ToolSpec, from which the
+tool class, the schemas, the command line and the MCP tool come. The docstring is the
+implementation's own summary followed by the spec's description and parameters.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+import functools
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypedDict, cast
 
-from .context import ExecutionContext
+from .context import ExecutionContext, default_context
+from .outputs import ResultField
 from .params import ToolParameter
 from .result import ToolResult
 from .spec import ToolSpec, invoke
 
-_Function = TypeVar("_Function", bound=Callable[..., ToolResult])
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+P = ParamSpec("P")
 
 _WIDTH = 100
 _PYTHON_TYPES = {
@@ -31,19 +41,71 @@ _CTX_LINE = "ctx (ExecutionContext | None, default None): The session's context;
 _RETURNS = "ToolResult: success, output and metadata; a refused or failed call is a ToolResult with an error_code."
 
 
-def invoke_public(spec: ToolSpec, ctx: ExecutionContext | None, arguments: Mapping[str, Any]) -> ToolResult:
-    """Run the tool on a public function's arguments (its `locals()`), keyed by Python keyword."""
-    return invoke(spec, ctx, {p.name: arguments[p.keyword] for p in spec.parameters})
+class ToolFunction(Protocol[P]):
+    """A tool's public function: called exactly as its implementation is written; `spec` is its declaration."""
+
+    spec: ToolSpec
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> ToolResult: ...
 
 
-def tool_function(spec: ToolSpec) -> Callable[[_Function], _Function]:
-    """Decorator for a tool's public function: appends the spec's description and parameters to its docstring."""
+class _Named(TypedDict):
+    name: str
+    description: str
+    parameters: Sequence[ToolParameter]
+    read_only: bool
 
-    def document(function: _Function) -> _Function:
-        function.__doc__ = docstring(spec, function.__doc__ or "", function.__annotations__)
-        return function
 
-    return document
+class Declaration(_Named, total=False):
+    """What `@tool(...)` takes: every field of a ToolSpec but `run`, which is the function it decorates."""
+
+    destructive: bool
+    results: Sequence[ResultField]
+    cli_help: str
+    answers_to: Sequence[str]
+    cli_match_count: str | None
+
+
+def tool(**declaration: Unpack[Declaration]) -> Callable[[Callable[P, ToolResult]], ToolFunction[P]]:
+    """Declare a tool on its implementation (see the module docstring and ToolSpec's fields)."""
+
+    def declare(implementation: Callable[P, ToolResult]) -> ToolFunction[P]:
+        signature = inspect.signature(implementation)
+        _check_signature(declaration["name"], declaration["parameters"], signature)
+        run_with = cast(Callable[..., ToolResult], implementation)
+
+        def run(ctx: ExecutionContext, **kwargs: Any) -> ToolResult:
+            return run_with(**kwargs, ctx=ctx)
+
+        spec = ToolSpec(run=run, **declaration)
+
+        @functools.wraps(implementation)
+        def call(*args: P.args, **kwargs: P.kwargs) -> ToolResult:
+            given = signature.bind(*args, **kwargs)
+            given.apply_defaults()
+            values = given.arguments
+            return invoke(spec, values["ctx"], {p.name: values[p.keyword] for p in spec.parameters})
+
+        call.__doc__ = docstring(spec, implementation.__doc__ or "", implementation.__annotations__)
+        public = cast(ToolFunction[P], call)
+        public.spec = spec
+        return public
+
+    return declare
+
+
+def session(ctx: ExecutionContext | None) -> ExecutionContext:
+    """The context an implementation runs in: its decorator always passes one (this narrows the type)."""
+    return ctx if ctx is not None else default_context()
+
+
+def _check_signature(name: str, parameters: Sequence[ToolParameter], signature: inspect.Signature) -> None:
+    """The implementation takes the declared parameters, in order, then a keyword-only `ctx`."""
+    names = list(signature.parameters)
+    wanted = [p.keyword for p in parameters]
+    ctx = signature.parameters.get("ctx")
+    if names != [*wanted, "ctx"] or ctx is None or ctx.kind is not inspect.Parameter.KEYWORD_ONLY:
+        raise TypeError(f"{name}: the implementation must take {', '.join(wanted)}, then keyword-only ctx; got {names}")
 
 
 def docstring(spec: ToolSpec, summary: str, annotations: Mapping[str, Any]) -> str:

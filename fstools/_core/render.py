@@ -3,15 +3,15 @@
 `output` is what the tool produced, ending with its "there is more" notice when there is
 one (Read, LS, Glob, Grep); the warnings (what a search could not look at) travel in
 metadata. `result_text` puts them in one text in that order (a notice that is only in
-metadata too); `result_content` wraps it, and the images a Read returns (an image file,
-a PDF's page images), in the content blocks of one provider's API.
+metadata too); `result_content` wraps it, and the result's `images` (an image file, a
+PDF's page images), in the content blocks of one provider's API.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .result import ToolResult, printable
+from .result import Image, ToolResult, printable
 
 CONTENT_PROVIDERS = ("openai", "openai-responses", "anthropic", "mcp")
 # Some APIs refuse an empty text block (Anthropic does): an empty result still says what it is.
@@ -28,22 +28,9 @@ def result_text(result: ToolResult) -> str:
     return printable("\n".join(part for part in [result.output, *notes] if part))
 
 
-def result_images(result: ToolResult) -> list[tuple[str, str]]:
-    """(mime type, base64 data) of every image a successful Read returned: the image, or a PDF's page images."""
-    if not result.success:
-        return []
-    images = [_image_of(result.metadata)]
-    pages = result.metadata.get("page_images")
-    if isinstance(pages, list):
-        images += [_image_of(page) for page in pages if isinstance(page, dict)]
-    return [image for image in images if image is not None]
-
-
-def _image_of(fields: dict[str, Any]) -> tuple[str, str] | None:
-    data, mime = fields.get("base64_data"), fields.get("mime_type")
-    if isinstance(data, str) and isinstance(mime, str) and mime.startswith("image/"):
-        return mime, data
-    return None
+def result_images(result: ToolResult) -> list[Image]:
+    """The images a successful result carries, in order (a failure shows none)."""
+    return [image for image in result.images if image.mime_type.startswith("image/")] if result.success else []
 
 
 def _text_block(provider: str, text: str) -> dict[str, Any]:
@@ -51,7 +38,8 @@ def _text_block(provider: str, text: str) -> dict[str, Any]:
     return {"type": kind, "text": text}
 
 
-def _image_block(provider: str, mime: str, data: str) -> dict[str, Any]:
+def _image_block(provider: str, image: Image) -> dict[str, Any]:
+    mime, data = image.mime_type, image.data
     if provider == "openai-responses":
         return {"type": "input_image", "image_url": f"data:{mime};base64,{data}", "detail": "auto"}
     if provider == "anthropic":
@@ -65,12 +53,12 @@ def result_content(result: ToolResult, provider: str) -> list[dict[str, Any]]:
     "openai": the content parts of a Chat Completions `tool` message, which take text only;
     "openai-responses": the `output` items of a `function_call_output` (input_text, input_image);
     "anthropic": the `content` of a `tool_result` block (text, base64 image);
-    (in the last three, a PDF's page images follow the text in page order)
+    (in the last three, the result's images follow the text, in order)
     "mcp": CallToolResult content in the protocol's wire form (text, image with mimeType).
     """
     if provider not in CONTENT_PROVIDERS:
         raise ValueError(f"unknown content provider {provider!r}; use one of {', '.join(CONTENT_PROVIDERS)}")
     blocks = [_text_block(provider, result_text(result) or EMPTY)]
     if provider != "openai":
-        blocks += [_image_block(provider, *image) for image in result_images(result)]
+        blocks += [_image_block(provider, image) for image in result_images(result)]
     return blocks

@@ -9,6 +9,27 @@ from typing import Any
 from .errors import ErrorCode
 
 
+@dataclass(frozen=True)
+class Image:
+    """An image a result carries for the model: every front end renders it as image content.
+
+    `data` is the image base64-encoded (what every provider's content block takes); `width`
+    and `height` are in pixels when known.
+    """
+
+    mime_type: str
+    data: str
+    width: int | None = None
+    height: int | None = None
+
+    @classmethod
+    def from_bytes(cls, raw: bytes, mime_type: str, width: int | None = None, height: int | None = None) -> Image:
+        """The image of the encoded file bytes `raw` (PNG, JPEG, ...)."""
+        import base64
+
+        return cls(mime_type, base64.b64encode(raw).decode("ascii"), width, height)
+
+
 @dataclass
 class ToolResult:
     """Outcome of a tool call: never an exception for user errors.
@@ -19,6 +40,8 @@ class ToolResult:
         error: On failure, a message that says what to do next.
         error_code: On failure, a stable ErrorCode value such as "file_not_found".
         metadata: Structured details: paths, counts, truncation, the diff, warnings.
+        images: Images for the model (an image file, a PDF's page images), in order; `to_content`
+            and the MCP server send them as image content, whichever tool returned them.
     """
 
     success: bool
@@ -26,10 +49,11 @@ class ToolResult:
     error: str | None = None
     error_code: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    images: list[Image] = field(default_factory=list)
 
     @classmethod
     def ok(cls, output: str = "", **metadata: Any) -> ToolResult:
-        """A successful result with `output` text and `metadata`."""
+        """A successful result with `output` text and `metadata` (images: `ToolResult(True, ..., images=[...])`)."""
         return cls(success=True, output=output, metadata=metadata)
 
     @classmethod

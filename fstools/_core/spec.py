@@ -1,9 +1,9 @@
-"""The pipeline every call runs through, whether from Python, the tool layer, MCP or the CLI."""
+"""A tool's declaration (`ToolSpec`) and the pipeline every call runs through, whichever front end it comes from."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,17 +12,19 @@ from .context import ExecutionContext, default_context
 from .errors import ErrorCode, ToolError, error_from_oserror
 from .outputs import ResultField
 from .params import ToolParameter, validate_arguments
-from .permissions import PermissionRequest
 from .result import ToolResult
 
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """A tool's single source of truth: name, description, parameters and implementation.
+    """A tool's single source of truth: everything about it is declared here, once.
 
     `run(ctx, **kwargs)` receives validated arguments keyed by each parameter's keyword;
-    `results` declares the metadata its results carry; `cli_help` is its help for people at
-    the command line (paths relative or absolute, `--flag` names), where `description` is for models.
+    `results` declares the metadata its results carry. `answers_to` names the other tools whose
+    permission rules also govern this one (a batch of edits obeys the rules written for Edit).
+    For the command line: `cli_help` is its help for people (paths relative or absolute,
+    `--flag` names), where `description` is for models; `cli_match_count` names the metadata
+    count of a search, whose zero exits 1 as grep does (0 found, 1 none, 2 an error).
     """
 
     name: str
@@ -33,15 +35,28 @@ class ToolSpec:
     destructive: bool = False
     results: Sequence[ResultField] = ()
     cli_help: str = ""
+    answers_to: Sequence[str] = ()
+    cli_match_count: str | None = None
 
 
-def _path_arg(args: Mapping[str, Any]) -> str | None:
-    value = args.get("file_path", args.get("path", args.get("source")))
-    return value if isinstance(value, str) else None
+def named_paths(
+    parameters: Sequence[ToolParameter], args: Mapping[str, Any], *, by_keyword: bool = False
+) -> Iterator[str]:
+    """Every path `args` give to a path parameter, in declaration order (each item of a list of paths)."""
+    for p in parameters:
+        if not p.path:
+            continue
+        value = args.get(p.keyword if by_keyword else p.name)
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from (item for item in value if isinstance(item, str))
 
 
 def call_validated(spec: ToolSpec, ctx: ExecutionContext, kwargs: dict[str, Any], started: float) -> ToolResult:
     """Run a tool on already-validated arguments: policy checks, the implementation, the audit."""
+    paths = list(named_paths(spec.parameters, kwargs, by_keyword=True))
+    first = paths[0] if paths else None
     try:
         if not ctx.take_rate_token(time.monotonic()):
             raise ToolError(
@@ -54,11 +69,12 @@ def call_validated(spec: ToolSpec, ctx: ExecutionContext, kwargs: dict[str, Any]
     except ToolError as exc:
         result = ToolResult.fail(exc.message, exc.code, **exc.metadata)
     except OSError as exc:
-        err = error_from_oserror(exc, _path_arg(kwargs) or exc.filename or "?")
+        err = error_from_oserror(exc, first or exc.filename or "?")
         result = ToolResult.fail(err.message, err.code)
     if ctx.dry_run and not spec.read_only:
         result.metadata.setdefault("dry_run", True)
-    audit(ctx, spec.name, _path_arg(kwargs), result, started)
+    listed = any(p.path_list for p in spec.parameters)
+    audit(ctx, spec.name, first, result, started, paths=tuple(paths) if listed else ())
     return result
 
 
@@ -70,34 +86,3 @@ def invoke(spec: ToolSpec, ctx: ExecutionContext | None, args: Mapping[str, Any]
     except ToolError as exc:
         return ToolResult.fail(exc.message, exc.code)
     return call_validated(spec, ctx or default_context(), kwargs, started)
-
-
-def authorize(
-    ctx: ExecutionContext,
-    tool: str,
-    path: str,
-    diff: str | None = None,
-    *,
-    ask: bool = True,
-    covers: Iterable[str] = (),
-    **details: Any,
-) -> None:
-    """Ask the context's PermissionManager, if any, whether `tool` may act on `path` (and `covers`).
-
-    A deny rule refuses even a dry run or a no-op; `ask` rules consult the human only for a real
-    change (`ask=False` for a no-op, and never in a dry run).
-    """
-    if ctx.permissions is not None:
-        request = PermissionRequest(tool, path, diff, details)
-        ctx.permissions.authorize(request, dry_run=ctx.dry_run or not ask, covers=covers)
-
-
-def denied_test(ctx: ExecutionContext, tool: str) -> Callable[[str], bool] | None:
-    """Whether a deny rule forbids `tool` a path; None (nothing to test) without such rules."""
-    return ctx.permissions.denied(tool) if ctx.permissions is not None else None
-
-
-def drop_denied(ctx: ExecutionContext, tool: str, paths: list[str]) -> list[str]:
-    """`paths` minus those a deny rule forbids `tool`: a listing must not show what reading would refuse."""
-    denied = denied_test(ctx, tool)
-    return paths if denied is None else [p for p in paths if not denied(p)]

@@ -21,10 +21,10 @@ from .._core.hints import param
 from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path, root_of, within_roots
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .._globs.globmatch import MAGIC_CHARS, GlobError, byte_glob_superset, compile_glob, glob_to_regex
 from .._walk.rules import walk_rules
 from .._walk.walkers import Listing, WalkSpec, newest_first
@@ -223,7 +223,7 @@ def _walk(
     """The files `plan` matches, minus links out of the roots, secrets, denied paths and `excludes`,
     and metadata["index"]: from the search index when it holds this walk's files."""
     assert plan.base is not None
-    rules = walk_rules(ctx, "Glob")
+    rules = walk_rules(ctx, glob.spec)
     hidden = hidden or plan.wants_hidden
     following = rules.following(plan.base, follow_symlinks)
     listing, index_status = index_listing(
@@ -262,31 +262,97 @@ def _walk(
     return listing, index_status
 
 
-def _glob(
-    ctx: ExecutionContext,
+@tool(
+    name="Glob",
+    description=(
+        'Fast file pattern matching. Supports glob patterns like "**/*.py", "src/**/*.{ts,tsx}", '
+        '"*.md" (top level only), `?`, `[abc]`, `[!abc]`; a name with brackets such as "app/[id]/page.tsx" '
+        "is found too. Relative patterns are rooted at `path` "
+        "(default: the working directory); returns absolute file paths, newest first (at most limit; a final "
+        "line says when more matched). Hidden files, "
+        ".gitignore'd files and folders such as .git, node_modules, __pycache__ and .venv are left out. "
+        "Use it to find files by name; use Grep to search their contents."
+    ),
+    parameters=(
+        ToolParameter("pattern", "string", "The glob pattern to match files against", required=True),
+        ToolParameter("path", "string", "Directory to search in (default: the working directory)", path=True),
+        ToolParameter(
+            "limit", "integer", "Maximum paths to return (the newest)", default=DEFAULT_LIMIT, minimum=1, maximum=100000
+        ),
+        ToolParameter("hidden", "boolean", "Include hidden files and folders (names starting with '.')", default=False),
+        ToolParameter("respect_gitignore", "boolean", "Leave out files matched by .gitignore/.ignore", default=True),
+        ToolParameter(
+            "follow_symlinks", "boolean", "Follow symbolic links (never outside the allowed directories)", default=False
+        ),
+        ToolParameter(
+            "case_sensitive", "boolean", "Match letter case exactly (false: *.txt also finds NOTES.TXT)", default=True
+        ),
+        ToolParameter(
+            "exclude",
+            "array",
+            "Glob patterns to leave out: a name (`dist`, `*.min.js`) anywhere, or a path below `path` (`src/gen/**`)",
+            item_type="string",
+        ),
+    ),
+    cli_help=(
+        "Print the files matching PATTERN (e.g. '**/*.py', 'src/**/*.{ts,tsx}') under PATH (default: the "
+        "current directory), newest first. Quote the pattern so that the shell leaves it alone. Hidden and "
+        "git-ignored files are left out unless --hidden / --no-respect-gitignore."
+    ),
+    read_only=True,
+    results=(
+        ResultField("pattern", "string", "The glob pattern", always=True),
+        ResultField("path", ("string", "null"), "The directory searched (null: the pattern's base is missing)"),
+        ResultField("limit", "integer", "The limit of the call", always=True),
+        ResultField("count", "integer", "All matching files", always=True),
+        ResultField("returned", "integer", "Paths returned (the newest)", always=True),
+        ResultField("files", "array", "The paths returned, newest first (the output without its notice)", always=True),
+        TRUNCATED,
+        ResultField("backend", ("string", "null"), "What listed the files"),
+        ResultField(
+            "index",
+            "string",
+            'The search index: "used", or why the call walked instead (off, none, unsupported, stale, ...)',
+            always=True,
+        ),
+        ResultField("timed_out", "boolean", "The listing stopped at the time limit"),
+        ResultField(
+            "literal_brackets",
+            "boolean",
+            "The pattern's [brackets] were taken literally: as classes they matched nothing",
+        ),
+        NOTICE,
+        WARNINGS,
+    ),
+)
+def glob(
     pattern: str,
-    path: str | None,
-    limit: int,
-    hidden: bool,
-    respect_gitignore: bool,
-    follow_symlinks: bool,
-    case_sensitive: bool,
-    exclude: list[str] | None,
+    path: str | None = None,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    hidden: bool = False,
+    respect_gitignore: bool = True,
+    follow_symlinks: bool = False,
+    case_sensitive: bool = True,
+    exclude: list[str] | None = None,
+    ctx: ExecutionContext | None = None,
 ) -> ToolResult:
+    """Find files whose paths match a glob pattern, newest first."""
+    ctx = session(ctx)
     plan = plan_glob(ctx, pattern, path, case_sensitive=case_sensitive)
     excludes = _split_excludes(exclude)
     meta: dict[str, object] = {"pattern": pattern, "path": plan.base, "limit": limit}
     listing = None
     index_status = "unsupported"
     if plan.base is not None:
-        authorize(ctx, "Glob", plan.base)
+        authorize(ctx, glob.spec, plan.base)
         listing, index_status = _walk(ctx, plan, hidden, respect_gitignore, follow_symlinks, excludes)
     literal = literal_brackets(pattern)
     if literal is not None and (listing is None or not listing.paths):
         # `file[1].txt`, `app/[id]/page.tsx`: the class matched nothing; the name may be literal.
         retry = plan_glob(ctx, literal, path, case_sensitive=case_sensitive)
         if retry.base is not None:
-            authorize(ctx, "Glob", retry.base)
+            authorize(ctx, glob.spec, retry.base)
             found, found_status = _walk(ctx, retry, hidden, respect_gitignore, follow_symlinks, excludes)
             if found.paths:
                 listing, meta["path"], meta["literal_brackets"] = found, retry.base, True
@@ -323,90 +389,7 @@ def _glob(
     )
 
 
-GLOB_SPEC = ToolSpec(
-    name="Glob",
-    description=(
-        'Fast file pattern matching. Supports glob patterns like "**/*.py", "src/**/*.{ts,tsx}", '
-        '"*.md" (top level only), `?`, `[abc]`, `[!abc]`; a name with brackets such as "app/[id]/page.tsx" '
-        "is found too. Relative patterns are rooted at `path` "
-        "(default: the working directory); returns absolute file paths, newest first (at most limit; a final "
-        "line says when more matched). Hidden files, "
-        ".gitignore'd files and folders such as .git, node_modules, __pycache__ and .venv are left out. "
-        "Use it to find files by name; use Grep to search their contents."
-    ),
-    parameters=(
-        ToolParameter("pattern", "string", "The glob pattern to match files against", required=True),
-        ToolParameter("path", "string", "Directory to search in (default: the working directory)"),
-        ToolParameter(
-            "limit", "integer", "Maximum paths to return (the newest)", default=DEFAULT_LIMIT, minimum=1, maximum=100000
-        ),
-        ToolParameter("hidden", "boolean", "Include hidden files and folders (names starting with '.')", default=False),
-        ToolParameter("respect_gitignore", "boolean", "Leave out files matched by .gitignore/.ignore", default=True),
-        ToolParameter(
-            "follow_symlinks", "boolean", "Follow symbolic links (never outside the allowed directories)", default=False
-        ),
-        ToolParameter(
-            "case_sensitive", "boolean", "Match letter case exactly (false: *.txt also finds NOTES.TXT)", default=True
-        ),
-        ToolParameter(
-            "exclude",
-            "array",
-            "Glob patterns to leave out: a name (`dist`, `*.min.js`) anywhere, or a path below `path` (`src/gen/**`)",
-            item_type="string",
-        ),
-    ),
-    cli_help=(
-        "Print the files matching PATTERN (e.g. '**/*.py', 'src/**/*.{ts,tsx}') under PATH (default: the "
-        "current directory), newest first. Quote the pattern so that the shell leaves it alone. Hidden and "
-        "git-ignored files are left out unless --hidden / --no-respect-gitignore."
-    ),
-    run=_glob,
-    read_only=True,
-    results=(
-        ResultField("pattern", "string", "The glob pattern", always=True),
-        ResultField("path", ("string", "null"), "The directory searched (null: the pattern's base is missing)"),
-        ResultField("limit", "integer", "The limit of the call", always=True),
-        ResultField("count", "integer", "All matching files", always=True),
-        ResultField("returned", "integer", "Paths returned (the newest)", always=True),
-        ResultField("files", "array", "The paths returned, newest first (the output without its notice)", always=True),
-        TRUNCATED,
-        ResultField("backend", ("string", "null"), "What listed the files"),
-        ResultField(
-            "index",
-            "string",
-            'The search index: "used", or why the call walked instead (off, none, unsupported, stale, ...)',
-            always=True,
-        ),
-        ResultField("timed_out", "boolean", "The listing stopped at the time limit"),
-        ResultField(
-            "literal_brackets",
-            "boolean",
-            "The pattern's [brackets] were taken literally: as classes they matched nothing",
-        ),
-        NOTICE,
-        WARNINGS,
-    ),
-)
-
-
-@tool_function(GLOB_SPEC)
-def glob(
-    pattern: str,
-    path: str | None = None,
-    *,
-    limit: int = DEFAULT_LIMIT,
-    hidden: bool = False,
-    respect_gitignore: bool = True,
-    follow_symlinks: bool = False,
-    case_sensitive: bool = True,
-    exclude: list[str] | None = None,
-    ctx: ExecutionContext | None = None,
-) -> ToolResult:
-    """Find files whose paths match a glob pattern, newest first."""
-    return invoke_public(GLOB_SPEC, ctx, locals())
-
-
 class GlobTool(FileTool):
-    """Glob as an agent tool: schema, validation and async execution from GLOB_SPEC."""
+    """Glob as an agent tool: schema, validation and async execution from glob.spec."""
 
-    spec = GLOB_SPEC
+    spec = glob.spec

@@ -21,11 +21,11 @@ from .._core.hints import param
 from .._core.outputs import TRUNCATED, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_path, within_roots
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.runner import StreamingProcess
-from .._core.spec import ToolSpec, authorize
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 from .._globs.globmatch import GlobError, GlobSet
 from .._walk.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._walk.rules import walk_rules
@@ -94,7 +94,7 @@ def _not_ignored(ctx: ExecutionContext, target: SafePath, warnings: list[str]) -
     directory = target.path
     fd = require_binary("fd")
     argv = [fd, "--max-depth", "1", "--hidden", "--print0", "--color", "never"]
-    links = walk_rules(ctx, "LS").ignore_links_here(directory)  # fd never reads a forbidden link
+    links = walk_rules(ctx, ls.spec).ignore_links_here(directory)  # fd never reads a forbidden link
     argv += fd_ignore_flags(links.flags)
     warnings += links.notes
     if fd_version(fd) >= (8, 7, 0):
@@ -111,20 +111,59 @@ def _not_ignored(ctx: ExecutionContext, target: SafePath, warnings: list[str]) -
     return {os.path.basename(os.fsdecode(raw).rstrip("/")) for raw in listing.split(b"\0") if raw}
 
 
-def _ls(
-    ctx: ExecutionContext,
-    path: str | None,
-    ignore: list[str] | None,
-    hidden: bool,
-    limit: int,
+@tool(
+    name="LS",
+    description=(
+        "Lists the entries of one directory: type (dir/file/symlink), size and modification time, "
+        "directories first. Hidden files and dependency/VCS folders (.git, node_modules, __pycache__, .venv) "
+        "are left out; `ignore` takes extra glob patterns. Use Glob to search recursively."
+    ),
+    parameters=(
+        ToolParameter(
+            "path", "string", "Absolute path of the directory to list (default: the working directory)", path=True
+        ),
+        ToolParameter("ignore", "array", 'Glob patterns of names to leave out, e.g. ["*.log", "build"]'),
+        ToolParameter("hidden", "boolean", "Include hidden entries (names starting with '.')", default=False),
+        ToolParameter(
+            "limit", "integer", "Maximum entries to return", default=DEFAULT_LIMIT, minimum=1, maximum=100000
+        ),
+        ToolParameter(
+            "respect_gitignore", "boolean", "Leave out entries that .gitignore/.ignore files exclude", default=False
+        ),
+    ),
+    cli_help=(
+        "List a directory (default: the current one): type, size, modification time and name, directories "
+        "first. Hidden entries and folders such as .git and node_modules are left out; --hidden shows hidden "
+        "ones, --ignore GLOB leaves out more."
+    ),
+    read_only=True,
+    results=(
+        ResultField("path", "string", "The directory listed", always=True),
+        ResultField("count", "integer", "Entries shown or not (after the filters)", always=True),
+        ResultField("returned", "integer", "Entries shown", always=True),
+        TRUNCATED,
+        ResultField("hidden_skipped", "integer", "Hidden entries left out", always=True),
+        ResultField("entries", "array", "The entries shown: name, path, type, size, mtime, target", always=True),
+        ResultField("warnings", "array", "Why ignore files could not be fully applied (respect_gitignore)"),
+    ),
+)
+def ls(
+    path: str | None = None,
+    *,
+    ignore: list[str] | None = None,
+    hidden: bool = False,
+    limit: int = DEFAULT_LIMIT,
     respect_gitignore: bool = False,
+    ctx: ExecutionContext | None = None,
 ) -> ToolResult:
+    """List one directory."""
+    ctx = session(ctx)
     target = resolve_path(ctx, path or ctx.working_dir, param="path")
     if not target.exists:
         raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Directory not found: {target.display}")
     if not target.is_dir:
         raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {target.display}")
-    authorize(ctx, "LS", target.path)
+    authorize(ctx, ls.spec, target.path)
     try:
         ignored = GlobSet([*(ignore or ()), *DEFAULT_EXCLUDES])
     except GlobError as exc:
@@ -164,7 +203,7 @@ def _listing(
     if ctx.sensitive or ctx.permissions is not None:
         prefix = directory.rstrip("/") + "/"
         paths = [prefix + de.name for de in candidates]
-        allowed = set(walk_rules(ctx, "LS").visible(paths))
+        allowed = set(walk_rules(ctx, ls.spec).visible(paths))
         candidates = [de for de in candidates if prefix + de.name in allowed]
     # The order needs only the entry type the directory listing already carries; only the
     # entries shown are stat-ed, so a huge directory costs one stat per shown entry.
@@ -188,58 +227,7 @@ def _listing(
     )
 
 
-LS_SPEC = ToolSpec(
-    name="LS",
-    description=(
-        "Lists the entries of one directory: type (dir/file/symlink), size and modification time, "
-        "directories first. Hidden files and dependency/VCS folders (.git, node_modules, __pycache__, .venv) "
-        "are left out; `ignore` takes extra glob patterns. Use Glob to search recursively."
-    ),
-    parameters=(
-        ToolParameter("path", "string", "Absolute path of the directory to list (default: the working directory)"),
-        ToolParameter("ignore", "array", 'Glob patterns of names to leave out, e.g. ["*.log", "build"]'),
-        ToolParameter("hidden", "boolean", "Include hidden entries (names starting with '.')", default=False),
-        ToolParameter(
-            "limit", "integer", "Maximum entries to return", default=DEFAULT_LIMIT, minimum=1, maximum=100000
-        ),
-        ToolParameter(
-            "respect_gitignore", "boolean", "Leave out entries that .gitignore/.ignore files exclude", default=False
-        ),
-    ),
-    cli_help=(
-        "List a directory (default: the current one): type, size, modification time and name, directories "
-        "first. Hidden entries and folders such as .git and node_modules are left out; --hidden shows hidden "
-        "ones, --ignore GLOB leaves out more."
-    ),
-    run=_ls,
-    read_only=True,
-    results=(
-        ResultField("path", "string", "The directory listed", always=True),
-        ResultField("count", "integer", "Entries shown or not (after the filters)", always=True),
-        ResultField("returned", "integer", "Entries shown", always=True),
-        TRUNCATED,
-        ResultField("hidden_skipped", "integer", "Hidden entries left out", always=True),
-        ResultField("entries", "array", "The entries shown: name, path, type, size, mtime, target", always=True),
-        ResultField("warnings", "array", "Why ignore files could not be fully applied (respect_gitignore)"),
-    ),
-)
-
-
-@tool_function(LS_SPEC)
-def ls(
-    path: str | None = None,
-    *,
-    ignore: list[str] | None = None,
-    hidden: bool = False,
-    limit: int = DEFAULT_LIMIT,
-    respect_gitignore: bool = False,
-    ctx: ExecutionContext | None = None,
-) -> ToolResult:
-    """List one directory."""
-    return invoke_public(LS_SPEC, ctx, locals())
-
-
 class LSTool(FileTool):
-    """LS as an agent tool: schema, validation and async execution from LS_SPEC."""
+    """LS as an agent tool: schema, validation and async execution from ls.spec."""
 
-    spec = LS_SPEC
+    spec = ls.spec

@@ -13,10 +13,10 @@ from .._core.hints import setting
 from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
-from .._core.public import invoke_public, tool_function
+from .._core.permissions import authorize
+from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
-from .._core.tool import FileTool
+from .._core.toolclass import FileTool
 
 if TYPE_CHECKING:
     from .command import GrepQuery
@@ -99,25 +99,148 @@ def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, q: GrepQuery) -> 
     return skipped, warnings
 
 
-def _grep(
-    ctx: ExecutionContext,
+@tool(
+    name="Grep",
+    cli_match_count="total_matches",
+    description=(
+        "A powerful search tool built on ripgrep: searches file contents for a regular expression "
+        "(Rust regex syntax; fixed_strings=true for a literal).\n"
+        "Output modes: files_with_matches (default; one absolute path per line), count ('path: N' matching "
+        "lines per file), content ('path:N> line' for a match, 'path:N  line' for context, '--' between groups).\n"
+        "Filter files with glob (e.g. '*.tsx', '**/*.{ts,tsx}') or type (rg type names: py, js, ts, rust, go, "
+        "java, c, cpp, md, json, yaml, ...). Honors .gitignore and skips hidden files, binary files, files over "
+        "10 MB and dependency/VCS folders (node_modules, .git, __pycache__, .venv).\n"
+        "Results are ordered newest file first, then path, then line; head_limit (default 100, 0 = all) and "
+        "offset page over files, or over matching lines in content mode; when there are more, a final line "
+        "says how many and which offset to ask for next. Files that could not be searched (binary, too large, "
+        "ignored) are reported after the results."
+    ),
+    parameters=(
+        ToolParameter("pattern", "string", "Regular expression to search for", required=True),
+        ToolParameter(
+            "path",
+            "string",
+            "Absolute path of the file or directory to search (default: the working directory)",
+            path=True,
+        ),
+        ToolParameter("glob", "string", "Only search files matching this glob, e.g. '*.py' or 'src/**/*.{ts,tsx}'"),
+        ToolParameter(
+            "type",
+            "string",
+            "Only search files of this rg type, e.g. py, js, ts, rust, go, java, c, cpp, md, json, yaml",
+        ),
+        ToolParameter(
+            "output_mode",
+            "string",
+            "files_with_matches (paths), count (matching lines per file) or content (lines)",
+            default="files_with_matches",
+            enum=OUTPUT_MODES,
+        ),
+        ToolParameter("-i", "boolean", "Case insensitive search", default=False, py_name="case_insensitive"),
+        ToolParameter("-n", "boolean", "Show line numbers (content mode)", default=True, py_name="line_numbers"),
+        ToolParameter(
+            "-A",
+            "integer",
+            "Lines of context after each match (content mode)",
+            minimum=0,
+            maximum=MAX_CONTEXT,
+            py_name="after_context",
+        ),
+        ToolParameter(
+            "-B",
+            "integer",
+            "Lines of context before each match (content mode)",
+            minimum=0,
+            maximum=MAX_CONTEXT,
+            py_name="before_context",
+        ),
+        ToolParameter(
+            "-C",
+            "integer",
+            "Lines of context before and after each match (content mode)",
+            minimum=0,
+            maximum=MAX_CONTEXT,
+            py_name="context",
+        ),
+        ToolParameter("multiline", "boolean", "Let patterns span lines ('.' matches newlines too)", default=False),
+        ToolParameter(
+            "head_limit",
+            "integer",
+            "Return at most this many files (files/count modes) or matching lines (content mode); 0 = no limit",
+            default=DEFAULT_HEAD_LIMIT,
+            minimum=0,
+        ),
+        ToolParameter(
+            "offset",
+            "integer",
+            "Skip this many files or matching lines first (for the next page)",
+            default=0,
+            minimum=0,
+        ),
+        ToolParameter("fixed_strings", "boolean", "Treat the pattern as a literal string, not a regex", default=False),
+        ToolParameter(
+            "hidden", "boolean", "Also search hidden files and directories (names starting with '.')", default=False
+        ),
+        ToolParameter("respect_gitignore", "boolean", "Skip files ignored by .gitignore/.ignore files", default=True),
+    ),
+    cli_help=(
+        "Search the files under PATH (default: the current directory) for PATTERN, a regular expression "
+        "(--fixed-strings for a literal), with ripgrep. Prints the matching files (default), the matching "
+        "lines per file (--output-mode count) or the lines themselves (--output-mode content, with -A/-B/-C "
+        "for context). Newest files first; --head-limit and --offset page through the results. Exit status: "
+        "0 if a line matched, 1 if none did, 2 on error."
+    ),
+    read_only=True,
+    results=(
+        ResultField("pattern", "string", "The pattern searched for", always=True),
+        ResultField("path", "string", "The file or directory searched", always=True),
+        ResultField("output_mode", "string", "files_with_matches, count or content", always=True),
+        ResultField("total_matches", "integer", "Matching lines in all files", always=True),
+        ResultField("total_files", "integer", "Files with a match", always=True),
+        ResultField("returned_matches", "integer", "Files or matching lines returned", always=True),
+        ResultField("offset", "integer", "The offset of the call", always=True),
+        ResultField("head_limit", "integer", "The head_limit of the call", always=True),
+        TRUNCATED,
+        ResultField("next_offset", ("integer", "null"), "Offset of the next page (null: none)", always=True),
+        ResultField("timed_out", "boolean", "The search stopped at the time limit", always=True),
+        ResultField("skipped", "object", "Counts of files not searched, per reason (null: not checked)", always=True),
+        ResultField("skipped_paths", "object", "Some paths not searched, per reason", always=True),
+        ResultField(
+            "index",
+            "string",
+            'The search index: "used", or why the call walked instead (off, none, unsupported, stale, ...)',
+            always=True,
+        ),
+        ResultField("files", "array", "Files returned with their matching-line counts (files and count modes)"),
+        ResultField("matches", "array", "Lines returned, structured (content mode)"),
+        ResultField("matches_complete", "boolean", "matches holds every returned line (content mode)"),
+        ResultField("hard_links", "object", "Files shown that have more than one hard link, with their link counts"),
+        NOTICE,
+        WARNINGS,
+    ),
+)
+def grep(
     pattern: str,
-    path: str | None,
-    glob: str | None,
-    type: str | None,
-    output_mode: str,
-    case_insensitive: bool,
-    line_numbers: bool,
-    after_context: int | None,
-    before_context: int | None,
-    context: int | None,
-    multiline: bool,
-    head_limit: int,
-    offset: int,
-    fixed_strings: bool,
-    hidden: bool,
-    respect_gitignore: bool,
+    path: str | None = None,
+    *,
+    glob: str | None = None,
+    type: str | None = None,
+    output_mode: str = "files_with_matches",
+    case_insensitive: bool = False,
+    line_numbers: bool = True,
+    after_context: int | None = None,
+    before_context: int | None = None,
+    context: int | None = None,
+    multiline: bool = False,
+    head_limit: int = DEFAULT_HEAD_LIMIT,
+    offset: int = 0,
+    fixed_strings: bool = False,
+    hidden: bool = False,
+    respect_gitignore: bool = True,
+    ctx: ExecutionContext | None = None,
 ) -> ToolResult:
+    """Search file contents for a regular expression, with ripgrep."""
+    ctx = session(ctx)
     # The search machinery loads on first use, so `import fstools` stays light.
     from .._core.confinement import confined
     from .._walk.rules import walk_rules
@@ -137,8 +260,8 @@ def _grep(
     target = resolve_path(ctx, path or ctx.working_dir, param="path")
     if not target.exists:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
-    authorize(ctx, "Grep", target.path)
-    rules = walk_rules(ctx, "Grep")
+    authorize(ctx, grep.spec, target.path)
+    rules = walk_rules(ctx, grep.spec)
     query = GrepQuery(
         pattern=pattern,
         root=target.path,
@@ -232,151 +355,7 @@ def _grep(
     )
 
 
-GREP_SPEC = ToolSpec(
-    name="Grep",
-    description=(
-        "A powerful search tool built on ripgrep: searches file contents for a regular expression "
-        "(Rust regex syntax; fixed_strings=true for a literal).\n"
-        "Output modes: files_with_matches (default; one absolute path per line), count ('path: N' matching "
-        "lines per file), content ('path:N> line' for a match, 'path:N  line' for context, '--' between groups).\n"
-        "Filter files with glob (e.g. '*.tsx', '**/*.{ts,tsx}') or type (rg type names: py, js, ts, rust, go, "
-        "java, c, cpp, md, json, yaml, ...). Honors .gitignore and skips hidden files, binary files, files over "
-        "10 MB and dependency/VCS folders (node_modules, .git, __pycache__, .venv).\n"
-        "Results are ordered newest file first, then path, then line; head_limit (default 100, 0 = all) and "
-        "offset page over files, or over matching lines in content mode; when there are more, a final line "
-        "says how many and which offset to ask for next. Files that could not be searched (binary, too large, "
-        "ignored) are reported after the results."
-    ),
-    parameters=(
-        ToolParameter("pattern", "string", "Regular expression to search for", required=True),
-        ToolParameter(
-            "path", "string", "Absolute path of the file or directory to search (default: the working directory)"
-        ),
-        ToolParameter("glob", "string", "Only search files matching this glob, e.g. '*.py' or 'src/**/*.{ts,tsx}'"),
-        ToolParameter(
-            "type",
-            "string",
-            "Only search files of this rg type, e.g. py, js, ts, rust, go, java, c, cpp, md, json, yaml",
-        ),
-        ToolParameter(
-            "output_mode",
-            "string",
-            "files_with_matches (paths), count (matching lines per file) or content (lines)",
-            default="files_with_matches",
-            enum=OUTPUT_MODES,
-        ),
-        ToolParameter("-i", "boolean", "Case insensitive search", default=False, py_name="case_insensitive"),
-        ToolParameter("-n", "boolean", "Show line numbers (content mode)", default=True, py_name="line_numbers"),
-        ToolParameter(
-            "-A",
-            "integer",
-            "Lines of context after each match (content mode)",
-            minimum=0,
-            maximum=MAX_CONTEXT,
-            py_name="after_context",
-        ),
-        ToolParameter(
-            "-B",
-            "integer",
-            "Lines of context before each match (content mode)",
-            minimum=0,
-            maximum=MAX_CONTEXT,
-            py_name="before_context",
-        ),
-        ToolParameter(
-            "-C",
-            "integer",
-            "Lines of context before and after each match (content mode)",
-            minimum=0,
-            maximum=MAX_CONTEXT,
-            py_name="context",
-        ),
-        ToolParameter("multiline", "boolean", "Let patterns span lines ('.' matches newlines too)", default=False),
-        ToolParameter(
-            "head_limit",
-            "integer",
-            "Return at most this many files (files/count modes) or matching lines (content mode); 0 = no limit",
-            default=DEFAULT_HEAD_LIMIT,
-            minimum=0,
-        ),
-        ToolParameter(
-            "offset",
-            "integer",
-            "Skip this many files or matching lines first (for the next page)",
-            default=0,
-            minimum=0,
-        ),
-        ToolParameter("fixed_strings", "boolean", "Treat the pattern as a literal string, not a regex", default=False),
-        ToolParameter(
-            "hidden", "boolean", "Also search hidden files and directories (names starting with '.')", default=False
-        ),
-        ToolParameter("respect_gitignore", "boolean", "Skip files ignored by .gitignore/.ignore files", default=True),
-    ),
-    cli_help=(
-        "Search the files under PATH (default: the current directory) for PATTERN, a regular expression "
-        "(--fixed-strings for a literal), with ripgrep. Prints the matching files (default), the matching "
-        "lines per file (--output-mode count) or the lines themselves (--output-mode content, with -A/-B/-C "
-        "for context). Newest files first; --head-limit and --offset page through the results. Exit status: "
-        "0 if a line matched, 1 if none did, 2 on error."
-    ),
-    run=_grep,
-    read_only=True,
-    results=(
-        ResultField("pattern", "string", "The pattern searched for", always=True),
-        ResultField("path", "string", "The file or directory searched", always=True),
-        ResultField("output_mode", "string", "files_with_matches, count or content", always=True),
-        ResultField("total_matches", "integer", "Matching lines in all files", always=True),
-        ResultField("total_files", "integer", "Files with a match", always=True),
-        ResultField("returned_matches", "integer", "Files or matching lines returned", always=True),
-        ResultField("offset", "integer", "The offset of the call", always=True),
-        ResultField("head_limit", "integer", "The head_limit of the call", always=True),
-        TRUNCATED,
-        ResultField("next_offset", ("integer", "null"), "Offset of the next page (null: none)", always=True),
-        ResultField("timed_out", "boolean", "The search stopped at the time limit", always=True),
-        ResultField("skipped", "object", "Counts of files not searched, per reason (null: not checked)", always=True),
-        ResultField("skipped_paths", "object", "Some paths not searched, per reason", always=True),
-        ResultField(
-            "index",
-            "string",
-            'The search index: "used", or why the call walked instead (off, none, unsupported, stale, ...)',
-            always=True,
-        ),
-        ResultField("files", "array", "Files returned with their matching-line counts (files and count modes)"),
-        ResultField("matches", "array", "Lines returned, structured (content mode)"),
-        ResultField("matches_complete", "boolean", "matches holds every returned line (content mode)"),
-        ResultField("hard_links", "object", "Files shown that have more than one hard link, with their link counts"),
-        NOTICE,
-        WARNINGS,
-    ),
-)
-
-
-@tool_function(GREP_SPEC)
-def grep(
-    pattern: str,
-    path: str | None = None,
-    *,
-    glob: str | None = None,
-    type: str | None = None,
-    output_mode: str = "files_with_matches",
-    case_insensitive: bool = False,
-    line_numbers: bool = True,
-    after_context: int | None = None,
-    before_context: int | None = None,
-    context: int | None = None,
-    multiline: bool = False,
-    head_limit: int = DEFAULT_HEAD_LIMIT,
-    offset: int = 0,
-    fixed_strings: bool = False,
-    hidden: bool = False,
-    respect_gitignore: bool = True,
-    ctx: ExecutionContext | None = None,
-) -> ToolResult:
-    """Search file contents for a regular expression, with ripgrep."""
-    return invoke_public(GREP_SPEC, ctx, locals())
-
-
 class GrepTool(FileTool):
-    """Grep as an agent tool: schema, validation and async execution from GREP_SPEC."""
+    """Grep as an agent tool: schema, validation and async execution from grep.spec."""
 
-    spec = GREP_SPEC
+    spec = grep.spec

@@ -9,7 +9,6 @@ image, PDF and notebook readers are imported on first use: `import fstools` stay
 
 from __future__ import annotations
 
-import base64
 import os
 import stat
 from dataclasses import dataclass
@@ -23,10 +22,10 @@ from .._core.hints import param, setting
 from .._core.outputs import FILE_PATH, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_path
-from .._core.public import invoke_public, tool_function
-from .._core.result import ToolResult
-from .._core.spec import ToolSpec, authorize
-from .._core.tool import FileTool
+from .._core.permissions import authorize
+from .._core.public import session, tool
+from .._core.result import Image, ToolResult
+from .._core.toolclass import FileTool
 from .kinds import image_mime, is_pdf
 from .window import MAX_LINE_CHARS, file_chunks, read_window
 
@@ -37,9 +36,90 @@ PDF_MAX_PAGE_IMAGES = 5
 PAGE_IMAGE_MODES = ("auto", "all", "none")
 
 
-def _read(
-    ctx: ExecutionContext, file_path: str, offset: int, limit: int, pages: str | None, page_images: str
+@tool(
+    name="Read",
+    description=(
+        "Reads a file from the local filesystem. file_path must be an absolute path. Text comes back "
+        "numbered like `cat -n` (line number, tab, line), up to 2000 lines from offset 1; use offset and "
+        "limit to page through long files (a final [Showing lines ...] notice says where to continue); a negative "
+        "offset reads from the end (offset=-50: the last 50 lines). "
+        f"Lines longer than {MAX_LINE_CHARS} characters are cut and end with '...'. Images (png, jpeg, gif, "
+        "webp, bmp) come back as image content, downscaled when large; PDFs as text with '--- Page N ---' "
+        'markers (pages="1-5,8" selects pages, at most 20 a call), plus page images of scanned pages '
+        '(page_images="all" for every page, e.g. to see figures); Jupyter notebooks as cells with their '
+        "outputs. Binary files are refused."
+    ),
+    parameters=(
+        ToolParameter("file_path", "string", "The absolute path to the file to read", required=True, path=True),
+        ToolParameter(
+            "offset",
+            "integer",
+            "Line number to start reading from (1-indexed); negative counts from the end: -50 reads the last 50 lines",
+            default=1,
+        ),
+        ToolParameter(
+            "limit", "integer", "Maximum number of lines to read", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
+        ),
+        ToolParameter("pages", "string", 'PDF only: pages to read, e.g. "1-5,8" or "10-" (default: all, capped)'),
+        ToolParameter(
+            "page_images",
+            "string",
+            "PDF only: which pages also come back as images: auto (pages without a text layer, e.g. scans), "
+            f"all (every page read, e.g. for figures), none. At most {PDF_MAX_PAGE_IMAGES} a call",
+            default="auto",
+            enum=PAGE_IMAGE_MODES,
+        ),
+    ),
+    cli_help=(
+        "Print a text file with line numbers (like `cat -n`), a page at a time: --offset is the first line, "
+        "--limit the number of lines. A PDF prints as text per page (--pages 1-5,8), a notebook as its cells, "
+        "an image as its type and size (--json includes the image data and a PDF's page images)."
+    ),
+    read_only=True,
+    results=(
+        FILE_PATH,
+        ResultField("total_lines", "integer", "Lines in the file (text)"),
+        ResultField("lines_read", "integer", "Lines returned (text)"),
+        ResultField("offset", "integer", "First line returned (text)"),
+        ResultField("limit", "integer", "Line limit of the call (text)"),
+        ResultField("next_offset", "integer", "Offset of the next page, when more lines remain (text)"),
+        ResultField("truncated", "boolean", "More lines or selected pages remain"),
+        ResultField("lines_cut", "integer", "Lines cut at the maximum line length (text)"),
+        ResultField("encoding", "string", "Text encoding (text)"),
+        ResultField("line_ending", "string", "Line ending: LF, CRLF, CR or mixed (text)"),
+        ResultField("size", "integer", "Bytes of the file (text) or of the image sent (image)"),
+        ResultField("is_image", "boolean", "The file is an image, returned as image content"),
+        ResultField("mime_type", "string", "MIME type of the image sent"),
+        ResultField("base64_data", "string", "The image sent, base64-encoded"),
+        ResultField("width", "integer", "Width of the image sent, in pixels"),
+        ResultField("height", "integer", "Height of the image sent, in pixels"),
+        ResultField("resized", "boolean", "The image was downscaled or re-encoded to fit the bounds"),
+        ResultField("is_pdf", "boolean", "The file is a PDF, returned as page text"),
+        ResultField("page_count", "integer", "Pages in the PDF"),
+        ResultField("pages", "string", 'Pages returned, e.g. "1-5,8"'),
+        ResultField(
+            "page_images",
+            "array",
+            "PDF pages returned as image content: page, mime_type, width, height (and base64_data, "
+            "except in MCP structuredContent, where the images are content blocks)",
+        ),
+        WARNINGS,
+        ResultField("is_notebook", "boolean", "The file is a Jupyter notebook, returned as cells"),
+        ResultField("cell_count", "integer", "Cells in the notebook"),
+    ),
+)
+@note_hard_links
+def read(
+    file_path: str,
+    *,
+    offset: int = 1,
+    limit: int = DEFAULT_LIMIT,
+    pages: str | None = None,
+    page_images: str = "auto",
+    ctx: ExecutionContext | None = None,
 ) -> ToolResult:
+    """Read a file: text as numbered lines, or an image, a PDF's text or a notebook's cells."""
+    ctx = session(ctx)
     if offset == 0:
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT,
@@ -51,7 +131,7 @@ def _read(
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
     if target.is_dir:
         raise ToolError(ErrorCode.IS_DIRECTORY, f"Cannot read directory: {target.display}")
-    authorize(ctx, "Read", target.path)
+    authorize(ctx, read.spec, target.path)
     fd = _open(target)
     try:
         st = os.fstat(fd)
@@ -200,20 +280,25 @@ def _read_image(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_re
             f" (from {image.original_mime_type}, {image.original_width}x{image.original_height} px, "
             f"{image.original_size} bytes; bounds {ctx.image_max_dimension} px a side, {ctx.image_max_bytes} bytes)"
         )
-    return ToolResult.ok(
+    picture = Image.from_bytes(image.data, image.mime_type, image.width, image.height)
+    return ToolResult(
+        True,
         summary,
-        file_path=target.display,
-        is_image=True,
-        mime_type=image.mime_type,
-        base64_data=base64.b64encode(image.data).decode("ascii"),
-        width=image.width,
-        height=image.height,
-        size=len(image.data),
-        resized=image.resized,
-        original_mime_type=image.original_mime_type,
-        original_width=image.original_width,
-        original_height=image.original_height,
-        original_size=image.original_size,
+        images=[picture],
+        metadata=dict(
+            file_path=target.display,
+            is_image=True,
+            mime_type=image.mime_type,
+            base64_data=picture.data,
+            width=image.width,
+            height=image.height,
+            size=len(image.data),
+            resized=image.resized,
+            original_mime_type=image.original_mime_type,
+            original_width=image.original_width,
+            original_height=image.original_height,
+            original_size=image.original_size,
+        ),
     )
 
 
@@ -232,7 +317,7 @@ def _read_pdf(
         raise ToolError(ErrorCode.INVALID_ARGUMENT, str(exc)) from None
     remember(ctx, target.path, st, data)
     wanted = {"auto": pdf.textless, "all": pdf.shown}.get(page_images, [])
-    images = _page_images(ctx, data, wanted, page_images) if wanted else _PageImagesPart([], [], [])
+    images = _page_images(ctx, data, wanted, page_images) if wanted else _PageImagesPart([], [], [], [])
     output = "\n\n".join([pdf.text, *images.lines])
     if pdf.remaining:
         output += (
@@ -243,15 +328,19 @@ def _read_pdf(
     metadata: dict[str, object] = {"page_images": images.images} if images.images else {}
     if images.warnings:
         metadata["warnings"] = images.warnings
-    return ToolResult.ok(
+    return ToolResult(
+        True,
         output,
-        file_path=target.display,
-        is_pdf=True,
-        page_count=pdf.page_count,
-        pages=format_pages(pdf.shown),
-        pages_read=len(pdf.shown),
-        truncated=bool(pdf.remaining),
-        **metadata,
+        images=images.pictures,
+        metadata=dict(
+            file_path=target.display,
+            is_pdf=True,
+            page_count=pdf.page_count,
+            pages=format_pages(pdf.shown),
+            pages_read=len(pdf.shown),
+            truncated=bool(pdf.remaining),
+            **metadata,
+        ),
     )
 
 
@@ -260,6 +349,7 @@ class _PageImagesPart:
     images: list[dict[str, object]]  # metadata["page_images"]
     lines: list[str]  # what the text says about them
     warnings: list[str]
+    pictures: list[Image]  # the result's images, the same data as `images`
 
 
 def _page_images(ctx: ExecutionContext, data: bytes, wanted: list[int], mode: str) -> _PageImagesPart:
@@ -270,16 +360,17 @@ def _page_images(ctx: ExecutionContext, data: bytes, wanted: list[int], mode: st
     try:
         rendered = render_pages(data, wanted[:PDF_MAX_PAGE_IMAGES], ctx.image_max_dimension, ctx.image_max_bytes)
     except PageImagesUnavailable as exc:
-        return _PageImagesPart([], [], [f"{exc} (to see page(s) {format_pages(wanted)})"])
+        return _PageImagesPart([], [], [f"{exc} (to see page(s) {format_pages(wanted)})"], [])
+    pictures = [Image.from_bytes(i.data, i.mime_type, i.width, i.height) for i in rendered.images]
     images: list[dict[str, object]] = [
         {
             "page": image.page,
-            "base64_data": base64.b64encode(image.data).decode("ascii"),
+            "base64_data": picture.data,
             "mime_type": image.mime_type,
             "width": image.width,
             "height": image.height,
         }
-        for image in rendered.images
+        for image, picture in zip(rendered.images, pictures, strict=True)
     ]
     lines = []
     if rendered.images:
@@ -293,7 +384,7 @@ def _page_images(ctx: ExecutionContext, data: bytes, wanted: list[int], mode: st
             f"[No image of page(s) {format_pages(left)}: at most {PDF_MAX_PAGE_IMAGES} page images a call; "
             f"use {again} to see them]"
         )
-    return _PageImagesPart(images, lines, rendered.failures)
+    return _PageImagesPart(images, lines, rendered.failures, pictures)
 
 
 def _read_notebook(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result) -> ToolResult:
@@ -312,96 +403,7 @@ def _read_notebook(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat
     )
 
 
-READ_SPEC = ToolSpec(
-    name="Read",
-    description=(
-        "Reads a file from the local filesystem. file_path must be an absolute path. Text comes back "
-        "numbered like `cat -n` (line number, tab, line), up to 2000 lines from offset 1; use offset and "
-        "limit to page through long files (a final [Showing lines ...] notice says where to continue); a negative "
-        "offset reads from the end (offset=-50: the last 50 lines). "
-        f"Lines longer than {MAX_LINE_CHARS} characters are cut and end with '...'. Images (png, jpeg, gif, "
-        "webp, bmp) come back as image content, downscaled when large; PDFs as text with '--- Page N ---' "
-        'markers (pages="1-5,8" selects pages, at most 20 a call), plus page images of scanned pages '
-        '(page_images="all" for every page, e.g. to see figures); Jupyter notebooks as cells with their '
-        "outputs. Binary files are refused."
-    ),
-    parameters=(
-        ToolParameter("file_path", "string", "The absolute path to the file to read", required=True),
-        ToolParameter(
-            "offset",
-            "integer",
-            "Line number to start reading from (1-indexed); negative counts from the end: -50 reads the last 50 lines",
-            default=1,
-        ),
-        ToolParameter(
-            "limit", "integer", "Maximum number of lines to read", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
-        ),
-        ToolParameter("pages", "string", 'PDF only: pages to read, e.g. "1-5,8" or "10-" (default: all, capped)'),
-        ToolParameter(
-            "page_images",
-            "string",
-            "PDF only: which pages also come back as images: auto (pages without a text layer, e.g. scans), "
-            f"all (every page read, e.g. for figures), none. At most {PDF_MAX_PAGE_IMAGES} a call",
-            default="auto",
-            enum=PAGE_IMAGE_MODES,
-        ),
-    ),
-    cli_help=(
-        "Print a text file with line numbers (like `cat -n`), a page at a time: --offset is the first line, "
-        "--limit the number of lines. A PDF prints as text per page (--pages 1-5,8), a notebook as its cells, "
-        "an image as its type and size (--json includes the image data and a PDF's page images)."
-    ),
-    run=note_hard_links(_read),
-    read_only=True,
-    results=(
-        FILE_PATH,
-        ResultField("total_lines", "integer", "Lines in the file (text)"),
-        ResultField("lines_read", "integer", "Lines returned (text)"),
-        ResultField("offset", "integer", "First line returned (text)"),
-        ResultField("limit", "integer", "Line limit of the call (text)"),
-        ResultField("next_offset", "integer", "Offset of the next page, when more lines remain (text)"),
-        ResultField("truncated", "boolean", "More lines or selected pages remain"),
-        ResultField("lines_cut", "integer", "Lines cut at the maximum line length (text)"),
-        ResultField("encoding", "string", "Text encoding (text)"),
-        ResultField("line_ending", "string", "Line ending: LF, CRLF, CR or mixed (text)"),
-        ResultField("size", "integer", "Bytes of the file (text) or of the image sent (image)"),
-        ResultField("is_image", "boolean", "The file is an image, returned as image content"),
-        ResultField("mime_type", "string", "MIME type of the image sent"),
-        ResultField("base64_data", "string", "The image sent, base64-encoded"),
-        ResultField("width", "integer", "Width of the image sent, in pixels"),
-        ResultField("height", "integer", "Height of the image sent, in pixels"),
-        ResultField("resized", "boolean", "The image was downscaled or re-encoded to fit the bounds"),
-        ResultField("is_pdf", "boolean", "The file is a PDF, returned as page text"),
-        ResultField("page_count", "integer", "Pages in the PDF"),
-        ResultField("pages", "string", 'Pages returned, e.g. "1-5,8"'),
-        ResultField(
-            "page_images",
-            "array",
-            "PDF pages returned as image content: page, mime_type, width, height (and base64_data, "
-            "except in MCP structuredContent, where the images are content blocks)",
-        ),
-        WARNINGS,
-        ResultField("is_notebook", "boolean", "The file is a Jupyter notebook, returned as cells"),
-        ResultField("cell_count", "integer", "Cells in the notebook"),
-    ),
-)
-
-
-@tool_function(READ_SPEC)
-def read(
-    file_path: str,
-    *,
-    offset: int = 1,
-    limit: int = DEFAULT_LIMIT,
-    pages: str | None = None,
-    page_images: str = "auto",
-    ctx: ExecutionContext | None = None,
-) -> ToolResult:
-    """Read a file: text as numbered lines, or an image, a PDF's text or a notebook's cells."""
-    return invoke_public(READ_SPEC, ctx, locals())
-
-
 class ReadTool(FileTool):
-    """Read as an agent tool: schema, validation and async execution from READ_SPEC."""
+    """Read as an agent tool: schema, validation and async execution from read.spec."""
 
-    spec = READ_SPEC
+    spec = read.spec

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 
 from .._core.context import ExecutionContext
 from .._core.paths import is_within, root_of
-from .._core.spec import denied_test
+from .._core.permissions import denied_test
+from .._core.spec import ToolSpec
 from .ignorefiles import IGNORE_NAMES, forbidden_link, outside_rule_files
 from .linkscan import linked_ignore_files
 
@@ -54,7 +55,7 @@ class LinkPolicy:
     secret: Callable[[str], bool]
 
 
-def link_policy(ctx: ExecutionContext, tool: str) -> LinkPolicy:
+def link_policy(ctx: ExecutionContext, tool: ToolSpec) -> LinkPolicy:
     """What an ignore file `tool`'s walker reads may link to: a file beneath the roots that the tool may show."""
     denied = denied_test(ctx, tool)
     return LinkPolicy(

@@ -24,8 +24,9 @@ from functools import cached_property
 
 from .._core.context import ExecutionContext
 from .._core.paths import root_of, within_roots
+from .._core.permissions import denied_test
 from .._core.sensitive import SensitiveMatcher
-from .._core.spec import denied_test
+from .._core.spec import ToolSpec
 from .excludes import DEFAULT_EXCLUDES, exclusion_globs
 from .ignorelinks import LinkPlan, LinkPolicy, link_policy, plan_links, plan_links_here
 from .links import escaping_links
@@ -54,7 +55,7 @@ class WalkRules:
     """The rules of one tool's walks under one context (see the module's docstring)."""
 
     ctx: ExecutionContext
-    tool: str
+    tool: ToolSpec
 
     @cached_property
     def _split(self) -> tuple[tuple[str, ...], SensitiveMatcher | None]:
@@ -173,14 +174,14 @@ class WalkRules:
         return kept
 
 
-def walk_rules(ctx: ExecutionContext, tool: str) -> WalkRules:
+def walk_rules(ctx: ExecutionContext, tool: ToolSpec) -> WalkRules:
     """The rules of `tool`'s walks under `ctx`."""
     return WalkRules(ctx, tool)
 
 
 def visible_files(
     ctx: ExecutionContext,
-    tool: str,
+    tool: ToolSpec,
     directory: str,
     *,
     hidden: bool = False,

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import fstools
+from fstools._agents.cli import command_name
 from tests.helpers.processes import fstools_cmd
 
 MODEL_WORDING = ("must be an absolute path", "Absolute path", "=true", "=false", "metadata")
@@ -33,19 +35,23 @@ def test_read_only_commands_offer_no_change_options(tree, command):
     assert "--root" in done.stdout and "--deny" in done.stdout and "--json" in done.stdout
 
 
-@pytest.mark.parametrize("command", ["write", "edit", "multi-edit", "delete"])
+TOOLS = fstools.create_registry().list()
+
+
+@pytest.mark.parametrize("command", [command_name(t.name) for t in TOOLS if not t.read_only])
 def test_commands_that_change_files_offer_the_change_options(tree, command):
     done = fstools_cmd(command, "--help", cwd=tree)
     for option in ("--dry-run", "--ask", "--yes", "--read-only"):
         assert option in done.stdout, option
 
 
-@pytest.mark.parametrize("command", ["read", "write", "edit", "multi-edit", "delete", "ls", "glob", "grep"])
-def test_help_is_written_for_the_command_line(tree, command):
-    text = " ".join(fstools_cmd(command, "--help", cwd=tree).stdout.split())
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
+def test_help_is_written_for_the_command_line(tree, tool):
+    text = " ".join(fstools_cmd(command_name(tool.name), "--help", cwd=tree).stdout.split())
     for words in MODEL_WORDING:
         assert words not in text, words
-    assert "relative to the current directory, or absolute" in text
+    if any(p.path for p in tool.parameters):
+        assert "relative to the current directory, or absolute" in text
 
 
 def test_the_command_list_gives_each_tools_first_sentence(tree):

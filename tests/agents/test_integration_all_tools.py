@@ -18,7 +18,6 @@ from tests.helpers.processes import fstools_cmd, stdio_session
 from tests.helpers.processes import mcp_text as text
 
 REGISTERED = set(fstools.create_registry().names())
-ALL_TOOLS = ("Read", "Write", "Edit", "MultiEdit", "Delete", "LS", "Glob", "Grep")
 
 
 def needs(*tools: str):

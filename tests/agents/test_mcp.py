@@ -327,11 +327,15 @@ def test_rate_limit_and_audit_log(in_project, tmp_path):
 
 def test_image_results_become_image_content():
     image = fstools.ToolResult.ok("Image: /p/x.png", base64_data="iVBORw0KGgo=", mime_type="image/png", is_image=True)
+    image.images.append(fstools.Image("image/png", "iVBORw0KGgo=", 1, 1))
     result = call_result(image)
     assert [c.type for c in result.content] == ["text", "image"]
     assert (result.content[1].data, result.content[1].mime_type) == ("iVBORw0KGgo=", "image/png")
-    pdf_like = call_result(fstools.ToolResult.ok("text", base64_data="JVBERi0=", mime_type="application/pdf"))
-    assert [c.type for c in pdf_like.content] == ["text"]
+    # structuredContent does not repeat the image's data, wherever the metadata holds it.
+    assert result.structured_content == {"mime_type": "image/png", "is_image": True}
+    pdf_like = fstools.ToolResult.ok("text", base64_data="JVBERi0=", mime_type="application/pdf")
+    pdf_like.images.append(fstools.Image("application/pdf", "JVBERi0="))
+    assert [c.type for c in call_result(pdf_like).content] == ["text"]
     failed = call_result(fstools.ToolResult.fail("File not found: /p/x", "file_not_found"))
     assert failed.is_error and failed.content[0].text == "File not found: /p/x (error_code: file_not_found)"
 

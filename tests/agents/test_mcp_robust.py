@@ -86,7 +86,7 @@ def _waiting_tool(name: str, read_only: bool, started: threading.Event, release:
     spec = ToolSpec(
         name=name,
         description="Waits for a release.",
-        parameters=(ToolParameter("file_path", "string", "a path", required=True),),
+        parameters=(ToolParameter("file_path", "string", "a path", required=True, path=True),),
         run=run,
         read_only=read_only,
     )
@@ -102,7 +102,7 @@ def _releasing_tool(name: str, release: threading.Event, order: list):
     spec = ToolSpec(
         name=name,
         description="Releases the waiting tool.",
-        parameters=(ToolParameter("file_path", "string", "a path", required=True),),
+        parameters=(ToolParameter("file_path", "string", "a path", required=True, path=True),),
         run=run,
         read_only=True,
     )

@@ -47,6 +47,8 @@ def arguments(tool: fstools.BaseTool, sample: Path) -> dict:
             args[p.name] = str(sample.parent)
         elif p.name in ("source", "destination"):  # Move: the sample to a new name
             args[p.name] = str(sample if p.name == "source" else sample.parent / "moved.txt")
+        elif p.path_list and p.required:  # a list of paths: the sample file
+            args[p.name] = [str(sample)]
         elif p.required:
             assert p.name in SAMPLES, f"add a sample value for {tool.name}.{p.name}"
             args[p.name] = SAMPLES[p.name]

@@ -26,6 +26,9 @@ ALLOWED: dict[str, set[str]] = {
     **{family: BELOW_TOOLS | {family} for family in TOOL_FAMILIES},
     "_agents": {*BELOW_TOOLS, "_agents", *TOOL_FAMILIES},
 }
+# The families that read the facade itself: its list of tools is where the registry comes from
+# (the facade imports nothing at run time, so this closes no cycle).
+FACADE_READERS = {"_agents"}
 # Modules at the package top: the facade may name anything; the version is a leaf.
 TOP_LEVEL = {"__init__", "__main__", "__version__"}
 
@@ -99,6 +102,8 @@ def test_families_import_only_downward():
             family = family_of(target)
             if target.startswith("fstools.__version__") or family is None and target != "fstools":
                 continue
+            if target == "fstools" and source in FACADE_READERS:
+                continue
             if family not in ALLOWED[source]:
                 violations.append(f"{module_name(path)} imports {target}")
     assert violations == [], "\n".join(violations)
@@ -116,7 +121,8 @@ def test_the_family_graph():
         "_change": ["_content", "_core", "_index"],
         "_find": ["_core", "_globs", "_index", "_walk"],
         "_grep": ["_core", "_index", "_walk"],
-        "_agents": ["_change", "_content", "_core", "_find", "_grep", "_index", "_read"],
+        # The tools themselves come from the facade's list (the registry imports them by name).
+        "_agents": ["_change", "_content", "_core", "_find", "_index", "_read"],
     }
 
 

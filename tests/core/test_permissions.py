@@ -6,8 +6,7 @@ import pytest
 
 import fstools
 from fstools._core.errors import ErrorCode, ToolError
-from fstools._core.permissions import PermissionManager, PermissionRequest, PermissionRule
-from fstools._core.spec import authorize
+from fstools._core.permissions import PermissionManager, PermissionRequest, PermissionRule, authorize
 
 
 def manager(*rules, confirm=None, default="allow"):
@@ -55,11 +54,11 @@ def test_deny_message_and_authorize_helper(project):
     pm = manager(PermissionRule("LS", "**", "deny"))
     ctx = fstools.ExecutionContext(working_dir=str(project), permissions=pm)
     with pytest.raises(ToolError) as info:
-        authorize(ctx, "LS", str(project))
+        authorize(ctx, fstools.ls.spec, str(project))
     assert info.value.code == ErrorCode.PERMISSION_DENIED and "LS" in info.value.message
     r = fstools.ls(str(project), ctx=ctx)
     assert r.error_code == "permission_denied"
-    authorize(fstools.ExecutionContext(working_dir=str(project)), "LS", str(project))
+    authorize(fstools.ExecutionContext(working_dir=str(project)), fstools.ls.spec, str(project))
 
 
 def test_bad_action_rejected():
@@ -170,11 +169,16 @@ def test_denied_is_none_without_deny_rules_for_the_tool():
 
 
 def test_a_rule_on_edit_covers_multiedit():
+    """MultiEdit's spec says it answers to Edit's rules; the manager is told so with each question."""
+    multi = fstools.multi_edit.spec
+    assert tuple(multi.answers_to) == ("Edit",)
     pm = manager(PermissionRule("Edit", "**/*.lock", "deny"), PermissionRule("MultiEdit", "**/*.py", "ask"))
-    assert pm.decide("MultiEdit", "/p/yarn.lock") == "deny"
-    assert pm.decide("MultiEdit", "/p/a.py") == "ask"
+    assert pm.decide(multi.name, "/p/yarn.lock", multi.answers_to) == "deny"
+    assert pm.decide(multi.name, "/p/a.py", multi.answers_to) == "ask"
     assert pm.decide("Edit", "/p/a.py") == "allow"
     assert pm.decide("Write", "/p/yarn.lock") == "allow"
+    assert pm.denied(multi.name, multi.answers_to)("/p/yarn.lock")
+    assert pm.denied(multi.name) is None  # asked without them, only MultiEdit's own rules count
 
 
 def test_multiedit_obeys_an_edit_deny_rule(project):

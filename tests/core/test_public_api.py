@@ -1,14 +1,13 @@
 """The public API documents itself, and each tool's declarations agree with its ToolSpec.
 
-A parameter is declared in the spec (schema, validation, docstring, the call's arguments) and,
-for mypy and IDEs, in two real signatures: the public function's and the implementation's.
-These tests hold the three together: names, order, defaults and types.
+A parameter is declared twice: in the `@tool` declaration (schema, validation, docstring) and
+in the signature of the implementation, which is the public function (for mypy and IDEs).
+These tests hold the two together: names, order, defaults and types.
 """
 
 from __future__ import annotations
 
 import inspect
-import re
 import types
 import typing
 
@@ -16,8 +15,7 @@ import pytest
 
 import fstools
 from fstools._core.params import ToolParameter
-from fstools._core.public import tool_function
-from fstools._core.spec import ToolSpec
+from fstools._core.public import tool
 
 TOOLS = fstools.file_tools()
 PYTHON_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
@@ -26,8 +24,9 @@ VALID = {"string": "x", "integer": 1, "number": 1.0, "boolean": False, "object":
 
 
 def public_function(tool_name: str):
-    snake = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", tool_name).lower()
-    return getattr(fstools, snake)
+    """The facade's function declaring the tool `tool_name`, found through the facade's list of tools."""
+    (function,) = [getattr(fstools, f) for f in fstools._TOOLS if getattr(fstools, f).spec.name == tool_name]
+    return function
 
 
 def valid_value(p: ToolParameter):
@@ -113,14 +112,51 @@ def test_public_signature_matches_the_spec(tool):
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
-def test_implementation_signature_matches_the_public_one(tool):
-    """The spec's `run` receives the validated arguments by keyword: same names, same types."""
-    run_hints = typing.get_type_hints(tool.spec.run)
-    public_hints = typing.get_type_hints(public_function(tool.name))
-    names = list(inspect.signature(tool.spec.run).parameters)
-    assert names[1:] == [p.keyword for p in tool.parameters]
-    for p in tool.parameters:
-        assert run_hints[p.keyword] == public_hints[p.keyword], (tool.name, p.keyword)
+def test_the_public_function_is_the_implementation(tool):
+    """`@tool` keeps the implementation: its signature, its module, and the spec runs it."""
+    function = public_function(tool.name)
+    assert function.spec is tool.spec
+    assert function.__wrapped__.__module__ == function.__module__ != "fstools._core.public"
+    assert inspect.signature(function) == inspect.signature(function.__wrapped__)
+
+
+def test_a_declaration_that_disagrees_with_its_signature_is_refused():
+    declare = tool(
+        name="Probe", description="Probes.", parameters=(ToolParameter("n", "integer", "N"),), read_only=True
+    )
+    with pytest.raises(TypeError, match="must take n, then keyword-only ctx"):
+
+        @declare
+        def probe(m: int | None = None, *, ctx=None): ...
+
+    with pytest.raises(TypeError, match="keyword-only ctx"):
+
+        @declare
+        def probe2(n: int | None = None, ctx=None): ...
+
+
+def test_the_decorator_takes_every_field_of_a_spec_but_run():
+    fields = [f for f in inspect.signature(fstools._core.spec.ToolSpec).parameters if f != "run"]
+    declared = typing.get_type_hints(fstools._core.public.Declaration)
+    assert list(declared) == fields
+
+
+def test_a_declared_function_validates_then_runs_the_implementation(ctx):
+    seen = []
+
+    @tool(
+        name="Probe", description="Probes.", parameters=(ToolParameter("n", "integer", "N", default=3),), read_only=True
+    )
+    def probe(n: int = 3, *, ctx=None):
+        seen.append((n, ctx))
+        return fstools.ToolResult.ok(str(n))
+
+    assert probe("5", ctx=ctx).output == "5" and seen == [(5, ctx)]
+    assert probe(ctx=ctx).output == "3"
+    assert probe("x", ctx=ctx).error_code == "invalid_argument" and len(seen) == 2
+    assert probe().success and seen[-1][1] is fstools.default_context()
+    with pytest.raises(TypeError):
+        probe(1, 2)
 
 
 @pytest.mark.parametrize(
@@ -138,18 +174,17 @@ def test_public_function_passes_each_argument_under_its_tool_name(tool, param, c
 
 
 def test_docstring_of_a_function_without_string_annotations_names_python_types():
-    spec = ToolSpec(
+    declare = tool(
         name="Probe",
         description="Probes.",
         parameters=(
             ToolParameter("n", "integer", "How many", default=3, minimum=1),
             ToolParameter("rows", "array", "Rows", required=True, items=(ToolParameter("k", "boolean", "Flag"),)),
         ),
-        run=lambda ctx, n, rows: fstools.ToolResult.ok(),
         read_only=True,
     )
 
-    @tool_function(spec)
+    @declare
     def probe(n=3, rows=(), *, ctx=None):
         """Probe something."""
 

@@ -134,7 +134,7 @@ def test_pdf_page_images_follow_the_text_as_image_blocks(pdf_result, provider):
     pages = pdf_result.metadata["page_images"]
     assert blocks[0]["text"] == pdf_result.to_text() and "[Images of page(s) 1-2 follow]" in blocks[0]["text"]
     # The same block shapes as a Read of an image file, in page order.
-    assert blocks[1:] == [fstools.ToolResult.ok("", **page).to_content(provider)[1] for page in pages]
+    assert blocks[1:] == [image_only(page["mime_type"], page["base64_data"]).to_content(provider)[1] for page in pages]
     for block, page in zip(blocks[1:], pages, strict=True):
         assert page["base64_data"] in str(block) and base64.b64decode(page["base64_data"]).startswith(b"\x89PNG")
     assert validate(provider, blocks) == blocks
@@ -146,10 +146,30 @@ def test_pdf_page_images_stay_out_of_chat_completions_tool_messages(pdf_result):
     assert validate("openai", blocks) == blocks
 
 
+def image_only(mime: str, data: str) -> fstools.ToolResult:
+    return fstools.ToolResult(True, "", images=[fstools.Image(mime, data)])
+
+
 def test_a_failed_result_carries_no_images():
-    page = {"page": 1, "base64_data": "AA==", "mime_type": "image/png", "width": 1, "height": 1}
-    failed = fstools.ToolResult.fail("nope", "io_error", page_images=[page], base64_data="AA==", mime_type="image/png")
+    failed = fstools.ToolResult.fail("nope", "io_error")
+    failed.images.append(fstools.Image("image/png", "AA==", 1, 1))
     assert len(failed.to_content("anthropic")) == 1
+
+
+def test_images_are_the_typed_field_whichever_tool_returned_them():
+    """Renderers read `images`, never a tool's metadata keys: metadata that looks like an image is just metadata."""
+    lookalike = fstools.ToolResult.ok(
+        "x", base64_data="AA==", mime_type="image/png", page_images=[{"base64_data": "AA=="}]
+    )
+    assert [b["type"] for b in lookalike.to_content("anthropic")] == ["text"]
+    typed = fstools.ToolResult(
+        True, "x", images=[fstools.Image("image/gif", "R0lG", 1, 1), fstools.Image.from_bytes(b"\x89PNG", "image/png")]
+    )
+    blocks = typed.to_content("mcp")
+    assert blocks[1:] == [
+        {"type": "image", "data": "R0lG", "mimeType": "image/gif"},
+        {"type": "image", "data": "iVBORw==", "mimeType": "image/png"},
+    ]
 
 
 def test_chat_completions_tool_messages_take_text_only(image_result):

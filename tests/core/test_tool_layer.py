@@ -19,8 +19,8 @@ from fstools._core.spec import ToolSpec, invoke
 def test_registry_lists_every_working_tool():
     registry = fstools.create_registry()
     names = registry.names()
-    # Every file tool is registered, in the order agents usually meet them.
-    assert names == ["Read", "Write", "Edit", "MultiEdit", "ApplyPatch", "Delete", "Move", "LS", "Glob", "Grep"]
+    # Every tool of the facade's list is registered, in the list's order.
+    assert names == [getattr(fstools, function).spec.name for function in fstools._TOOLS]
     assert len(names) == len(set(names)) == len(registry)
     for tool in registry.list():
         assert tool.category == fstools.ToolCategory.FILE
@@ -128,7 +128,9 @@ def _spec(read_only: bool, calls: list) -> ToolSpec:
             raise PermissionError(13, "Permission denied")
         return fstools.ToolResult.ok("done", file_path=file_path, bytes_written=4)
 
-    return ToolSpec("Probe", "probe", (ToolParameter("file_path", "string", "p", required=True),), run, read_only)
+    return ToolSpec(
+        "Probe", "probe", (ToolParameter("file_path", "string", "p", required=True, path=True),), run, read_only
+    )
 
 
 def test_read_only_context_refuses_mutations(ctx):

@@ -7,12 +7,15 @@ command line or an MCP call turned into. They are real FileTools over real ToolS
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import fstools
 from fstools._core.params import ToolParameter
 from fstools._core.paths import resolve_path
-from fstools._core.spec import ToolSpec, authorize
+from fstools._core.permissions import authorize
+from fstools._core.public import tool
+from fstools._core.spec import ToolSpec
 
 
 def _echo(name: str, *, mutating: bool):
@@ -23,7 +26,9 @@ def _echo(name: str, *, mutating: bool):
             target = resolve_path(ctx, path)
             seen = ctx.read_record(target.path) is not None
             if mutating and not ctx.dry_run:
-                authorize(ctx, name, target.path, diff=f"-{kwargs.get('old_string')}\n+{kwargs.get('new_string')}")
+                authorize(
+                    ctx, SPECS[name], target.path, diff=f"-{kwargs.get('old_string')}\n+{kwargs.get('new_string')}"
+                )
         return fstools.ToolResult.ok(json.dumps(kwargs, sort_keys=True), file_path=path, was_read=seen)
 
     return run
@@ -39,7 +44,7 @@ PROBE = ToolSpec(
     name="Probe",
     description="Probes the command line. Second sentence.",
     parameters=(
-        ToolParameter("file_path", "string", "Absolute path of the file", required=True),
+        ToolParameter("file_path", "string", "Absolute path of the file", required=True, path=True),
         ToolParameter("old_string", "string", "Text to replace", required=True),
         ToolParameter("new_string", "string", "Replacement text (100% literal)", required=True),
         ToolParameter("replace_all", "boolean", "Replace every occurrence", default=False),
@@ -60,7 +65,7 @@ BATCH = ToolSpec(
     name="BatchEdit",
     description="Applies edits",
     parameters=(
-        ToolParameter("file_path", "string", "Absolute path", required=True),
+        ToolParameter("file_path", "string", "Absolute path", required=True, path=True),
         ToolParameter("edits", "array", "Edits to apply", required=True, items=EDIT_EDITS),
     ),
     run=_echo("BatchEdit", mutating=True),
@@ -73,11 +78,14 @@ SCAN = ToolSpec(
     description="Scans a tree",
     parameters=(
         ToolParameter("pattern", "string", "What to look for", required=True),
-        ToolParameter("path", "string", "Where to look"),
+        ToolParameter("path", "string", "Where to look", path=True),
     ),
     run=_echo("Scan", mutating=False),
     read_only=True,
 )
+
+
+SPECS = {spec.name: spec for spec in (PROBE, BATCH, SCAN)}
 
 
 def _tool(spec: ToolSpec) -> fstools.FileTool:
@@ -88,4 +96,26 @@ def probe_registry() -> fstools.ToolRegistry:
     registry = fstools.ToolRegistry()
     for spec in (PROBE, BATCH, SCAN):
         registry.register(_tool(spec))
+    return registry
+
+
+@tool(
+    name="Gather",
+    description="Looks at several files",
+    parameters=(
+        ToolParameter("paths", "array", "Absolute paths of the files", required=True, path=True),
+        ToolParameter("limit", "integer", "At most this many", default=2, minimum=1),
+    ),
+    read_only=True,
+    cli_match_count="found",
+)
+def gather(paths: list[str], limit: int = 2, *, ctx: fstools.ExecutionContext | None = None) -> fstools.ToolResult:
+    """A tool declared with @tool whose one path parameter is a list of paths."""
+    found = [p for p in paths if os.path.exists(p)]
+    return fstools.ToolResult.ok(json.dumps({"paths": paths, "limit": limit}, sort_keys=True), found=len(found))
+
+
+def gather_registry() -> fstools.ToolRegistry:
+    registry = fstools.ToolRegistry()
+    registry.register(fstools.FileTool(gather.spec))
     return registry

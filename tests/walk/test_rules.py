@@ -38,7 +38,7 @@ def test_visible_files_are_the_files_glob_shows(tmp_path, options):
     _tree(root, outside)
     deny = fstools.PermissionManager(rules=[fstools.PermissionRule("Glob", str(root / "private") + "/**", "deny")])
     ctx = fstools.ExecutionContext(working_dir=str(root), permissions=deny)
-    listed = set(visible_files(ctx, "Glob", str(root), **options).paths)
+    listed = set(visible_files(ctx, fstools.glob.spec, str(root), **options).paths)
     assert listed == _glob_paths(ctx, root, **options)
     assert str(root / "src" / "app.py") in listed
     for never in (".env", "conf/id_rsa", "node_modules/pkg/index.js", "private/notes.txt", "out/elsewhere.txt"):
@@ -51,7 +51,7 @@ def test_visible_files_narrowed_by_a_glob(tmp_path):
     root = tmp_path / "proj"
     _tree(root, tmp_path / "outside")
     ctx = fstools.ExecutionContext(working_dir=str(root))
-    listed = set(visible_files(ctx, "Glob", str(root), glob="src/**/*.py").paths)
+    listed = set(visible_files(ctx, fstools.glob.spec, str(root), glob="src/**/*.py").paths)
     assert listed == {str(root / "src" / "app.py"), str(root / "src" / "gen" / "out.py")}
 
 
@@ -60,7 +60,7 @@ def test_rules_hide_secrets_and_denied_paths_for_their_tool_only(tmp_path):
     root.mkdir()
     deny = fstools.PermissionManager(rules=[fstools.PermissionRule("Grep", str(root / "private") + "/**", "deny")])
     ctx = fstools.ExecutionContext(working_dir=str(root), permissions=deny)
-    grep_rules, glob_rules = walk_rules(ctx, "Grep"), walk_rules(ctx, "Glob")
+    grep_rules, glob_rules = walk_rules(ctx, fstools.grep.spec), walk_rules(ctx, fstools.glob.spec)
     denied = str(root / "private" / "a.txt")
     assert grep_rules.hides(denied) and not glob_rules.hides(denied)
     # `.env` is pruned by the walker; a secret it cannot prune (a path pattern) is checked on each path.

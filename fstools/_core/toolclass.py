@@ -1,4 +1,5 @@
-"""The tool layer: BaseTool for any tool, FileTool as the thin adapter over a ToolSpec."""
+"""Tools as objects: FileTool, a ToolSpec as a tool (fstools' own and any declared with `@tool`);
+BaseTool, the interface FileTool implements and a hand-written tool may implement too."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from .spec import ToolSpec, call_validated, invoke
 
 
 class ToolCategory(str, Enum):
-    """The kind of a tool; every fstools tool is a FILE tool."""
+    """The kind of a tool. There is one kind, FILE, so it tells nothing: kept for code that reads it."""
 
     FILE = "file"
 
@@ -39,9 +40,9 @@ class BaseTool(ABC):
         """What the model is told the tool does and how to call it."""
 
     @property
-    @abstractmethod
     def category(self) -> ToolCategory:
-        """The kind of tool."""
+        """Always ToolCategory.FILE (kept for code that reads it; a tool need not define it)."""
+        return ToolCategory.FILE
 
     @property
     @abstractmethod
@@ -70,6 +71,11 @@ class BaseTool(ABC):
         """The command line's help for this tool; by default its description."""
         return self.description
 
+    @property
+    def cli_match_count(self) -> str | None:
+        """The metadata count of a search whose zero makes the command exit 1, as grep does; None for other tools."""
+        return None
+
     def output_schema(self) -> dict[str, Any]:
         """The JSON Schema of the metadata of this tool's results (the MCP outputSchema)."""
         return output_schema(())
@@ -97,9 +103,13 @@ class BaseTool(ABC):
 
 
 class FileTool(BaseTool):
-    """Adapter from a ToolSpec to the tool interface; subclasses only name their spec."""
+    """Adapter from a ToolSpec to the tool interface: `FileTool(spec)`, or a subclass that names its spec."""
 
     spec: ToolSpec
+
+    def __init__(self, spec: ToolSpec | None = None) -> None:
+        if spec is not None:
+            self.spec = spec
 
     @property
     def name(self) -> str:
@@ -108,10 +118,6 @@ class FileTool(BaseTool):
     @property
     def description(self) -> str:
         return self.spec.description
-
-    @property
-    def category(self) -> ToolCategory:
-        return ToolCategory.FILE
 
     @property
     def parameters(self) -> list[ToolParameter]:
@@ -128,6 +134,10 @@ class FileTool(BaseTool):
     @property
     def cli_help(self) -> str:
         return self.spec.cli_help or self.spec.description
+
+    @property
+    def cli_match_count(self) -> str | None:
+        return self.spec.cli_match_count
 
     def output_schema(self) -> dict[str, Any]:
         return output_schema(self.spec.results)

@@ -8,7 +8,7 @@ from typing import Any
 from .context import ExecutionContext
 from .errors import ErrorCode
 from .result import ToolResult
-from .tool import BaseTool
+from .toolclass import BaseTool
 
 
 class ToolRegistry:

@@ -1,0 +1,57 @@
+"""The registry of fstools' own tools, made from the facade's list of tools."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .._core.spec import ToolSpec
+from .._core.toolclass import BaseTool, FileTool
+from .._core.toolregistry import ToolRegistry
+
+
+def file_tools() -> list[BaseTool]:
+    """One instance of every tool of the facade's list, in its order (each tool's module imported here).
+
+    A module that defines its own FileTool subclass for the tool (GrepTool) gets an instance of
+    it; any other tool is a FileTool of its spec.
+    """
+    from importlib import import_module
+
+    from .. import _TOOLS
+
+    tools: list[BaseTool] = []
+    for function, name in _TOOLS.items():
+        module = import_module(f"fstools.{name}")
+        spec = getattr(module, function).spec
+        if not isinstance(spec, ToolSpec):
+            raise TypeError(f"fstools.{function} must be declared with @tool")
+        tools.append(_own_class(vars(module), spec)())
+    return tools
+
+
+def _own_class(namespace: dict[str, object], spec: ToolSpec) -> Callable[[], FileTool]:
+    """The class a tool's module defines for `spec`, or a maker of FileTool(spec)."""
+    for value in namespace.values():
+        if isinstance(value, type) and issubclass(value, FileTool) and value.__dict__.get("spec") is spec:
+            return value
+    return lambda: FileTool(spec)
+
+
+def register_file_tools(registry: ToolRegistry) -> ToolRegistry:
+    """Register every file tool (see file_tools) in `registry` and return it.
+
+    Args:
+        registry: The registry to add the tools to; ValueError if it already holds one of their names.
+    """
+    for tool in file_tools():
+        registry.register(tool)
+    return registry
+
+
+def create_registry() -> ToolRegistry:
+    """A new ToolRegistry holding every fstools tool (`file_tools()`, in that order).
+
+    Hand `get_all_schemas("openai")` or `get_all_schemas("anthropic")` to the model, then run each
+    tool call it makes with `execute(name, context, **arguments)` (or `run` without an event loop).
+    """
+    return register_file_tools(ToolRegistry())
