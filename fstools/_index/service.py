@@ -31,6 +31,7 @@ _watching = True
 # Candidates past this share of the files below the searched directory: rg walks instead
 # (handed ~70,000 kernel files as arguments, rg took 1.2-1.6x its own walk).
 STEP_ASIDE = 0.5
+STEP_ASIDE_FILES = 5000  # below this many candidates the arguments cost rg nothing that matters
 
 
 @dataclass
@@ -103,7 +104,7 @@ def grep_candidates(
             return Lookup("unselective")
         with live.lock:
             paths = live.candidates(query.query, path, query.literals)
-            if len(paths) > STEP_ASIDE * live.files_below(path):  # nearly every file: rg's walk beats arguments
+            if len(paths) > max(STEP_ASIDE_FILES, STEP_ASIDE * live.files_below(path)):  # rg's walk beats arguments
                 return Lookup("unselective")
     except Unusable as exc:
         return Lookup(exc.reason)
