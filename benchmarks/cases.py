@@ -205,6 +205,101 @@ def multi_edit(t: corpus.Typical) -> Case:
     )
 
 
+SYNTAX_LINES = 2_000
+SYNTAX_BUDGET = Budget(5, "ms", "≤ 5 ms")
+
+
+def _syntax_target(t: corpus.Typical) -> tuple[str, str, str, str]:
+    """(path, text, old, new): a 2,000-line Python module and a one-line change in it."""
+    with open(t.big_module, encoding="utf-8") as f:
+        lines = f.read().split("\n")[: SYNTAX_LINES - 1]
+    # Cut before the last top-level definition that may not fit whole: the module stays valid.
+    cut = max(k for k in range(len(lines) - 1) if not lines[k] and lines[k + 1][:1] not in ("", " ", "\t"))
+    lines = lines[:cut]
+    lines += ["# filler"] * (SYNTAX_LINES - 1 - len(lines))
+    original = "\n".join([*lines, 'SYNTAX_MARKER = "before"']) + "\n"
+    assert original.count("\n") == SYNTAX_LINES
+    compile(original, "syntax_target.py", "exec")  # valid Python, as a checked file usually is
+    return os.path.join(t.scratch, "syntax_target.py"), original, 'SYNTAX_MARKER = "before"', 'SYNTAX_MARKER = "after"'
+
+
+@case(
+    "typical",
+    "syntax-check",
+    "Syntax check after a change to a 2,000-line Python file",
+    ("Edit",),
+    budgets=(SYNTAX_BUDGET,),
+)
+def syntax_check(t: corpus.Typical) -> Case:
+    """What an Edit adds to check the file it changed: the new text parsed (the old one only
+    when the new one has errors). The reference is Python's own parser on the same text."""
+    from fstools._syntax.check import check_text
+
+    path, original, old, new = _syntax_target(t)
+    edited = original.replace(old, new)
+
+    def run() -> fstools.ToolResult:
+        return fstools.ToolResult.ok(
+            "", diagnostics=[d.as_dict() for d in check_text(original, edited, "python", path)]
+        )
+
+    def check(r: fstools.ToolResult) -> None:
+        assert ok(r).metadata["diagnostics"] == []
+        broken = check_text(original, edited.replace(new, new[:-1]), "python", path)
+        assert [d.line for d in broken] == [SYNTAX_LINES], broken
+
+    def plain_parse() -> object:
+        import ast
+
+        return ast.parse(edited)
+
+    return Case(run=run, check=check, refs=[Ref("python ast.parse", plain_parse)])
+
+
+@case(
+    "typical",
+    "syntax-check-again",
+    "Syntax check of the next change to the same 2,000-line file (its tree kept)",
+    ("Edit",),
+    budgets=(SYNTAX_BUDGET,),
+)
+def syntax_check_again(t: corpus.Typical) -> Case:
+    """An agent's edits come in a row: each check after the first reparses only the changed
+    window of the tree the previous check kept. Each call changes the file back and forth."""
+    from fstools._syntax.check import check_text
+
+    path, original, old, new = _syntax_target(t)
+    texts = [original, original.replace(old, new)]
+    check_text(None, texts[0], "python", path)  # the first check of the file keeps its tree
+
+    def run() -> fstools.ToolResult:
+        found = check_text(texts[0], texts[1], "python", path)
+        texts.reverse()
+        return fstools.ToolResult.ok("", diagnostics=[d.as_dict() for d in found])
+
+    def check(r: fstools.ToolResult) -> None:
+        assert ok(r).metadata["diagnostics"] == []
+
+    def plain_parse() -> object:
+        import ast
+
+        return ast.parse(texts[0])
+
+    return Case(run=run, check=check, refs=[Ref("python ast.parse", plain_parse)])
+
+
+@case("typical", "edit-syntax", "Edit a 2,000-line Python file (syntax checked)", ("Edit", "Write"))
+def edit_syntax(t: corpus.Typical) -> Case:
+    path, original, old, new = _syntax_target(t)
+    checked = edit_case(t.root, path, original, old, new)
+
+    def check(r: fstools.ToolResult) -> None:
+        checked.check(r)
+        assert r.metadata["diagnostics"] == [], r.metadata["diagnostics"]
+
+    return Case(run=checked.run, check=check, refs=checked.refs, setup=checked.setup)
+
+
 @case("typical", "delete", "Delete a file", ("Delete",))
 def delete(t: corpus.Typical) -> Case:
     path = os.path.join(t.scratch, "delete_me.py")

@@ -150,7 +150,7 @@ def kernel_build(root: str) -> Case:
       budgets=(Budget(5, "ms", "≤ 5 ms"),), repeats=9)  # fmt: skip
 def kernel_update(root: str) -> Case:
     built(root)
-    from fstools._index.registry import notify_changed
+    from fstools._index.opened import notify_changed
 
     ctx = fstools.ExecutionContext(working_dir=root)
     target = os.path.join(root, "kernel", "power", "main.c")

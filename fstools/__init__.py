@@ -72,7 +72,7 @@ _TOOLS: dict[str, str] = {
     "move": "_change.move",
     "ls": "_find.ls",
     "glob": "_find.glob",
-    "grep": "_grep.tool",
+    "grep": "_grep.grep",
 }
 
 # Public name -> the private module that defines it, imported on first use.
@@ -87,7 +87,7 @@ _EXPORTS: dict[str, str] = {
     "ExecutionContext": "_core.context",
     "FileTool": "_core.toolclass",
     "GlobTool": "_find.glob",
-    "GrepTool": "_grep.tool",
+    "GrepTool": "_grep.grep",
     "Image": "_core.result",
     "LSTool": "_find.ls",
     "MoveTool": "_change.move",
@@ -146,6 +146,6 @@ if TYPE_CHECKING:
     from ._core.toolregistry import ToolRegistry
     from ._find.glob import GlobTool, glob
     from ._find.ls import LSTool, ls
-    from ._grep.tool import GrepTool, grep
+    from ._grep.grep import GrepTool, grep
     from ._index.service import build_index
     from ._read.tool import ReadTool, read

@@ -38,6 +38,8 @@ from .._core.result import ToolResult, printable
 from .._core.spec import invoke
 from .._find.ls import ls
 from .._read.tool import MAX_LIMIT, read
+from .._syntax.diagnostics import block_of
+from .._syntax.review import annotate, refuse_broken, review_change
 
 TOOL_NAME = "str_replace_based_edit_tool"
 COMMANDS = ("view", "create", "str_replace", "insert")
@@ -198,8 +200,14 @@ def _create(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str) -> 
     if ctx.dry_run:
         return result.output
     if result.metadata.get("created"):
-        return f"File created successfully at: {path}"
-    return f"File overwritten successfully at: {path}"
+        return _diagnosed(f"File created successfully at: {path}", result)
+    return _diagnosed(f"File overwritten successfully at: {path}", result)
+
+
+def _diagnosed(text: str, result: ToolResult) -> str:
+    """The adapter's answer, ending with the syntax errors (and checkers' findings) of the change."""
+    block = block_of(result.output)
+    return f"{text}\n\n{block}" if block else text
 
 
 # str_replace -----------------------------------------------------------------------------
@@ -225,10 +233,11 @@ def _str_replace(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str
         return result.output
     first, last = _changed_lines(result.metadata.get("diff", ""))
     snippet = _snippet(ctx, path, first, last)
-    return (
+    answer = (
         f"The file {path} has been edited. Here's the result of running `cat -n` on a snippet of {path}:\n"
         f"{snippet}\n{_REVIEW}"
     )
+    return _diagnosed(answer, result)
 
 
 def _vouch(ctx: ExecutionContext, path: str) -> None:
@@ -289,10 +298,11 @@ def _insert(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str) -> 
         return result.output
     added = result.metadata["lines_inserted"]
     snippet = _snippet(ctx, path, line + 1, line + added)
-    return (
+    answer = (
         f"The file {path} has been edited. Here's the result of running `cat -n` on a snippet of the edited file:\n"
         f"{snippet}\n{_REVIEW_INSERT}"
     )
+    return _diagnosed(answer, result)
 
 
 def _insert_run(ctx: ExecutionContext, file_path: str, insert_line: int, text: str) -> ToolResult:
@@ -325,12 +335,15 @@ def _insert_run(ctx: ExecutionContext, file_path: str, insert_line: int, text: s
         old, new, [Change(pos, pos, pos, pos + len(piece))], old_label=target.display, new_label=target.display
     )
     data = encode_document(new, doc.encoding, target.display)
+    reviews = [review_change(ctx, target.display, old, new)]
+    refuse_broken(ctx, reviews)
     authorize(ctx, edit.spec, target.path, diff)
     meta = {"file_path": target.path, "diff": diff, "lines_inserted": body.count("\n") + 1}
     if ctx.dry_run:
-        return ToolResult.ok(f"[Dry Run] Would insert after line {insert_line} of {target.display}\n{diff}", **meta)
+        preview = ToolResult.ok(f"[Dry Run] Would insert after line {insert_line} of {target.display}\n{diff}", **meta)
+        return annotate(preview, reviews)
     save(ctx, target, data, seen)
-    return ToolResult.ok(f"Inserted after line {insert_line} of {target.display}\n{diff}", **meta)
+    return annotate(ToolResult.ok(f"Inserted after line {insert_line} of {target.display}\n{diff}", **meta), reviews)
 
 
 def _line_end(text: str, line: int) -> int:

@@ -20,7 +20,7 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
-from .._index.registry import notify_changed
+from .._index.opened import notify_changed
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
 from .guard import load

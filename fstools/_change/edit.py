@@ -25,6 +25,7 @@ from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec
 from .._core.toolclass import FileTool
+from .._syntax.review import Review, annotate, needs_review, refuse_broken, review_change
 from .atomic import Snapshot
 from .diff import Change, ChangeTracker, unified_diff
 from .document import NEW_DOCUMENT, Document, decode_document, encode_document
@@ -177,6 +178,18 @@ def _diff(doc: Document, edited: _Edited, old_label: str, new_label: str) -> str
     return unified_diff(before, after, changes, old_label=old_label, new_label=new_label, decode=doc.decode_part)
 
 
+def _review(ctx: ExecutionContext, doc: Document, edited: _Edited, display: str, created: bool) -> Review:
+    """The syntax check (and checkers) of the edited text; a spliced (large) result is not checked."""
+    before, after = edited.before, edited.after
+    if isinstance(after, Spliced) or not needs_review(ctx, display):
+        return Review(display)
+    if isinstance(before, bytes):
+        before = doc.decode_part(before)
+    if isinstance(after, bytes):
+        after = doc.decode_part(after)
+    return review_change(ctx, display, None if created else before, after)
+
+
 def _refuse_placeholders(doc: Document, edits: Sequence[EditRequest], numbered: bool, path: str) -> None:
     """No edit may bring in an omission placeholder that neither its old_string nor the file holds."""
     for n, edit in enumerate(edits, 1):
@@ -232,11 +245,13 @@ def _apply(
     else:
         meta["match_strategy"] = results[0]["match_strategy"]
     verb, what = _summary(target.display, created, replacements, results, numbered)
+    reviews = [_review(ctx, doc, edited, target.display, created)]
+    refuse_broken(ctx, reviews)
     authorize(ctx, tool, target.path, diff, replacements=replacements)
     if ctx.dry_run:
-        return ToolResult.ok(f"[Dry Run] Would {verb} {what}\n{diff}", **meta)
+        return annotate(ToolResult.ok(f"[Dry Run] Would {verb} {what}\n{diff}", **meta), reviews)
     written, _ = save(ctx, target, data, seen)
-    return ToolResult.ok(f"{_PAST[verb]} {what}\n{diff}", in_place=written.in_place, **meta)
+    return annotate(ToolResult.ok(f"{_PAST[verb]} {what}\n{diff}", in_place=written.in_place, **meta), reviews)
 
 
 _PAST = {"create": "Created", "edit": "Edited", "apply": "Applied"}

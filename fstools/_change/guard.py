@@ -16,7 +16,7 @@ from .._content.spliced import Spliced
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.paths import SafePath
-from .._index.registry import notify_changed
+from .._index.opened import notify_changed
 from .atomic import Conflict, LockTimeout, Snapshot, Written, commit, snapshot
 
 PARALLEL_DIGEST_MIN = 1 << 20

@@ -27,7 +27,8 @@ from operator import add
 
 from .._core.errors import ErrorCode, ToolError
 from .diff import Change
-from .match import describe_not_found, indent_of, reindent
+from .nearmiss import describe_not_found
+from .reindent import indent_of, reindent
 from .v4a import Hunk
 
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
@@ -160,6 +161,15 @@ class _Placed:
     start: int  # index of the first replaced line
     level: int  # how the hunk's lines matched
     old: list[str]
+
+    @property
+    def next_cursor(self) -> int:
+        """Where the next hunk's search begins: below this hunk's lines. A pure addition with no
+        anchor goes to the end of the file without moving the search (as codex applies it): a
+        hunk after it may still change lines above."""
+        if not self.old and not self.hunk.anchors:
+            return self.cursor
+        return self.start + len(self.old)
 
 
 @dataclass(frozen=True)
@@ -315,10 +325,9 @@ class _Locator:
         try:
             p = placed[i]
             alt = self.place(p.hunk, p.number, p.cursor, forced=p, at=at)
-            cursor = alt.start + len(alt.old)
+            cursor = alt.next_cursor
             for q in placed[i + 1 :]:
-                nxt = self.place(q.hunk, q.number, cursor)
-                cursor = nxt.start + len(nxt.old)
+                cursor = self.place(q.hunk, q.number, cursor).next_cursor
         except _Miss:
             return False
         return True
@@ -376,14 +385,14 @@ def apply_hunks(text: str, hunks: tuple[Hunk, ...], name: str) -> Applied:
         except _Miss as miss:
             raise locator.not_found(hunk, n, miss) from None
         placed.append(p)
-        cursor = p.start + len(p.old)
+        cursor = p.next_cursor
     locator.check_unique(placed)
     style = _style(lines)
     final_break = not lines.eols or bool(lines.eols[-1])
     out = Lines([], [])
     regions: list[tuple[int, int, int, int]] = []  # old and new line ranges
     pos = 0
-    for p in placed:
+    for p in sorted(placed, key=lambda p: p.start):  # stable: additions at the end keep their order
         out.bodies += lines.bodies[pos : p.start]
         out.eols += lines.eols[pos : p.start]
         count, new = _replacement(p, lines, style)

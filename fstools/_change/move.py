@@ -29,7 +29,7 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
-from .._index.registry import notify_changed
+from .._index.opened import notify_changed
 from .guard import load, require_fresh_read
 from .renames import SourceKept, move_across, rename_at
 from .tree import walk_tree

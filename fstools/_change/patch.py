@@ -21,13 +21,14 @@ from typing import Any
 from .._content.encodings import UTF8, TextEncoding
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
-from .._core.outputs import DRY_RUN, WARNINGS, ResultField
+from .._core.outputs import DIAGNOSTICS, DRY_RUN, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
+from .._syntax.review import Review, annotate, needs_review, refuse_broken, review_change
 from .atomic import Snapshot
 from .diff import Change, unified_diff, whole_text_changes
 from .document import decode_document, encode_document
@@ -52,6 +53,7 @@ class _File:
     changes: list[Change] | None = None  # of the one update that made `text`, if exactly one did
     mode: int | None = None  # a moved file's mode, for its new path
     touched: int = 0
+    origin: str | None = None  # a moved file's text at its old path (what its syntax is compared with)
 
 
 class _Plan:
@@ -156,7 +158,7 @@ class _Plan:
                 )
             mode = f.mode if f.mode is not None else mode_of(f.seen)
             self._set(dest, text, f.encoding)
-            dest.mode = mode
+            dest.mode, dest.origin = mode, f.original
             self._set(f, None, f.encoding)
         self.summary.append(("M", op.move_to))
 
@@ -246,6 +248,8 @@ def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation]) -
         raise ToolError(ErrorCode.NO_CHANGE, "The patch changes nothing; no file was written")
     diff = "\n".join(d for _, _, d in outcome if d)
     paths = [f.target.path for f, _, _ in outcome]
+    reviews = [_review(ctx, plan, f) for f, change, _ in outcome if change.data is not None]
+    refuse_broken(ctx, reviews)
     authorize(ctx, apply_patch.spec, paths[0], diff, covers=paths[1:], files=len(paths))
     summary = "\n".join(f"{kind} {name}" for kind, name in plan.summary)
     meta: dict[str, Any] = {
@@ -254,12 +258,23 @@ def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation]) -
         "diff": diff,
     }
     if ctx.dry_run:
-        return ToolResult.ok(f"[Dry Run] Would update the following files:\n{summary}\n{diff}", **meta)
+        return annotate(
+            ToolResult.ok(f"[Dry Run] Would update the following files:\n{summary}\n{diff}", **meta), reviews
+        )
     transaction = Transaction(ctx)
     transaction.apply([change for _, change, _ in outcome])
     if transaction.warnings:
         meta["warnings"] = transaction.warnings
-    return ToolResult.ok(f"Success. Updated the following files:\n{summary}", **meta)
+    return annotate(ToolResult.ok(f"Success. Updated the following files:\n{summary}", **meta), reviews)
+
+
+def _review(ctx: ExecutionContext, plan: _Plan, f: _File) -> Review:
+    """The syntax check of one added or updated file, against its text before the patch (a moved
+    file's at its old path)."""
+    if not needs_review(ctx, f.target.display):
+        return Review(f.target.display)
+    before = plan._old_text(f) if f.seen is not None else f.origin
+    return review_change(ctx, f.target.display, before, f.text or "")
 
 
 def _described(f: _File, change: FileChange) -> dict[str, Any]:
@@ -302,6 +317,7 @@ def _described(f: _File, change: FileChange) -> dict[str, Any]:
         ResultField("diff", "string", "Unified diff of every file changed", always=True),
         WARNINGS,
         DRY_RUN,
+        DIAGNOSTICS,
     ),
 )
 def apply_patch(patch: str, *, ctx: ExecutionContext | None = None) -> ToolResult:

@@ -17,7 +17,7 @@ from .._core import sandbox
 from .._core.context import ExecutionContext, ReadRecord
 from .._core.errors import ErrorCode, ToolError, changed_or_failed, error_from_oserror
 from .._core.paths import SafePath
-from .._index.registry import notify_changed
+from .._index.opened import notify_changed
 from .atomic import Snapshot, Written, commit
 from .guard import load, save
 

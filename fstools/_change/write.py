@@ -17,6 +17,7 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
+from .._syntax.review import annotate, refuse_broken, review_change
 from .diff import unified_diff, whole_text_changes
 from .document import Document, decode_document, encode_document, eol_of, text_style, with_line_breaks
 from .guard import load, require_fresh_read, save
@@ -133,18 +134,21 @@ def write(
             new_label=target.display,
         )
     verb = "create" if created else "update"
+    reviews = [review_change(ctx, target.display, previous.text if previous else None, content)]
+    refuse_broken(ctx, reviews)
     authorize(ctx, write.spec, target.path, diff, bytes=len(data), created=created)
     if ctx.dry_run:
-        return ToolResult.ok(
+        preview = ToolResult.ok(
             f"[Dry Run] Would {verb} {target.display} ({len(data)} bytes)\n{diff}",
             bytes_written=len(data),
             diff=diff,
             **meta,
         )
+        return annotate(preview, reviews)
     written, backup_path = save(ctx, target, data, seen, backup=backup)
     notes = f"; previous version kept at {backup_path}" if backup_path else ""
     extra = {"backup_path": backup_path} if backup else {}
-    return ToolResult.ok(
+    done = ToolResult.ok(
         f"{verb.capitalize()}d {target.display} ({len(data)} bytes){notes}",
         bytes_written=len(data),
         diff=diff,
@@ -152,6 +156,7 @@ def write(
         **extra,
         **meta,
     )
+    return annotate(done, reviews)
 
 
 class WriteTool(FileTool):

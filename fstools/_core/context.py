@@ -23,6 +23,9 @@ ARG_STYLES: tuple[ArgStyle, ...] = get_args(ArgStyle)
 # "auto": Grep and Glob answer from a fresh search index when one covers the path; "off": always scan.
 SearchIndex = Literal["auto", "off"]
 SEARCH_INDEX_MODES: tuple[SearchIndex, ...] = get_args(SearchIndex)
+# After a change: report the syntax errors it introduced, refuse such a change, or check nothing.
+CheckSyntax = Literal["warn", "refuse", "off"]
+CHECK_SYNTAX: tuple[CheckSyntax, ...] = get_args(CheckSyntax)
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,12 @@ class ExecutionContext:
         audit_hook: Called with an AuditRecord after every call.
         audit_log: Path of a JSONL file that gets one AuditRecord per call.
         rate_limit_per_minute: The most calls a minute; more get a rate_limited result.
+        check_syntax: After a change to a file in a known language, report the syntax errors the
+            change introduced ("warn", the default), refuse such a change with syntax_error and
+            write nothing ("refuse"), or do not check ("off").
+        checkers: Callables `(path, new_text) -> list of diagnostics` run after the syntax check
+            (a linter, a language server); one that fails or hangs only adds a warning.
+        checker_timeout: Seconds each checker may take before the change goes ahead without it.
     """
 
     working_dir: str = field(default_factory=os.getcwd)
@@ -107,12 +116,17 @@ class ExecutionContext:
     rate_limit_per_minute: int | None = None
     search_index: SearchIndex = "auto"
     arg_style: ArgStyle = "call"
+    check_syntax: CheckSyntax = "warn"
+    checkers: Sequence[Callable[[str, str], Any]] = ()
+    checker_timeout: float = 10.0
 
     def __post_init__(self) -> None:
         if not os.path.isabs(self.working_dir):
             raise ValueError(f"working_dir must be an absolute path: {self.working_dir}")
         if self.search_index not in SEARCH_INDEX_MODES:
             raise ValueError(f"search_index must be 'auto' or 'off', not {self.search_index!r}")
+        if self.check_syntax not in CHECK_SYNTAX:
+            raise ValueError(f"check_syntax must be one of {CHECK_SYNTAX}, not {self.check_syntax!r}")
         if self.arg_style not in ARG_STYLES:
             raise ValueError(f"arg_style must be one of {ARG_STYLES}, not {self.arg_style!r}")
         dirs = list(self.allowed_dirs) if self.allowed_dirs else [self.working_dir]

@@ -32,6 +32,7 @@ class ErrorCode(str, Enum):
     RATE_LIMITED = "rate_limited"
     MISSING_BINARY = "missing_binary"
     IO_ERROR = "io_error"
+    SYNTAX_ERROR = "syntax_error"
 
     def __str__(self) -> str:
         return self.value

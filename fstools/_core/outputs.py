@@ -69,6 +69,12 @@ DRY_RUN = ResultField("dry_run", "boolean", "True when nothing was changed becau
 TRUNCATED = ResultField("truncated", "boolean", "More results exist than were returned", always=True)
 WARNINGS = ResultField("warnings", "array", "What the call could not look at (also shown in the text)")
 NOTICE = ResultField("notice", "string", "How to get the results not returned (also shown in the text)")
+DIAGNOSTICS = ResultField(
+    "diagnostics",
+    "array",
+    "Syntax errors the change introduced (and what the context's checkers found): path, line, column, "
+    "message, severity, source; present when a changed file's kind is checked",
+)
 CHANGE_FIELDS = (
     FILE_PATH,
     ResultField("created", "boolean", "The file did not exist before", always=True),
@@ -78,4 +84,5 @@ CHANGE_FIELDS = (
     ResultField("in_place", "boolean", "Written in place (a hard-linked file) rather than swapped"),
     DIFF,
     DRY_RUN,
+    DIAGNOSTICS,
 )

@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .._core import sandbox
 from .._core.context import ExecutionContext
@@ -29,6 +30,9 @@ from .._globs.globmatch import MAGIC_CHARS, GlobError, byte_glob_superset, compi
 from .._walk.rules import walk_rules
 from .._walk.walkers import Listing, WalkSpec, newest_first
 from .indexed import index_listing
+
+if TYPE_CHECKING:
+    from .._index.status import IndexStatus
 
 DEFAULT_LIMIT = 1000
 _ABSOLUTE = re.compile(r"(?<![\w.])/[^\s:'\"]*")
@@ -219,7 +223,7 @@ def _walk(
     respect_gitignore: bool,
     follow_symlinks: bool,
     excludes: Excludes,
-) -> tuple[Listing, str]:
+) -> tuple[Listing, IndexStatus]:
     """The files `plan` matches, minus links out of the roots, secrets, denied paths and `excludes`,
     and metadata["index"]: from the search index when it holds this walk's files."""
     assert plan.base is not None
@@ -343,7 +347,7 @@ def glob(
     excludes = _split_excludes(exclude)
     meta: dict[str, object] = {"pattern": pattern, "path": plan.base, "limit": limit}
     listing = None
-    index_status = "unsupported"
+    index_status: IndexStatus = "unsupported"
     if plan.base is not None:
         authorize(ctx, glob.spec, plan.base)
         listing, index_status = _walk(ctx, plan, hidden, respect_gitignore, follow_symlinks, excludes)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from .._core.context import ExecutionContext
 from .._globs.globmatch import compile_glob
 from .._walk.walkers import Listing, in_git_worktree
+
+if TYPE_CHECKING:
+    from .._index.status import IndexStatus
 
 # Matches of recent patterns, keyed by the exact index state they were cut from.
 _RECENT = 16
@@ -24,7 +28,7 @@ def index_listing(
     respect_gitignore: bool,
     follow_symlinks: bool,
     name_excludes: tuple[str, ...] = (),
-) -> tuple[Listing | None, str]:
+) -> tuple[Listing | None, IndexStatus]:
     """(listing, metadata["index"]): the files below `base` whose relative path matches `regex`.
 
     The index lists Grep's default walk: .gitignore on, hidden files off, links not

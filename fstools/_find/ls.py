@@ -35,7 +35,7 @@ DEFAULT_LIMIT = 1000
 
 
 @dataclass(frozen=True)
-class Entry:
+class ListedEntry:
     name: str
     path: str
     type: str  # "dir", "file", "symlink" or "other"
@@ -57,7 +57,7 @@ def _entry_type(mode: int) -> str:
     return "other"
 
 
-def _format(entry: Entry) -> str:
+def _format(entry: ListedEntry) -> str:
     size = "-" if entry.type == "dir" else str(entry.size)
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.mtime))
     suffix = "/" if entry.type == "dir" else f" -> {entry.target}" if entry.target is not None else ""
@@ -76,7 +76,7 @@ def _shown_target(ctx: ExecutionContext, directory: str, dir_fd: int, name: str)
     return text
 
 
-def _entry(ctx: ExecutionContext, directory: str, dir_fd: int, de: os.DirEntry[str]) -> Entry | None:
+def _entry(ctx: ExecutionContext, directory: str, dir_fd: int, de: os.DirEntry[str]) -> ListedEntry | None:
     """The entry `de` of the open directory `dir_fd` (whose path is `directory`): stat and link
     target are read relative to that descriptor, never through a path."""
     try:
@@ -85,7 +85,7 @@ def _entry(ctx: ExecutionContext, directory: str, dir_fd: int, de: os.DirEntry[s
         target = _shown_target(ctx, directory, dir_fd, de.name) if kind == "symlink" else None
     except OSError:
         return None  # gone since the directory was read
-    return Entry(de.name, os.path.join(directory, de.name), kind, st.st_size, st.st_mtime, target)
+    return ListedEntry(de.name, os.path.join(directory, de.name), kind, st.st_size, st.st_mtime, target)
 
 
 def _not_ignored(ctx: ExecutionContext, target: SafePath, warnings: list[str]) -> set[str]:

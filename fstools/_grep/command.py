@@ -51,48 +51,48 @@ class GrepQuery:
         return replace(self, excludes=(*self.excludes, *excludes), ignore_flags=(*self.ignore_flags, *flags))
 
 
-def run_dir(q: GrepQuery) -> str:
-    """The working directory of q's rg runs: the searched directory (a file's own directory)."""
-    return os.path.dirname(q.root) if q.root_is_file else q.root
+def run_dir(query: GrepQuery) -> str:
+    """The working directory of the query's rg runs: the searched directory (a file's own directory)."""
+    return os.path.dirname(query.root) if query.root_is_file else query.root
 
 
-def _matcher_args(q: GrepQuery) -> list[str]:
+def _matcher_args(query: GrepQuery) -> list[str]:
     # --crlf: `$` matches before a CRLF line end too; Read shows such lines without their
     # `\r`, so a model's `x$` must find them.
     args: list[str] = ["--crlf"]
-    if q.case_insensitive:
+    if query.case_insensitive:
         args.append("--ignore-case")
-    if q.fixed_strings:
+    if query.fixed_strings:
         args.append("--fixed-strings")
-    if q.multiline:
+    if query.multiline:
         args += ["--multiline", "--multiline-dotall"]
     return args
 
 
-def _filter_args(q: GrepQuery, *, ignore_rules: bool = True, size_limit: bool = True) -> list[str]:
+def _filter_args(query: GrepQuery, *, ignore_rules: bool = True, size_limit: bool = True) -> list[str]:
     args: list[str] = []
-    if q.hidden or not ignore_rules:
+    if query.hidden or not ignore_rules:
         args.append("--hidden")
-    if not q.respect_gitignore or not ignore_rules:
+    if not query.respect_gitignore or not ignore_rules:
         args.append("--no-ignore")
     else:
-        args += q.ignore_flags
+        args += query.ignore_flags
     if size_limit:
-        args += ["--max-filesize", str(q.max_filesize)]
-    if q.glob:
-        args += ["--glob", q.glob]
-    for name in q.types:
+        args += ["--max-filesize", str(query.max_filesize)]
+    if query.glob:
+        args += ["--glob", query.glob]
+    for name in query.types:
         args += ["--type", name]
-    for glob in q.excludes:
+    for glob in query.excludes:
         args += ["--glob", glob]
     return args
 
 
-def _tail(q: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
-    return ["-e", q.pattern, "--", *(paths if paths is not None else [q.root])]
+def _tail(query: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
+    return ["-e", query.pattern, "--", *(paths if paths is not None else [query.root])]
 
 
-def count_argv(rg: str, q: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
+def count_argv(rg: str, query: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
     """Matching lines per file (`path NUL count`), one line per file as soon as it is searched."""
     return [
         rg,
@@ -101,25 +101,30 @@ def count_argv(rg: str, q: GrepQuery, paths: Sequence[str] | None = None) -> lis
         "--with-filename",
         "--null",
         "--line-buffered",
-        *_matcher_args(q),
-        *_filter_args(q),
-        *_tail(q, paths),
+        *_matcher_args(query),
+        *_filter_args(query),
+        *_tail(query, paths),
     ]
 
 
 def json_argv(
-    rg: str, q: GrepQuery, paths: Sequence[str] | None = None, *, context: bool = False, max_count: int | None = None
+    rg: str,
+    query: GrepQuery,
+    paths: Sequence[str] | None = None,
+    *,
+    context: bool = False,
+    max_count: int | None = None,
 ) -> list[str]:
     """The JSON event stream, over the root or over explicit files (a page)."""
-    args = [rg, "--no-config", "--json", *_matcher_args(q)]
+    args = [rg, "--no-config", "--json", *_matcher_args(query)]
     if context:
-        args += ["--before-context", str(q.before), "--after-context", str(q.after)]
+        args += ["--before-context", str(query.before), "--after-context", str(query.after)]
     if max_count is not None:
         args += ["--max-count", str(max_count)]
-    return [*args, *_filter_args(q), *_tail(q, paths)]
+    return [*args, *_filter_args(query), *_tail(query, paths)]
 
 
-def lines_argv(rg: str, q: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
+def lines_argv(rg: str, query: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
     """rg's line printer, one `path NUL` headed block per file, lines already `N> text` / `N  text`."""
     return [
         rg,
@@ -133,21 +138,29 @@ def lines_argv(rg: str, q: GrepQuery, paths: Sequence[str] | None = None) -> lis
         "--field-context-separator",
         "  ",
         "--before-context",
-        str(q.before),
+        str(query.before),
         "--after-context",
-        str(q.after),
-        *_matcher_args(q),
-        *_filter_args(q),
-        *_tail(q, paths),
+        str(query.after),
+        *_matcher_args(query),
+        *_filter_args(query),
+        *_tail(query, paths),
     ]
 
 
-def proposed_argv(rg: str, q: GrepQuery) -> list[str]:
+def proposed_argv(rg: str, query: GrepQuery) -> list[str]:
     """The files that appear to match (`path NUL` each): the walk's proposal when rg cannot be confined."""
-    return [rg, "--no-config", "--files-with-matches", "--null", *_matcher_args(q), *_filter_args(q), *_tail(q)]
+    return [
+        rg,
+        "--no-config",
+        "--files-with-matches",
+        "--null",
+        *_matcher_args(query),
+        *_filter_args(query),
+        *_tail(query),
+    ]
 
 
-def probe_argv(rg: str, q: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
+def probe_argv(rg: str, query: GrepQuery, paths: Sequence[str] | None = None) -> list[str]:
     """Where the pattern occurs in files the search could not show: binary, ignored or hidden.
 
     `--binary` searches binary files instead of quitting at their first NUL;
@@ -160,15 +173,15 @@ def probe_argv(rg: str, q: GrepQuery, paths: Sequence[str] | None = None) -> lis
         "--binary",
         "--max-count",
         "1",
-        *_matcher_args(q),
-        *_filter_args(q, ignore_rules=False),
-        *_tail(q, paths),
+        *_matcher_args(query),
+        *_filter_args(query, ignore_rules=False),
+        *_tail(query, paths),
     ]
 
 
-def files_argv(rg: str, q: GrepQuery) -> list[str]:
+def files_argv(rg: str, query: GrepQuery) -> list[str]:
     """Every file the search would consider, whatever its size (to find the oversized ones)."""
-    return [rg, "--no-config", "--files", "--null", *_filter_args(q, size_limit=False), "--", q.root]
+    return [rg, "--no-config", "--files", "--null", *_filter_args(query, size_limit=False), "--", query.root]
 
 
 def type_list_argv(rg: str) -> list[str]:

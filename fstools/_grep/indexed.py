@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._core.context import ExecutionContext
 from .command import GrepQuery
+
+if TYPE_CHECKING:
+    from .._index.status import IndexStatus
 
 
 class Candidates(list[str]):
@@ -16,7 +19,7 @@ class Candidates(list[str]):
     probe: Callable[[], Any] | None = None
 
 
-def index_scope(ctx: ExecutionContext, q: GrepQuery) -> tuple[list[str] | None, str]:
+def index_scope(ctx: ExecutionContext, query: GrepQuery) -> tuple[list[str] | None, IndexStatus]:
     """(candidates, metadata["index"]): candidates None means walk the root as without an index.
 
     The index holds the files of Grep's default walk, so a search with a glob, a type,
@@ -24,20 +27,24 @@ def index_scope(ctx: ExecutionContext, q: GrepQuery) -> tuple[list[str] | None, 
     """
     if ctx.search_index == "off":
         return None, "off"
-    if q.root_is_file or q.glob or q.types or q.hidden or not q.respect_gitignore:
+    if query.root_is_file or query.glob or query.types or query.hidden or not query.respect_gitignore:
         return None, "unsupported"
     from .._index.location import covering_root
 
-    if covering_root(q.root) is None:  # the common case: no index, and nothing heavy loaded to learn it
+    if covering_root(query.root) is None:  # the common case: no index, and nothing heavy loaded to learn it
         return None, "none"
     try:
         from .._index.listing import Filters
         from .._index.service import grep_candidates
     except ImportError:  # numpy missing
         return None, "unsupported"
-    filters = Filters(q.excludes, tuple(ctx.sensitive_patterns), q.max_filesize)
+    filters = Filters(query.excludes, tuple(ctx.sensitive_patterns), query.max_filesize)
     lookup = grep_candidates(
-        q.root, q.pattern, case_insensitive=q.case_insensitive, fixed_strings=q.fixed_strings, filters=filters
+        query.root,
+        query.pattern,
+        case_insensitive=query.case_insensitive,
+        fixed_strings=query.fixed_strings,
+        filters=filters,
     )
     if lookup.paths is None:
         return None, lookup.status

@@ -1,4 +1,6 @@
-"""Running rg for Grep: which runs a call needs, their deadline, and what their errors mean.
+"""Running rg for Grep: one `Searcher` per call, which starts the rg runs the call needs and
+pushes what they find to a sink, the `SearchOutcome` the call returns (ripgrep's own split:
+a searcher built once, results pushed to a sink).
 
 A directory search is two steps. Step one learns every matching file and its number of
 matching lines: `rg --count` (or, in multiline mode, only the `end` messages of
@@ -23,7 +25,7 @@ import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache, partial
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.binaries import require_binary
@@ -31,10 +33,6 @@ from .._core.errors import ErrorCode, ToolError
 from .._core.paths import is_within
 from .._core.runner import StreamingProcess
 from .._walk.ignorefiles import redact_ignore_messages
-
-if TYPE_CHECKING:
-    from .._core.confinement import Confinement
-    from .._walk.rules import WalkRules
 from .command import (
     GrepQuery,
     count_argv,
@@ -44,24 +42,23 @@ from .command import (
     probe_argv,
     proposed_argv,
     run_dir,
-    type_list_argv,
 )
 from .indexed import Candidates
 from .pinned import FileArgs, Pinner
-from .regexerror import explain_regex_error
 from .results import FileHit, LineHit, file_hit, line_ranges, page_order
+from .rgerrors import explain, path_messages
 from .rgjson import FileEnd, PageCollector, parse_counts, scan_ends
 from .rglines import Block, block_lines, blocks_text, split_blocks
+
+if TYPE_CHECKING:
+    from .._core.confinement import Confinement
+    from .._walk.rules import WalkRules
 
 T = TypeVar("T")
 # The files to search: None walks the root.
 Scope = Sequence[str] | None
-Stat = Callable[[str], os.stat_result]
-
-
 # Whether a search never reports a path (a secret, a path a deny rule forbids): `WalkRules.hides`.
 HiddenPaths = Callable[[str], bool]
-
 
 # A page's files go to rg as arguments; batches stay far below the kernel's ARG_MAX.
 _ARGV_BUDGET = 100_000
@@ -76,12 +73,11 @@ STRUCTURED_LINES = 2_000
 # first page of CAPPED_PAGE_LINES matching lines (400 MB of lines helps no agent and costs GBs).
 MAX_ALL_LINES_BYTES = 8 * 1024 * 1024
 CAPPED_PAGE_LINES = 10_000
-_REGEX_ERRORS = ("rg: regex parse error", "rg: the literal", "rg: compiled regex exceeds size limit")
 
 
 @dataclass
 class SearchOutcome:
-    """What the rg runs found: every matching file in page order, the page's lines, what was missed."""
+    """The sink: what the rg runs found, every matching file in page order, the page's lines, what was missed."""
 
     files: list[FileHit] = field(default_factory=list)
     lines: list[LineHit] = field(default_factory=list)
@@ -98,54 +94,19 @@ class SearchOutcome:
     capped: bool = False  # "every line" printed more than MAX_ALL_LINES_BYTES: only a first page is shown
     ignore_warnings: list[str] = field(default_factory=list)  # ignore files kept out of the search (ignorelinks)
 
+    def message(self, text: str) -> None:
+        """One of rg's messages about a path: an unreadable file, or a notice (a bad .gitignore line)."""
+        (self.unreadable if "(os error" in text else self.notices).append(text)
 
-class _Deadline:
-    """The call's time budget, and how its rg runs are started (`confinement`); `pinner` hands
-    rg its files as descriptors when the confinement cannot keep rg inside the roots."""
 
-    def __init__(self, seconds: float, confinement: Confinement | None = None, max_size: int = 0) -> None:
+class Budget:
+    """The call's time: the end of its budget, and the grace that pinned runs share past it."""
+
+    def __init__(self, seconds: float) -> None:
         self.end = time.monotonic() + seconds
         # Pinned runs check what a walk found before time ran out: past the end, they share one grace.
         self.grace_end = self.end + _PAGE_GRACE
         self.cut_short = False  # pinned files were left unsearched: the grace was spent
-        self.confinement = confinement
-        self.beneath: Pinner | None = None
-        self.pinner: Pinner | None = None
-        if confinement is not None:
-            self.beneath = Pinner(confinement.cwd_fd, confinement.cwd_path, max_size)
-            self.pinner = None if confinement.confined else self.beneath
-
-    def stat(self, path: str) -> os.stat_result:
-        """A found file's metadata, reached beneath the searched directory through no symlink: a name
-        swapped since rg read it fails rather than describe an outside file (Landlock rules no stat)."""
-        return self.beneath.stat(path) if self.beneath is not None else os.stat(path)
-
-    def start(
-        self, argv: list[str], q: GrepQuery, timeout: float | None = None, files: FileArgs | None = None
-    ) -> StreamingProcess:
-        """An rg run of q's search, started in the searched directory (globs are relative to it) and
-        in the call's confinement, killed at `timeout` (default: what is left of the budget; for
-        pinned files, of the grace, so that what a walk found before time ran out is checked)."""
-        if timeout is None:
-            timeout = self.graced() if files is not None and files.names else self.remaining()
-        fds = files.fds if files is not None else ()
-        if fds and not q.root_is_file:
-            # rg memory-maps up to ten named files and then looks for a NUL only near matches; read,
-            # each file is checked whole, as a walk checks it, whatever the size of the batch.
-            argv = [argv[0], "--no-mmap", *argv[1:]]
-        return StreamingProcess(argv, timeout=timeout, cwd=run_dir(q), confinement=self.confinement, pass_fds=fds)
-
-    def files(self, paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[FileArgs]:
-        """`paths` as the file arguments of successive rg runs: by name, or pinned (until the grace is spent)."""
-        if self.pinner is not None:
-            for batch in self.pinner.batches(paths):
-                if not self.graced():
-                    batch.close()
-                    self.cut_short = True
-                    return
-                yield batch
-        else:
-            yield from (FileArgs(batch) for batch in _batches(paths, budget))
 
     def remaining(self) -> float:
         return max(0.0, self.end - time.monotonic())
@@ -156,73 +117,6 @@ class _Deadline:
     def grant(self, seconds: float) -> None:
         """The grace the runs that follow share: `seconds` from now."""
         self.grace_end = time.monotonic() + seconds
-
-
-@lru_cache(maxsize=4)
-def rg_type_names(rg: str) -> tuple[str, ...]:
-    """The file type names this rg knows (`rg --type-list`), for the unknown-type error."""
-    with StreamingProcess(type_list_argv(rg), timeout=10) as proc:
-        listing = proc.read_all().decode("utf-8", "replace")
-    return tuple(line.split(":", 1)[0] for line in listing.splitlines() if ":" in line)
-
-
-def _explain(stderr: str) -> str:
-    return "\n".join(line[4:] if line.startswith("rg: ") else line for line in stderr.strip().splitlines())
-
-
-def _path_messages(rg: str, q: GrepQuery, code: int, stderr: str) -> list[str]:
-    """rg's complaints: a ToolError for bad input (pattern, type, glob), else its messages about paths.
-
-    Messages about the caller's input open the line (`rg: regex parse error`); messages
-    about files under the root start with their path (an unreadable file, a bad
-    .gitignore line), and rg reports the latter even when it exits 0.
-    """
-    lines = stderr.splitlines()
-    if code == 2 and any(line.startswith(_REGEX_ERRORS) for line in lines):
-        raise ToolError(
-            ErrorCode.INVALID_REGEX, f"Invalid regex pattern: {q.pattern}\n{explain_regex_error(stderr, q.pattern)}"
-        )
-    if code == 2 and any(line.startswith("rg: unrecognized file type") for line in lines):
-        names = ", ".join(rg_type_names(rg))
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Unknown file type: {', '.join(q.types)}. Valid types: {names}")
-    if code == 2 and any(line.startswith("rg: error parsing glob") for line in lines):
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern: {q.glob}\n{_explain(stderr)}")
-    prefix = "rg: " + q.root
-    return [line[4:] for line in lines if line.startswith(prefix)]
-
-
-def _run(
-    rg: str,
-    q: GrepQuery,
-    proc: StreamingProcess,
-    out: SearchOutcome,
-    consume: Callable[[StreamingProcess], T],
-    files: FileArgs | None = None,
-    unconfined: Pinner | None = None,
-) -> T:
-    """Finish one rg run: consume its stdout, record a timeout and unreadable paths, raise on bad input.
-
-    `files` are the run's file arguments (None: it walked the root). A walk that could not be
-    confined (`unconfined`) may have been led outside: its messages count only for paths the
-    sandbox reaches.
-    """
-    try:
-        value = consume(proc)
-    finally:
-        code = proc.close()
-    out.timed_out = out.timed_out or proc.timed_out
-    stderr = proc.stderr
-    if files is not None and files.names:
-        stderr = "\n".join(files.real_message(line) for line in stderr.splitlines())
-    line_of = unconfined.line if unconfined is not None else None
-    messages = redact_ignore_messages(_path_messages(rg, q, code, stderr), lambda p: is_within(p, q.root), line_of)
-    if code == 2 and not messages and not proc.timed_out and stderr.strip():
-        raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {_explain(stderr)}")
-    if unconfined is not None:
-        messages = [m for m in messages if unconfined.names_reached(m)]
-    for message in messages:
-        (out.unreadable if "(os error" in message else out.notices).append(message)
-    return value
 
 
 def _batches(paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[list[str]]:
@@ -239,14 +133,6 @@ def _batches(paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[list[str]
         yield batch
 
 
-def _collect(collector: PageCollector, files: FileArgs) -> Callable[[StreamingProcess], None]:
-    def consume(proc: StreamingProcess) -> None:
-        collector.names = files.names
-        collector.feed_all(proc)
-
-    return consume
-
-
 def _renamed_ends(ends: Iterable[FileEnd], files: FileArgs | None) -> Iterator[FileEnd]:
     if files is None or not files.names:
         yield from ends
@@ -254,167 +140,17 @@ def _renamed_ends(ends: Iterable[FileEnd], files: FileArgs | None) -> Iterator[F
         yield from (replace(end, path=files.real(end.path)) for end in ends)
 
 
-def _kept_ends(
-    files: FileArgs | None, sensitive: HiddenPaths, out: SearchOutcome, stat: Stat
-) -> Callable[[StreamingProcess], list[FileHit]]:
-    """A consumer of a JSON run: the matching files its `end` messages name, as `_keep` keeps them."""
-    return lambda proc: _keep(_renamed_ends(scan_ends(proc.chunks()), files), sensitive, out, stat)
-
-
 def _all_ends(files: FileArgs | None) -> Callable[[StreamingProcess], list[FileEnd]]:
     """A consumer of a JSON run: every `end` message, with the paths of pinned files."""
     return lambda proc: list(_renamed_ends(scan_ends(proc.chunks()), files))
 
 
-def _kept_blocks(
-    blocks: Callable[[StreamingProcess, FileArgs | None], Iterator[Block]],
-    files: FileArgs | None,
-    sensitive: HiddenPaths,
-    out: SearchOutcome,
-    stat: Stat,
-    proc: StreamingProcess,
-) -> list[FileHit]:
-    return _keep(blocks(proc, files), sensitive, out, stat)
+def _collect(collector: PageCollector, files: FileArgs) -> Callable[[StreamingProcess], None]:
+    def consume(proc: StreamingProcess) -> None:
+        collector.names = files.names
+        collector.feed_all(proc)
 
-
-def _keep(ends: Iterable[FileEnd | Block], sensitive: HiddenPaths, out: SearchOutcome, stat: Stat) -> list[FileHit]:
-    """Matching files minus binary ones (reported as skipped) and secrets (never reported)."""
-    kept = []
-    for end in ends:
-        if sensitive(end.path):
-            continue
-        if end.binary:
-            out.binary.append(end.path)
-        elif end.matched_lines:
-            kept.append(file_hit(end.path, end.matched_lines, stat))
-    return kept
-
-
-def _fetch_page(
-    rg: str, q: GrepQuery, files: list[FileHit], offset: int, limit: int, deadline: _Deadline, out: SearchOutcome
-) -> None:
-    """Step two: the page's lines, from rg runs over the page's files only."""
-    ranges = line_ranges(files, offset, limit)
-    if not ranges:
-        return
-    collector = PageCollector(ranges, before=q.before, after=q.after, multiline=q.multiline)
-    max_count = max(stop for _, stop in ranges.values())
-    deadline.grant(max(deadline.remaining(), _PAGE_GRACE))
-    for batch in deadline.files(list(ranges)):
-        try:
-            argv = json_argv(rg, q, batch.args, context=True, max_count=max_count)
-            proc = deadline.start(argv, q, deadline.graced(), batch)
-            _run(rg, q, proc, out, _collect(collector, batch), batch)
-        finally:
-            batch.close()
-    out.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
-
-
-def _search_file(
-    rg: str,
-    q: GrepQuery,
-    content: bool,
-    offset: int,
-    limit: int,
-    sensitive: HiddenPaths,
-    deadline: _Deadline,
-    out: SearchOutcome,
-) -> None:
-    """One file: a single JSON run (its page is known before the search starts)."""
-    try:
-        size = deadline.stat(q.root).st_size
-    except OSError:
-        size = 0
-    if size > q.max_filesize:
-        out.too_large.append(q.root)
-        return
-    ranges = {q.root: (offset, offset + limit if limit else float("inf"))} if content else {}
-    every = content and not limit  # every line: past MAX_ALL_LINES_BYTES, a first page as for a directory
-    collector = PageCollector(
-        ranges, before=q.before, after=q.after, multiline=q.multiline, max_chars=MAX_ALL_LINES_BYTES if every else None
-    )
-    # By name, rg reads it as given; pinned, it may have been swapped away or grown meanwhile: nothing to read.
-    for files in deadline.files([q.root]):
-        try:
-            proc = deadline.start(json_argv(rg, q, files.args, context=content), q, files=files)
-            _run(rg, q, proc, out, _collect(collector, files), files)
-        finally:
-            files.close()
-    out.files = _keep(collector.ends, sensitive, out, deadline.stat)
-    out.lines = collector.lines.get(q.root, [])
-    if collector.capped and out.files:
-        out.capped = True
-        _fetch_page(rg, q, out.files, offset, CAPPED_PAGE_LINES, deadline, out)
-
-
-def _search_all(
-    rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome, candidates: Scope
-) -> None:
-    """Content mode, every line: one pass of rg's line printer, the first lines also structured.
-
-    Past MAX_ALL_LINES_BYTES of printed lines the rest is only counted (memory stays bounded),
-    and the result becomes the first CAPPED_PAGE_LINES lines, paged like any other. Pinned, rg
-    gets only the files a JSON run found to be text: of a binary file it was handed by name,
-    rg's printer shows a message, not lines.
-    """
-    blocks: dict[str, Block] = {}
-    kept = 0
-    if deadline.pinner is not None:
-        candidates = [f.path for f in _count_files(rg, q, sensitive, deadline, out, candidates)]
-        deadline.grant(max(deadline.remaining(), _PAGE_GRACE))  # the lines of what was counted, as a page's
-
-    def remember(proc: StreamingProcess, files: FileArgs | None) -> Iterator[Block]:
-        nonlocal kept
-        room = MAX_ALL_LINES_BYTES - kept  # a file past it is counted as rg prints it, never held whole
-        for block in split_blocks(proc.chunks(), with_context=bool(q.before or q.after), max_bytes=room):
-            if files is not None and block.path in files.names:
-                path = files.real(block.path)
-                block = block._replace(path=path, head=os.fsencode(path))
-            kept += len(block.body)
-            out.capped = out.capped or block.cut
-            blocks[block.path] = block
-            yield block
-
-    hits: list[FileHit] = []
-    for files in _scopes(candidates, deadline):
-        try:
-            proc = deadline.start(lines_argv(rg, q, _args(files)), q, files=files)
-            consume = partial(_kept_blocks, remember, files, sensitive, out, deadline.stat)
-            hits += _run(rg, q, proc, out, consume, files)
-        finally:
-            _close(files)
-    out.files = page_order(hits)
-    if out.capped:
-        blocks.clear()
-        _fetch_page(rg, q, out.files, 0, CAPPED_PAGE_LINES, deadline, out)
-        return
-    ordered = [blocks[f.path] for f in out.files]
-    out.text = blocks_text(ordered, separators=bool(q.before or q.after))
-    for block in ordered:
-        room = STRUCTURED_LINES - len(out.lines)
-        lines = block_lines(block, room + 1)  # one line more than fits says whether lines remain
-        out.lines += lines[:room]
-        if len(lines) > room:
-            out.lines_complete = False
-            break
-
-
-def _stream_counts(proc: StreamingProcess, sensitive: HiddenPaths, stat: Stat) -> list[FileHit]:
-    """`--count` records parsed as rg writes them; each file is stat'ed while rg keeps searching."""
-    hits: list[FileHit] = []
-    rest = b""
-    for chunk in proc.chunks():
-        records, rest = parse_counts(rest + chunk if rest else chunk)
-        hits += [file_hit(path, n, stat) for path, n in records if not sensitive(path)]
-    return hits
-
-
-def _scopes(candidates: Scope, deadline: _Deadline) -> Iterator[FileArgs | None]:
-    """What each rg run searches: the root (None), or the candidates a command line at a time."""
-    if candidates is None:
-        yield None
-    else:
-        yield from deadline.files(list(candidates), _CANDIDATES_BUDGET)
+    return consume
 
 
 def _args(files: FileArgs | None) -> list[str] | None:
@@ -426,123 +162,390 @@ def _close(files: FileArgs | None) -> None:
         files.close()
 
 
-def _count_files(
-    rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome, candidates: Scope
-) -> list[FileHit]:
-    """Step one: every matching file with its number of matching lines.
+class Searcher:
+    """One call's rg runs, built once: the binary, the query, the paths never reported, the time
+    budget and how each run starts (in the searched directory, in the call's confinement, its
+    files pinned when the confinement cannot keep rg inside the roots). Every run pushes what it
+    finds to `sink`."""
 
-    Pinned files are counted from JSON `end` messages, which say whether rg met a NUL: rg
-    searches a file it is handed as if binary files were wanted, where a walk skips them.
-    """
-    hits: list[FileHit] = []
-    for files in _scopes(candidates, deadline):
+    def __init__(self, rg: str, query: GrepQuery, hides: HiddenPaths, budget: Budget, confinement: Confinement | None):
+        self.rg = rg
+        self.query = query
+        self.hides = hides
+        self.budget = budget
+        self.confinement = confinement
+        self.sink = SearchOutcome()
+        self.beneath: Pinner | None = None
+        self.pinner: Pinner | None = None
+        if confinement is not None:
+            self.beneath = Pinner(confinement.cwd_fd, confinement.cwd_path, query.max_filesize)
+            self.pinner = None if confinement.confined else self.beneath
+
+    def close(self) -> None:
+        if self.beneath is not None:
+            self.beneath.close()
+
+    # How a run starts, which files it gets, and how it ends.
+
+    def stat(self, path: str) -> os.stat_result:
+        """A found file's metadata, reached beneath the searched directory through no symlink: a name
+        swapped since rg read it fails rather than describe an outside file (Landlock rules no stat)."""
+        return self.beneath.stat(path) if self.beneath is not None else os.stat(path)
+
+    def start(self, argv: list[str], timeout: float | None = None, files: FileArgs | None = None) -> StreamingProcess:
+        """An rg run of the query, started in the searched directory (globs are relative to it) and
+        in the call's confinement, killed at `timeout` (default: what is left of the budget; for
+        pinned files, of the grace, so that what a walk found before time ran out is checked)."""
+        if timeout is None:
+            timeout = self.budget.graced() if files is not None and files.names else self.budget.remaining()
+        fds = files.fds if files is not None else ()
+        if fds and not self.query.root_is_file:
+            # rg memory-maps up to ten named files and then looks for a NUL only near matches; read,
+            # each file is checked whole, as a walk checks it, whatever the size of the batch.
+            argv = [argv[0], "--no-mmap", *argv[1:]]
+        return StreamingProcess(
+            argv, timeout=timeout, cwd=run_dir(self.query), confinement=self.confinement, pass_fds=fds
+        )
+
+    def files(self, paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[FileArgs]:
+        """`paths` as the file arguments of successive rg runs: by name, or pinned (until the grace is spent)."""
+        if self.pinner is not None:
+            for batch in self.pinner.batches(paths):
+                if not self.budget.graced():
+                    batch.close()
+                    self.budget.cut_short = True
+                    return
+                yield batch
+        else:
+            yield from (FileArgs(batch) for batch in _batches(paths, budget))
+
+    def scopes(self, candidates: Scope) -> Iterator[FileArgs | None]:
+        """What each rg run searches: the root (None), or the candidates a command line at a time."""
+        if candidates is None:
+            yield None
+        else:
+            yield from self.files(list(candidates), _CANDIDATES_BUDGET)
+
+    def finish(
+        self,
+        proc: StreamingProcess,
+        consume: Callable[[StreamingProcess], T],
+        files: FileArgs | None = None,
+        *,
+        sink: SearchOutcome | None = None,
+        unconfined: Pinner | None = None,
+    ) -> T:
+        """Finish one rg run: consume its stdout, push a timeout and rg's messages about paths to the
+        sink (default: the call's), raise on bad input.
+
+        `files` are the run's file arguments (None: it walked the root). A walk that could not be
+        confined (`unconfined`) may have been led outside: its messages count only for paths the
+        sandbox reaches.
+        """
+        sink = self.sink if sink is None else sink
         try:
-            if q.multiline or (files is not None and files.names):
-                proc = deadline.start(json_argv(rg, q, _args(files)), q, files=files)
-                hits += _run(rg, q, proc, out, _kept_ends(files, sensitive, out, deadline.stat), files)
-            else:
-                proc = deadline.start(count_argv(rg, q, _args(files)), q, files=files)
-                hits += _run(rg, q, proc, out, lambda p: _stream_counts(p, sensitive, deadline.stat), files)
+            value = consume(proc)
         finally:
-            _close(files)
-    return hits
+            code = proc.close()
+        sink.timed_out = sink.timed_out or proc.timed_out
+        stderr = proc.stderr
+        if files is not None and files.names:
+            stderr = "\n".join(files.real_message(line) for line in stderr.splitlines())
+        line_of = unconfined.line if unconfined is not None else None
+        root = self.query.root
+        messages = redact_ignore_messages(
+            path_messages(self.rg, self.query, code, stderr), lambda p: is_within(p, root), line_of
+        )
+        if code == 2 and not messages and not proc.timed_out and stderr.strip():
+            raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {explain(stderr)}")
+        if unconfined is not None:
+            messages = [m for m in messages if unconfined.names_reached(m)]
+        for message in messages:
+            sink.message(message)
+        return value
 
-
-def _proposed(rg: str, q: GrepQuery, sensitive: HiddenPaths, deadline: _Deadline, out: SearchOutcome) -> list[str]:
-    """The files an unconfined walk says match: only a proposal, since a racing process could
-    have led it outside; the pinned runs that follow decide.
-
-    Multiline, the walk is the confined search's JSON run: rg's file list misses a `$` that
-    matches at the end of a file with no final newline, which its JSON output reports."""
-    if q.multiline:
-        proc = deadline.start(json_argv(rg, q), q)
-        ends = _run(rg, q, proc, out, _all_ends(None), None, deadline.pinner)
-        proposed = [end.path for end in ends if end.matched_lines]
-    else:
-        proc = deadline.start(proposed_argv(rg, q), q)
-        listing = _run(rg, q, proc, out, StreamingProcess.read_all, None, deadline.pinner)
-        proposed = [path for path in map(os.fsdecode, listing.split(b"\0")) if path]
-    return [path for path in proposed if not sensitive(path)]
-
-
-def _probe(
-    rg: str, q: GrepQuery, sensitive: HiddenPaths, budget: float, deadline: _Deadline, out: SearchOutcome
-) -> None:
-    """After finding nothing: binary or ignored files that contain the pattern, oversized files.
-
-    Both rg runs start at once: the walk for oversized files overlaps the search.
-    """
-    probe = SearchOutcome()
-    search_proc = deadline.start(probe_argv(rg, q), q, budget)
-    files_proc = deadline.start(files_argv(rg, q), q, budget)
-    unconfined = deadline.pinner
-    try:
-        ends = _run(rg, q, search_proc, probe, _all_ends(None), None, unconfined)
-    finally:
-        listing = _run(rg, q, files_proc, probe, StreamingProcess.read_all, None, unconfined)
-    if unconfined is not None:
-        deadline.grant(budget)
-        ends = _probe_pinned(rg, q, [end.path for end in ends], deadline, probe)
-    sizes = []
-    for raw in listing.split(b"\0"):
-        if raw:
-            path = os.fsdecode(raw)
-            try:
-                st = deadline.stat(path)
-            except OSError:
+    def keep(self, ends: Iterable[FileEnd | Block]) -> list[FileHit]:
+        """Matching files minus binary ones (pushed to the sink as skipped) and hidden ones (never reported)."""
+        kept = []
+        hides, binary, stat_ = self.hides, self.sink.binary, self.stat
+        for end in ends:
+            if hides(end.path):
                 continue
-            if stat.S_ISREG(st.st_mode) and st.st_size > q.max_filesize:
-                sizes.append(path)
-    _report_probe(q, sensitive, ends, sizes, out)
-    out.probe_complete = not probe.timed_out
+            if end.binary:
+                binary.append(end.path)
+            elif end.matched_lines:
+                kept.append(file_hit(end.path, end.matched_lines, stat_))
+        return kept
 
+    def _keep_blocks(
+        self,
+        blocks: Callable[[StreamingProcess, FileArgs | None], Iterator[Block]],
+        files: FileArgs | None,
+        proc: StreamingProcess,
+    ) -> list[FileHit]:
+        return self.keep(blocks(proc, files))
 
-def _probe_indexed(
-    rg: str, q: GrepQuery, sensitive: HiddenPaths, scope: Any, deadline: _Deadline, out: SearchOutcome
-) -> None:
-    """The probe answered from the index: rg searches only the binary, ignored and hidden files it
-    recorded (by name or pinned, as the walk's findings are), and the oversized files are its own."""
-    probe = SearchOutcome()
-    deadline.grant(deadline.remaining())
-    ends = _probe_pinned(rg, q, scope.search, deadline, probe) if scope.search else []
-    _report_probe(q, sensitive, ends, scope.too_large, out)
-    out.probe_complete = not probe.timed_out
+    def _kept_ends(self, files: FileArgs | None) -> Callable[[StreamingProcess], list[FileHit]]:
+        """A consumer of a JSON run: the matching files its `end` messages name, as `keep` keeps them."""
+        return lambda proc: self.keep(_renamed_ends(scan_ends(proc.chunks()), files))
 
+    def _stream_counts(self, proc: StreamingProcess) -> list[FileHit]:
+        """`--count` records parsed as rg writes them; each file is stat'ed while rg keeps searching."""
+        hits: list[FileHit] = []
+        rest = b""
+        hides, stat_ = self.hides, self.stat
+        for chunk in proc.chunks():
+            records, rest = parse_counts(rest + chunk if rest else chunk)
+            hits += [file_hit(path, n, stat_) for path, n in records if not hides(path)]
+        return hits
 
-def _report_probe(
-    q: GrepQuery, sensitive: HiddenPaths, ends: list[FileEnd], too_large: list[str], out: SearchOutcome
-) -> None:
-    for end in ends:
-        if sensitive(end.path):
-            continue
-        if end.binary:
-            out.binary.append(end.path)
-        elif q.respect_gitignore or not q.hidden:  # else the search saw it: the tree changed since
-            out.ignored.append(end.path)
-    out.too_large += [path for path in too_large if not sensitive(path)]
-    # rg walks in parallel: sorted, the lists (and the warnings naming their first paths) are stable.
-    out.binary.sort()
-    out.ignored.sort()
-    out.too_large.sort()
-    out.probed = True
+    # The runs.
 
+    def search(self, content: bool, offset: int, limit: int, line_numbers: bool, candidates: Scope) -> SearchOutcome:
+        """The runs the call needs, their findings in the sink, which is returned."""
+        out = self.sink
+        started = time.monotonic()
+        indexed = candidates is not None
+        if self.query.root_is_file:
+            self.search_file(content, offset, limit)
+            out.probed = True
+            return out
+        if self.pinner is not None and candidates is None:
+            candidates = self.proposed()
+        if content and limit == 0 and offset == 0 and line_numbers:
+            self.search_all(candidates)
+        else:
+            out.files = page_order(self.count_files(candidates))
+            if content:
+                self.fetch_page(out.files, offset, limit)
+        out.timed_out = out.timed_out or self.budget.cut_short
+        if not out.files and not out.timed_out:
+            elapsed = time.monotonic() - started
+            # After the index answered, the search took no measure of the tree: the probe gets the whole deadline.
+            remaining = self.budget.remaining()
+            scope = candidates.probe() if isinstance(candidates, Candidates) and candidates.probe else None
+            if scope is not None:
+                self.probe_indexed(scope)
+            else:
+                self.probe(remaining if indexed else min(remaining, max(1.0, 2 * elapsed)))
+        return out
 
-def _probe_pinned(rg: str, q: GrepQuery, paths: list[str], deadline: _Deadline, probe: SearchOutcome) -> list[FileEnd]:
-    """The probe's findings searched again through pinned descriptors (within the grace the probe
-    granted): only what holds there counts."""
-    ends: list[FileEnd] = []
-    for files in deadline.files(paths):
+    def fetch_page(self, files: list[FileHit], offset: int, limit: int) -> None:
+        """Step two: the page's lines, from rg runs over the page's files only."""
+        query = self.query
+        ranges = line_ranges(files, offset, limit)
+        if not ranges:
+            return
+        collector = PageCollector(ranges, before=query.before, after=query.after, multiline=query.multiline)
+        max_count = max(stop for _, stop in ranges.values())
+        self.budget.grant(max(self.budget.remaining(), _PAGE_GRACE))
+        for batch in self.files(list(ranges)):
+            try:
+                argv = json_argv(self.rg, query, batch.args, context=True, max_count=max_count)
+                proc = self.start(argv, self.budget.graced(), batch)
+                self.finish(proc, _collect(collector, batch), batch)
+            finally:
+                batch.close()
+        self.sink.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
+
+    def search_file(self, content: bool, offset: int, limit: int) -> None:
+        """One file: a single JSON run (its page is known before the search starts)."""
+        query, out = self.query, self.sink
         try:
-            proc = deadline.start(probe_argv(rg, q, files.args), q, files=files)
-            ends += _run(rg, q, proc, probe, _all_ends(files), files)
+            size = self.stat(query.root).st_size
+        except OSError:
+            size = 0
+        if size > query.max_filesize:
+            out.too_large.append(query.root)
+            return
+        ranges = {query.root: (offset, offset + limit if limit else float("inf"))} if content else {}
+        every = content and not limit  # every line: past MAX_ALL_LINES_BYTES, a first page as for a directory
+        collector = PageCollector(
+            ranges,
+            before=query.before,
+            after=query.after,
+            multiline=query.multiline,
+            max_chars=MAX_ALL_LINES_BYTES if every else None,
+        )
+        # By name, rg reads it as given; pinned, it may have been swapped away or grown meanwhile: nothing to read.
+        for files in self.files([query.root]):
+            try:
+                proc = self.start(json_argv(self.rg, query, files.args, context=content), files=files)
+                self.finish(proc, _collect(collector, files), files)
+            finally:
+                files.close()
+        out.files = self.keep(collector.ends)
+        out.lines = collector.lines.get(query.root, [])
+        if collector.capped and out.files:
+            out.capped = True
+            self.fetch_page(out.files, offset, CAPPED_PAGE_LINES)
+
+    def search_all(self, candidates: Scope) -> None:
+        """Content mode, every line: one pass of rg's line printer, the first lines also structured.
+
+        Past MAX_ALL_LINES_BYTES of printed lines the rest is only counted (memory stays bounded),
+        and the result becomes the first CAPPED_PAGE_LINES lines, paged like any other. Pinned, rg
+        gets only the files a JSON run found to be text: of a binary file it was handed by name,
+        rg's printer shows a message, not lines.
+        """
+        query, out = self.query, self.sink
+        blocks: dict[str, Block] = {}
+        kept = 0
+        if self.pinner is not None:
+            candidates = [f.path for f in self.count_files(candidates)]
+            self.budget.grant(max(self.budget.remaining(), _PAGE_GRACE))  # the lines of what was counted, as a page's
+
+        def remember(proc: StreamingProcess, files: FileArgs | None) -> Iterator[Block]:
+            nonlocal kept
+            room = MAX_ALL_LINES_BYTES - kept  # a file past it is counted as rg prints it, never held whole
+            for block in split_blocks(proc.chunks(), with_context=bool(query.before or query.after), max_bytes=room):
+                if files is not None and block.path in files.names:
+                    path = files.real(block.path)
+                    block = block._replace(path=path, head=os.fsencode(path))
+                kept += len(block.body)
+                out.capped = out.capped or block.cut
+                blocks[block.path] = block
+                yield block
+
+        hits: list[FileHit] = []
+        for files in self.scopes(candidates):
+            try:
+                proc = self.start(lines_argv(self.rg, query, _args(files)), files=files)
+                hits += self.finish(proc, partial(self._keep_blocks, remember, files), files)
+            finally:
+                _close(files)
+        out.files = page_order(hits)
+        if out.capped:
+            blocks.clear()
+            self.fetch_page(out.files, 0, CAPPED_PAGE_LINES)
+            return
+        self._all_lines([blocks[f.path] for f in out.files])
+
+    def _all_lines(self, ordered: list[Block]) -> None:
+        """Every line as rg printed it, and the first STRUCTURED_LINES of them as structured lines."""
+        out = self.sink
+        out.text = blocks_text(ordered, separators=bool(self.query.before or self.query.after))
+        for block in ordered:
+            room = STRUCTURED_LINES - len(out.lines)
+            lines = block_lines(block, room + 1)  # one line more than fits says whether lines remain
+            out.lines += lines[:room]
+            if len(lines) > room:
+                out.lines_complete = False
+                break
+
+    def count_files(self, candidates: Scope) -> list[FileHit]:
+        """Step one: every matching file with its number of matching lines.
+
+        Pinned files are counted from JSON `end` messages, which say whether rg met a NUL: rg
+        searches a file it is handed as if binary files were wanted, where a walk skips them.
+        """
+        query = self.query
+        hits: list[FileHit] = []
+        for files in self.scopes(candidates):
+            try:
+                if query.multiline or (files is not None and files.names):
+                    proc = self.start(json_argv(self.rg, query, _args(files)), files=files)
+                    hits += self.finish(proc, self._kept_ends(files), files)
+                else:
+                    proc = self.start(count_argv(self.rg, query, _args(files)), files=files)
+                    hits += self.finish(proc, self._stream_counts, files)
+            finally:
+                _close(files)
+        return hits
+
+    def proposed(self) -> list[str]:
+        """The files an unconfined walk says match: only a proposal, since a racing process could
+        have led it outside; the pinned runs that follow decide.
+
+        Multiline, the walk is the confined search's JSON run: rg's file list misses a `$` that
+        matches at the end of a file with no final newline, which its JSON output reports."""
+        query = self.query
+        if query.multiline:
+            proc = self.start(json_argv(self.rg, query))
+            ends = self.finish(proc, _all_ends(None), unconfined=self.pinner)
+            proposed = [end.path for end in ends if end.matched_lines]
+        else:
+            proc = self.start(proposed_argv(self.rg, query))
+            listing = self.finish(proc, StreamingProcess.read_all, unconfined=self.pinner)
+            proposed = [path for path in map(os.fsdecode, listing.split(b"\0")) if path]
+        return [path for path in proposed if not self.hides(path)]
+
+    def probe(self, budget: float) -> None:
+        """After finding nothing: binary or ignored files that contain the pattern, oversized files.
+
+        Both rg runs start at once: the walk for oversized files overlaps the search. Their
+        messages go to a sink of their own: only whether they finished in time counts.
+        """
+        query, out = self.query, self.sink
+        probe = SearchOutcome()
+        search_proc = self.start(probe_argv(self.rg, query), budget)
+        files_proc = self.start(files_argv(self.rg, query), budget)
+        unconfined = self.pinner
+        try:
+            ends = self.finish(search_proc, _all_ends(None), sink=probe, unconfined=unconfined)
         finally:
-            files.close()
-    probe.timed_out = probe.timed_out or deadline.cut_short
-    return [end for end in ends if end.matched_lines]
+            listing = self.finish(files_proc, StreamingProcess.read_all, sink=probe, unconfined=unconfined)
+        if unconfined is not None:
+            self.budget.grant(budget)
+            ends = self._probe_pinned([end.path for end in ends], probe)
+        self._report_probe(ends, self._too_large(listing))
+        out.probe_complete = not probe.timed_out
+
+    def probe_indexed(self, scope: Any) -> None:
+        """The probe answered from the index: rg searches only the binary, ignored and hidden files it
+        recorded (by name or pinned, as the walk's findings are); the oversized files are its own."""
+        probe = SearchOutcome()
+        self.budget.grant(self.budget.remaining())
+        ends = self._probe_pinned(scope.search, probe) if scope.search else []
+        self._report_probe(ends, [path for path in scope.too_large if not self.hides(path)])
+        self.sink.probe_complete = not probe.timed_out
+
+    def _report_probe(self, ends: list[FileEnd], too_large: list[str]) -> None:
+        query, out, hides = self.query, self.sink, self.hides
+        for end in ends:
+            if hides(end.path):
+                continue
+            if end.binary:
+                out.binary.append(end.path)
+            elif query.respect_gitignore or not query.hidden:  # else the search saw it: the tree changed since
+                out.ignored.append(end.path)
+        out.too_large += too_large
+        # rg walks in parallel: sorted, the lists (and the warnings naming their first paths) are stable.
+        out.binary.sort()
+        out.ignored.sort()
+        out.too_large.sort()
+        out.probed = True
+
+    def _too_large(self, listing: bytes) -> list[str]:
+        """The files of a `rg --files` listing over the size limit (and not hidden)."""
+        found = []
+        for raw in listing.split(b"\0"):
+            if raw:
+                path = os.fsdecode(raw)
+                try:
+                    st = self.stat(path)
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode) and st.st_size > self.query.max_filesize and not self.hides(path):
+                    found.append(path)
+        return found
+
+    def _probe_pinned(self, paths: list[str], probe: SearchOutcome) -> list[FileEnd]:
+        """The probe's findings searched again through pinned descriptors (within the grace the probe
+        granted): only what holds there counts."""
+        ends: list[FileEnd] = []
+        for files in self.files(paths):
+            try:
+                proc = self.start(probe_argv(self.rg, self.query, files.args), files=files)
+                ends += self.finish(proc, _all_ends(files), files, sink=probe)
+            finally:
+                files.close()
+        probe.timed_out = probe.timed_out or self.budget.cut_short
+        return [end for end in ends if end.matched_lines]
 
 
 def search(
-    q: GrepQuery,
+    query: GrepQuery,
     *,
     content: bool,
     offset: int,
@@ -565,55 +568,14 @@ def search(
     rg = require_binary("rg")
     notes: list[str] = []
     # An index that answered holds no such link (it is never built over one, and goes stale when one appears).
-    if candidates is None and not q.root_is_file and q.respect_gitignore:
+    if candidates is None and not query.root_is_file and query.respect_gitignore:
         # A caller's glob may reach into hidden directories (rg's overrides win over its hidden rule).
-        plan = rules.ignore_links(q.root, hidden=q.hidden or q.glob is not None)
-        q, notes = q.keeping_out(plan), list(plan.notes)
-    sensitive = rules.hides
-    deadline = _Deadline(timeout, confinement, q.max_filesize)
+        plan = rules.ignore_links(query.root, hidden=query.hidden or query.glob is not None)
+        query, notes = query.keeping_out(plan), list(plan.notes)
+    searcher = Searcher(rg, query, rules.hides, Budget(timeout), confinement)
     try:
-        out = _search(rg, q, content, offset, limit, sensitive, line_numbers, deadline, candidates)
+        out = searcher.search(content, offset, limit, line_numbers, candidates)
     finally:
-        if deadline.beneath is not None:
-            deadline.beneath.close()
+        searcher.close()
     out.ignore_warnings = notes
-    return out
-
-
-def _search(
-    rg: str,
-    q: GrepQuery,
-    content: bool,
-    offset: int,
-    limit: int,
-    sensitive: HiddenPaths,
-    line_numbers: bool,
-    deadline: _Deadline,
-    candidates: Scope,
-) -> SearchOutcome:
-    out = SearchOutcome()
-    started = time.monotonic()
-    indexed = candidates is not None
-    if q.root_is_file:
-        _search_file(rg, q, content, offset, limit, sensitive, deadline, out)
-        out.probed = True
-        return out
-    if deadline.pinner is not None and candidates is None:
-        candidates = _proposed(rg, q, sensitive, deadline, out)
-    if content and limit == 0 and offset == 0 and line_numbers:
-        _search_all(rg, q, sensitive, deadline, out, candidates)
-    else:
-        out.files = page_order(_count_files(rg, q, sensitive, deadline, out, candidates))
-        if content:
-            _fetch_page(rg, q, out.files, offset, limit, deadline, out)
-    out.timed_out = out.timed_out or deadline.cut_short
-    if not out.files and not out.timed_out:
-        elapsed = time.monotonic() - started
-        # After the index answered, the search took no measure of the tree: the probe gets the whole deadline.
-        budget = deadline.remaining() if indexed else min(deadline.remaining(), max(1.0, 2 * elapsed))
-        scope = candidates.probe() if isinstance(candidates, Candidates) and candidates.probe else None
-        if scope is not None:
-            _probe_indexed(rg, q, sensitive, scope, deadline, out)
-        else:
-            _probe(rg, q, sensitive, budget, deadline, out)
     return out

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from .status import IndexStatus
     from .watch import Watcher
 
 # Past this many changed files the overlay costs more than a rebuild saves: report stale.
@@ -52,9 +53,9 @@ _RELIST_DIRS = 16
 class Unusable(Exception):
     """The index cannot answer this call; `reason` goes to metadata["index"]."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: IndexStatus) -> None:
         super().__init__(reason)
-        self.reason = reason
+        self.reason: IndexStatus = reason
 
 
 def _strings(blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str | None, base: int = 0) -> list[str]:
@@ -155,7 +156,7 @@ class ProbeScope:
 
 
 @dataclass
-class Snapshot:
+class ListingSnapshot:
     """The files of the index as of the last check, for one answer.
 
     `key` names this exact state (index file, overlay version, directory): a caller may
@@ -273,7 +274,7 @@ class LiveIndex:
         # directory has changed since (any change: the probe walks, as without an index).
         self.probe_ok = bool(h.get("probe")) and "hidden_sigs" in a
         self.overlay = _Overlay()
-        self.stale: str | None = None
+        self.stale: IndexStatus | None = None
         self.checked = False
         self.watcher: Watcher | None = None
         self.asks = False  # a watcher process serves this root: ask it instead of checking
@@ -565,14 +566,14 @@ class LiveIndex:
                 scope.search.append(path)
         return scope
 
-    def snapshot(self, directory: str) -> Snapshot:
+    def snapshot(self, directory: str) -> ListingSnapshot:
         """Every file below `directory` (any kind) with its mtime, as of the last check."""
         lo, hi = self._range(directory)
         overlay = self.overlay
         every = self.paths.every()  # Glob filters every path by name: decoded once per process
         base_mtimes = self.sig_rows[lo:hi, 0].tolist()
         if not overlay:
-            return Snapshot(every[lo:hi], base_mtimes, (self.name, self.version, directory))
+            return ListingSnapshot(every[lo:hi], base_mtimes, (self.name, self.version, directory))
         paths, mtimes = [], []
         for p, m in zip(every[lo:hi], base_mtimes, strict=True):
             if p not in overlay:
@@ -583,7 +584,7 @@ class LiveIndex:
             if e is not None and (directory == self.root or p.startswith(prefix)):
                 paths.append(p)
                 mtimes.append(e.mtime_ns)
-        return Snapshot(paths, mtimes, (self.name, self.version, directory))
+        return ListingSnapshot(paths, mtimes, (self.name, self.version, directory))
 
     def counts(self) -> dict[str, int]:
         import numpy as np

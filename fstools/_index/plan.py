@@ -180,7 +180,7 @@ def repeat(x: Info, minimum: int, maximum: int | None) -> Info:
     return info
 
 
-class _Parser:
+class _RegexParser:
     def __init__(self, pattern: str, case_insensitive: bool) -> None:
         self.s = pattern
         self.i = 0
@@ -386,7 +386,7 @@ class _CaseInsensitive(Exception):
 
 
 @dataclass(frozen=True)
-class Plan:
+class TrigramPlan:
     query: Query
     reason: str | None = None  # why every file is a candidate, when that is so
     # Case-sensitive patterns that match only a few exact strings: every matching file
@@ -394,30 +394,30 @@ class Plan:
     literals: frozenset[bytes] | None = None
 
 
-def plan(pattern: str, *, case_insensitive: bool, fixed_strings: bool) -> Plan:
+def plan(pattern: str, *, case_insensitive: bool, fixed_strings: bool) -> TrigramPlan:
     """The trigram query every file matching `pattern` satisfies (ALL when nothing narrows it)."""
     if "\n" in pattern or "\r" in pattern:
-        return Plan(ALL, "line break in pattern")
+        return TrigramPlan(ALL, "line break in pattern")
     if fixed_strings:
-        parser = _Parser(pattern, case_insensitive)
+        parser = _RegexParser(pattern, case_insensitive)
         info = empty()
         for c in pattern:
             info = concat(info, parser.char(c))
         literals = _literals(info, case_insensitive)  # before _finish, which folds the exact strings away
-        return Plan(_finish(info), literals=literals)
+        return TrigramPlan(_finish(info), literals=literals)
     for ci in (case_insensitive, True):
-        parser = _Parser(pattern, ci)
+        parser = _RegexParser(pattern, ci)
         try:
             info = parser.alternation()
             if parser.i != len(pattern):
-                return Plan(ALL, "unbalanced parenthesis")
+                return TrigramPlan(ALL, "unbalanced parenthesis")
             literals = _literals(info, ci)
-            return Plan(_finish(info), literals=literals)
+            return TrigramPlan(_finish(info), literals=literals)
         except _CaseInsensitive:
             continue
         except (Unsupported, IndexError, ValueError) as exc:
-            return Plan(ALL, str(exc) or "unsupported")
-    return Plan(ALL, "unsupported")
+            return TrigramPlan(ALL, str(exc) or "unsupported")
+    return TrigramPlan(ALL, "unsupported")
 
 
 def _literals(info: Info, case_insensitive: bool) -> frozenset[bytes] | None:

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._core.context import ExecutionContext, default_context
-from . import registry
+from . import opened
 from .listing import Filters
-from .live import LiveIndex, ProbeScope, Snapshot, Unusable
+from .live import ListingSnapshot, LiveIndex, ProbeScope, Unusable
 from .location import covering_root, current_file, drop
 from .plan import ALL, plan
+from .status import IndexStatus
 from .store import CorruptIndex, open_index
 
 if TYPE_CHECKING:
@@ -36,9 +37,9 @@ STEP_ASIDE_FILES = 5000  # below this many candidates the arguments cost rg noth
 
 @dataclass
 class Lookup:
-    status: str  # "used", or why the caller scans
+    status: IndexStatus  # "used", or why the caller scans
     paths: list[str] | None = None
-    snapshot: Snapshot | None = None
+    snapshot: ListingSnapshot | None = None
     # The probe after an empty result, from the index (None from it: the probe walks).
     probe: Callable[[], ProbeScope | None] | None = None
     detail: dict[str, Any] = field(default_factory=dict)
@@ -60,8 +61,8 @@ def open_live(path: str) -> LiveIndex:
     except ImportError:
         raise Unusable("unsupported") from None
     root, data = found
-    with registry.lock:
-        live = registry.open_indexes.get(root)
+    with opened.lock:
+        live = opened.open_indexes.get(root)
         if live is None or live.file.path != data:
             try:
                 live = LiveIndex(open_index(data))
@@ -78,7 +79,7 @@ def open_live(path: str) -> LiveIndex:
                 from .watch import Watcher
 
                 live.watcher = Watcher.start(live)
-            registry.keep(root, live)
+            opened.keep(root, live)
     return live
 
 
@@ -163,8 +164,8 @@ def status(root: str) -> dict[str, Any]:
 
 
 def drop_index(root: str) -> bool:
-    with registry.lock:
-        registry.forget(root)
+    with opened.lock:
+        opened.forget(root)
     return drop(root)
 
 

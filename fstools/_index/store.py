@@ -24,6 +24,8 @@ from .postings import Segment
 if TYPE_CHECKING:
     import numpy.typing as npt
 
+    from .status import CorruptReason
+
 MAGIC = b"FSTIDX\x00\x01"
 FORMAT_VERSION = 2  # 2: follow masks
 _PREFIX = struct.Struct("<8sII")
@@ -36,9 +38,9 @@ VERIFIED = ".verified"
 class CorruptIndex(Exception):
     """The file is not a whole, readable index of this version (`reason` says which)."""
 
-    def __init__(self, reason: str, detail: str) -> None:
+    def __init__(self, reason: CorruptReason, detail: str) -> None:
         super().__init__(detail)
-        self.reason = reason
+        self.reason: CorruptReason = reason
 
 
 def _pad(n: int) -> int:

@@ -112,7 +112,7 @@ def test_grep_without_landlock_reads_only_what_it_pinned(tree, monkeypatch, mode
     root, outside = tree
     (root / "d" / "other.txt").write_text("needle kept\n")
     monkeypatch.setattr(landlock, "abi", 0)
-    real_proposed = runs._proposed
+    real_proposed = runs.Searcher.proposed
 
     def propose_then_swap(*args, **kwargs):
         proposed = real_proposed(*args, **kwargs)
@@ -121,7 +121,7 @@ def test_grep_without_landlock_reads_only_what_it_pinned(tree, monkeypatch, mode
         (root / "d" / "in.txt").symlink_to(outside / "out.txt")
         return proposed
 
-    monkeypatch.setattr(runs, "_proposed", propose_then_swap)
+    monkeypatch.setattr(runs.Searcher, "proposed", propose_then_swap)
     ctx = fstools.ExecutionContext(working_dir=str(root))
     r = fstools.grep("needle", str(root / "d"), output_mode=mode, head_limit=0, ctx=ctx)
     assert r.success and "in.txt" not in r.output and "other.txt" in r.output and "outside" not in r.output

@@ -3,9 +3,10 @@
 The rule, bottom to top: `_globs` (the glob dialect fstools matches itself) imports nothing;
 `_core` (context, results, parameters, paths, policy) imports only itself and `_globs`;
 `_content` (encodings, fingerprints) and `_walk` (what a walk may see, and the walkers) build
-on `_core`; `_index` (the search index) on all of those; the four tool families `_read`,
-`_change`, `_find` and `_grep` on those and never on each other; `_agents` (registry, CLI,
-MCP) sits on top and may import anything.
+on `_core`; `_index` (the search index) on all of those, `_syntax` (languages, parsers, the
+syntax check) on `_core` and `_content`; the four tool families `_read`, `_change`, `_find`
+and `_grep` on those and never on each other; `_agents` (registry, CLI, MCP) sits on top and
+may import anything.
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "fstools"
 
 TOOL_FAMILIES = {"_read", "_change", "_find", "_grep"}
-BELOW_TOOLS = {"_globs", "_core", "_content", "_walk", "_index"}
+BELOW_TOOLS = {"_globs", "_core", "_content", "_walk", "_index", "_syntax"}
 ALLOWED: dict[str, set[str]] = {
     "_globs": {"_globs"},
     "_core": {"_globs", "_core"},
     "_content": {"_globs", "_core", "_content"},
     "_walk": {"_globs", "_core", "_walk"},
     "_index": {"_globs", "_core", "_content", "_walk", "_index"},
+    # Languages, parsers and the syntax check after a change: below the tool families that use it.
+    "_syntax": {"_globs", "_core", "_content", "_syntax"},
     **{family: BELOW_TOOLS | {family} for family in TOOL_FAMILIES},
     "_agents": {*BELOW_TOOLS, "_agents", *TOOL_FAMILIES},
 }
@@ -118,11 +121,12 @@ def test_the_family_graph():
         "_walk": ["_core", "_globs"],
         "_read": ["_content", "_core"],
         "_index": ["_core", "_walk"],
-        "_change": ["_content", "_core", "_index"],
+        "_syntax": ["_core"],
+        "_change": ["_content", "_core", "_index", "_syntax"],
         "_find": ["_core", "_globs", "_index", "_walk"],
         "_grep": ["_core", "_index", "_walk"],
         # The tools themselves come from the facade's list (the registry imports them by name).
-        "_agents": ["_change", "_content", "_core", "_find", "_index", "_read"],
+        "_agents": ["_change", "_content", "_core", "_find", "_index", "_read", "_syntax"],
     }
 
 
@@ -137,7 +141,7 @@ def test_walks_are_one_layer():
 
 def test_checker_sees_upward_imports():
     """The checker itself: relative, lazy and absolute imports are all resolved."""
-    source = "import fstools._walk.walkers\ndef f():\n    from .._grep.tool import grep\n    from . import paths\n"
+    source = "import fstools._walk.walkers\ndef f():\n    from .._grep.grep import grep\n    from . import paths\n"
     found = imports_in(source, "fstools._core")
-    assert {"fstools._grep.tool", "fstools._walk.walkers", "fstools._core.paths"} <= found
-    assert family_of("fstools._grep.tool") not in ALLOWED["_core"]
+    assert {"fstools._grep.grep", "fstools._walk.walkers", "fstools._core.paths"} <= found
+    assert family_of("fstools._grep.grep") not in ALLOWED["_core"]

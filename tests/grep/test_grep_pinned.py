@@ -184,13 +184,13 @@ def _swap_during(monkeypatch, root: Path, starts: Callable[[list[str], FileArgs 
     """Exchange root/d with the link to outside when an rg run that `starts` selects is started,
     and back once that run has been reaped: a racing process at its most precise."""
     swapped: list[bool] = []
-    start, close = runs._Deadline.start, runner.StreamingProcess.close
+    start, close = runs.Searcher.start, runner.StreamingProcess.close
 
-    def swapping_start(self, argv, q, timeout=None, files=None):
+    def swapping_start(self, argv, timeout=None, files=None):
         if not swapped and starts(argv, files):
             exchange(str(root / "d"), str(root / ".swap"))
             swapped.append(True)
-        return start(self, argv, q, timeout, files)
+        return start(self, argv, timeout, files)
 
     def swapping_close(self):
         code = close(self)
@@ -199,7 +199,7 @@ def _swap_during(monkeypatch, root: Path, starts: Callable[[list[str], FileArgs 
             swapped.clear()
         return code
 
-    monkeypatch.setattr(runs._Deadline, "start", swapping_start)
+    monkeypatch.setattr(runs.Searcher, "start", swapping_start)
     monkeypatch.setattr(runner.StreamingProcess, "close", swapping_close)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import fstools
-from fstools._index import registry
+from fstools._index import opened
 from fstools._index.build import build
 from fstools._index.keeper import Keeper
 from fstools._index.location import current_file
@@ -57,7 +57,7 @@ def test_an_overflowing_watch_falls_back_to_a_stat_check(tree: Path) -> None:
     build(str(tree), max_filesize=MAX_FILESIZE)
     on, off = contexts(tree)
     fstools.grep("foo", ctx=on)
-    live = registry.open_indexes[str(tree)]
+    live = opened.open_indexes[str(tree)]
     assert live.watcher is not None
     live.watcher.complete = False  # as after a watch that could not be added
     write(tree / "src" / "late.c", "foo late\n")
@@ -68,8 +68,8 @@ def test_an_overflowing_watch_falls_back_to_a_stat_check(tree: Path) -> None:
 
 def test_without_numpy_grep_and_glob_scan(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     build(str(tree), max_filesize=MAX_FILESIZE)
-    with registry.lock:
-        registry.forget(str(tree))
+    with opened.lock:
+        opened.forget(str(tree))
     monkeypatch.setitem(sys.modules, "numpy", None)
     on, off = contexts(tree)
     with_index, without = fstools.grep("foo", ctx=on), fstools.grep("foo", ctx=off)

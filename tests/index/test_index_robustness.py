@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import fstools
-from fstools._index import registry
+from fstools._index import opened
 from fstools._index.build import build
 from fstools._index.entries import MISSING, Sig, lstat_sig
 from fstools._index.live import LiveIndex
@@ -45,9 +45,9 @@ def data_file(root: Path) -> str:
 
 def reopen() -> None:
     """Forget the process's open indexes so the next call maps the file again."""
-    with registry.lock:
-        for root in list(registry.open_indexes):
-            registry.forget(root)
+    with opened.lock:
+        for root in list(opened.open_indexes):
+            opened.forget(root)
 
 
 def test_every_result_says_whether_the_index_answered(tree: Path) -> None:
@@ -175,7 +175,7 @@ def test_own_writes_update_the_index_at_once(tree: Path) -> None:
     assert fstools.grep("UNIQUEWORD", str(tree), ctx=ctx).metadata["total_files"] == 0
     target = tree / "src" / "own.c"
     fstools.write(str(target), "UNIQUEWORD here\n", ctx=ctx)
-    live = registry.open_indexes[str(tree)]
+    live = opened.open_indexes[str(tree)]
     assert str(target) in live.overlay
     found = fstools.grep("UNIQUEWORD", str(tree), ctx=ctx)
     assert found.metadata["index"] == "used" and found.output == str(target)
@@ -245,7 +245,7 @@ def _patch_setup(tree: Path) -> tuple[fstools.ExecutionContext, Path, Path]:
 
 def test_apply_patch_deletes_and_renames_update_the_index_at_once(tree: Path) -> None:
     ctx, old, gone = _patch_setup(tree)
-    live = registry.open_indexes[str(tree)]
+    live = opened.open_indexes[str(tree)]
     assert live.watcher is not None
     live.watcher.close()  # nothing but the patch's own notice can tell the index
     live.watcher = None
@@ -265,7 +265,7 @@ def test_an_undone_apply_patch_updates_the_index_at_once(tree: Path, monkeypatch
     from fstools._change import transaction
 
     ctx, old, gone = _patch_setup(tree)
-    live = registry.open_indexes[str(tree)]
+    live = opened.open_indexes[str(tree)]
     real = transaction.Transaction._stash
 
     def stash_then_fail(self: transaction.Transaction, done: object) -> None:

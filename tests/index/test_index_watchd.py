@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import fstools
-from fstools._index import registry, watchd
+from fstools._index import opened as registry
+from fstools._index import watchd
 from fstools._index.build import build
 from fstools._index.live import LiveIndex
 from fstools._index.service import open_live

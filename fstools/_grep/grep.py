@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._core.binaries import require_binary
@@ -19,7 +20,11 @@ from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 
 if TYPE_CHECKING:
+    from .._core.paths import SafePath
+    from .._index.status import IndexStatus
+    from .._walk.rules import WalkRules
     from .command import GrepQuery
+    from .results import FileHit
     from .runs import SearchOutcome
 
 DEFAULT_HEAD_LIMIT = 100
@@ -49,7 +54,7 @@ def _listing(paths: list[str]) -> str:
     return ", ".join(paths[:_EXAMPLES]) + more
 
 
-def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, q: GrepQuery) -> tuple[dict[str, Any], list[str]]:
+def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, query: GrepQuery) -> tuple[dict[str, Any], list[str]]:
     """Metadata counts (None: not checked) and warnings for what the search could not show."""
     warnings: list[str] = []
     if out.timed_out:
@@ -65,7 +70,10 @@ def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, q: GrepQuery) -> 
     if out.ignored:
         switches = [
             setting(ctx, name, value)
-            for name, value, on in (("respect_gitignore", False, q.respect_gitignore), ("hidden", True, not q.hidden))
+            for name, value, on in (
+                ("respect_gitignore", False, query.respect_gitignore),
+                ("hidden", True, not query.hidden),
+            )
             if on
         ]
         warnings.append(
@@ -74,7 +82,7 @@ def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, q: GrepQuery) -> 
         )
     if out.too_large:
         warnings.append(
-            f"{len(out.too_large)} file(s) larger than {q.max_filesize} bytes were not searched: "
+            f"{len(out.too_large)} file(s) larger than {query.max_filesize} bytes were not searched: "
             f"{_listing(out.too_large)}"
         )
     if out.capped:
@@ -97,6 +105,153 @@ def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, q: GrepQuery) -> 
         "unreadable": len(out.unreadable),
     }
     return skipped, warnings
+
+
+def _validate(pattern: str, glob: str | None) -> None:
+    """Refuse what rg could not take: an empty pattern, NUL bytes, a pattern or glob past its bound."""
+    if not pattern:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern must not be empty")
+    if "\x00" in pattern or (glob and "\x00" in glob):
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern and glob must not contain NUL bytes")
+    if len(pattern.encode("utf-8", "surrogateescape")) > MAX_PATTERN_BYTES:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"pattern is longer than {MAX_PATTERN_BYTES} bytes")
+    if glob and len(glob) > MAX_GLOB_CHARS:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"glob is longer than {MAX_GLOB_CHARS} characters")
+
+
+def _search(
+    ctx: ExecutionContext,
+    target: SafePath,
+    query: GrepQuery,
+    rules: WalkRules,
+    *,
+    content: bool,
+    offset: int,
+    head_limit: int,
+    line_numbers: bool,
+) -> tuple[SearchOutcome, IndexStatus]:
+    """The rg runs, over the index's candidate files when it answers; and why it did not, if so."""
+    from .._core.confinement import confined
+    from .command import run_dir
+    from .indexed import index_scope
+    from .runs import search
+
+    candidates, index_status = index_scope(ctx, query)
+    with confined(ctx.roots, target.root, run_dir(query), require_binary("rg")) as confinement:
+        out = search(
+            query,
+            content=content,
+            offset=offset,
+            limit=head_limit,
+            timeout=ctx.timeout,
+            rules=rules,
+            line_numbers=line_numbers,
+            confinement=confinement,
+            candidates=candidates,
+        )
+    return out, index_status
+
+
+@dataclass
+class _Page:
+    """The part of the results a call returns, and what it is cut from."""
+
+    text: str
+    returned: int  # matching lines (content mode) or files returned
+    total: int  # matching lines (content mode) or files in all
+    shown: list[FileHit]  # the files the page shows
+    meta: dict[str, Any]
+
+
+def _content_page(out: SearchOutcome, query: GrepQuery, line_numbers: bool) -> _Page:
+    from .format import NO_MATCHES, format_content
+
+    total = sum(f.lines for f in out.files)
+    if out.text is None:
+        returned = sum(not hit.is_context for hit in out.lines)
+        text = format_content(out.lines, line_numbers=line_numbers, separators=bool(query.before or query.after))
+        on_page = {hit.path for hit in out.lines}
+        shown = [f for f in out.files if f.path in on_page]
+    else:  # every line, printed by rg itself
+        returned, text, shown = total, out.text or NO_MATCHES, out.files
+    meta = {"matches": [hit.as_dict() for hit in out.lines], "matches_complete": out.lines_complete}
+    return _Page(text, returned, total, shown, meta)
+
+
+def _files_page(out: SearchOutcome, output_mode: str, offset: int, head_limit: int) -> _Page:
+    from .format import format_counts, format_files
+
+    page = out.files[offset : offset + head_limit] if head_limit else out.files[offset:]
+    text = (format_counts if output_mode == "count" else format_files)(page)
+    meta: dict[str, Any] = {"files": [{"path": f.path, "count": f.lines} for f in page]}
+    return _Page(text, len(page), len(out.files), page, meta)
+
+
+def _page(
+    ctx: ExecutionContext,
+    out: SearchOutcome,
+    query: GrepQuery,
+    output_mode: str,
+    offset: int,
+    head_limit: int,
+    line_numbers: bool,
+) -> _Page:
+    """The page of results the call returns, its last line saying how to ask for more when cut."""
+    content = output_mode == "content"
+    page = _content_page(out, query, line_numbers) if content else _files_page(out, output_mode, offset, head_limit)
+    if page.total and not page.returned:
+        page.text = f"No more matches: offset {offset} is past the last of {page.total} results"
+    if offset + page.returned < page.total:
+        unit = "matching lines" if content else "files"
+        page.meta["notice"] = (
+            f"(Showing {unit} {offset + 1}-{offset + page.returned} of {page.total}: "
+            f"call again with {setting(ctx, 'offset', offset + page.returned)} for more.)"
+        )
+        page.text = f"{page.text}\n{page.meta['notice']}"  # the output's last line, as Read's and LS's notices are
+    return page
+
+
+def _result(
+    ctx: ExecutionContext,
+    query: GrepQuery,
+    output_mode: str,
+    offset: int,
+    head_limit: int,
+    out: SearchOutcome,
+    page: _Page,
+    index_status: IndexStatus,
+) -> ToolResult:
+    """The result: the page, the totals, and what the search could not show."""
+    skipped, warnings = _report_skipped(ctx, out, query)
+    linked = {f.path: f.links for f in page.shown if f.links > 1}
+    if linked:
+        page.meta["hard_links"] = linked
+        warnings.append(hard_links_warning(linked, _EXAMPLES))
+    truncated = offset + page.returned < page.total
+    return ToolResult.ok(
+        page.text,
+        pattern=query.pattern,
+        path=query.root,
+        output_mode=output_mode,
+        total_matches=sum(f.lines for f in out.files),
+        total_files=len(out.files),
+        returned_matches=page.returned,
+        offset=offset,
+        head_limit=head_limit,
+        truncated=truncated,
+        next_offset=offset + page.returned if truncated else None,
+        timed_out=out.timed_out,
+        skipped=skipped,
+        skipped_paths={
+            "binary": out.binary[:_EXAMPLES],
+            "ignored": out.ignored[:_EXAMPLES],
+            "too_large": out.too_large[:_EXAMPLES],
+            "unreadable": out.unreadable[:_EXAMPLES],
+        },
+        warnings=warnings,
+        index=index_status,
+        **page.meta,
+    )
 
 
 @tool(
@@ -241,22 +396,12 @@ def grep(
 ) -> ToolResult:
     """Search file contents for a regular expression, with ripgrep."""
     ctx = session(ctx)
+    # Validate, build the query, search, cut the page: each a step of its own.
     # The search machinery loads on first use, so `import fstools` stays light.
-    from .._core.confinement import confined
     from .._walk.rules import walk_rules
-    from .command import GrepQuery, run_dir
-    from .format import NO_MATCHES, format_content, format_counts, format_files
-    from .indexed import index_scope
-    from .runs import search
+    from .command import GrepQuery
 
-    if not pattern:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern must not be empty")
-    if "\x00" in pattern or (glob and "\x00" in glob):
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, "pattern and glob must not contain NUL bytes")
-    if len(pattern.encode("utf-8", "surrogateescape")) > MAX_PATTERN_BYTES:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"pattern is longer than {MAX_PATTERN_BYTES} bytes")
-    if glob and len(glob) > MAX_GLOB_CHARS:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"glob is longer than {MAX_GLOB_CHARS} characters")
+    _validate(pattern, glob)
     target = resolve_path(ctx, path or ctx.working_dir, param="path")
     if not target.exists:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
@@ -279,80 +424,11 @@ def grep(
         excludes=rules.rg_excludes(),
     )
     content = output_mode == "content"
-    candidates, index_status = index_scope(ctx, query)
-    with confined(ctx.roots, target.root, run_dir(query), require_binary("rg")) as confinement:
-        out = search(
-            query,
-            content=content,
-            offset=offset,
-            limit=head_limit,
-            timeout=ctx.timeout,
-            rules=rules,
-            line_numbers=line_numbers,
-            confinement=confinement,
-            candidates=candidates,
-        )
-    total_matches = sum(f.lines for f in out.files)
-    total_files = len(out.files)
-    meta: dict[str, Any] = {}
-    if content:
-        total_items = total_matches
-        if out.text is None:
-            returned = sum(not hit.is_context for hit in out.lines)
-            text = format_content(out.lines, line_numbers=line_numbers, separators=bool(query.before or query.after))
-        else:  # every line, printed by rg itself
-            returned = total_matches
-            text = out.text or NO_MATCHES
-        on_page = {hit.path for hit in out.lines}
-        shown = out.files if out.text is not None else [f for f in out.files if f.path in on_page]
-        meta["matches"] = [hit.as_dict() for hit in out.lines]
-        meta["matches_complete"] = out.lines_complete
-    else:
-        page = out.files[offset : offset + head_limit] if head_limit else out.files[offset:]
-        returned = len(page)
-        total_items = total_files
-        text = (format_counts if output_mode == "count" else format_files)(page)
-        meta["files"] = [{"path": f.path, "count": f.lines} for f in page]
-        shown = page
-    if total_items and not returned:
-        text = f"No more matches: offset {offset} is past the last of {total_items} results"
-    truncated = offset + returned < total_items
-    if truncated:
-        unit = "matching lines" if content else "files"
-        meta["notice"] = (
-            f"(Showing {unit} {offset + 1}-{offset + returned} of {total_items}: "
-            f"call again with {setting(ctx, 'offset', offset + returned)} for more.)"
-        )
-        text = f"{text}\n{meta['notice']}"  # the output's last line, as Read's and LS's notices are
-    skipped, warnings = _report_skipped(ctx, out, query)
-    linked = {f.path: f.links for f in shown if f.links > 1}
-    if linked:
-        meta["hard_links"] = linked
-        warnings.append(hard_links_warning(linked, _EXAMPLES))
-    return ToolResult.ok(
-        text,
-        pattern=pattern,
-        path=target.path,
-        output_mode=output_mode,
-        total_matches=total_matches,
-        total_files=total_files,
-        returned_matches=returned,
-        offset=offset,
-        head_limit=head_limit,
-        truncated=truncated,
-        next_offset=offset + returned if truncated else None,
-        timed_out=out.timed_out,
-        skipped=skipped,
-        skipped_paths={
-            "binary": out.binary[:_EXAMPLES],
-            "ignored": out.ignored[:_EXAMPLES],
-            "too_large": out.too_large[:_EXAMPLES],
-            "unreadable": out.unreadable[:_EXAMPLES],
-        },
-        warnings=warnings,
-        index=index_status,
-        **meta,
+    out, index_status = _search(
+        ctx, target, query, rules, content=content, offset=offset, head_limit=head_limit, line_numbers=line_numbers
     )
+    page = _page(ctx, out, query, output_mode, offset, head_limit, line_numbers)
+    return _result(ctx, query, output_mode, offset, head_limit, out, page, index_status)
 
 
 class GrepTool(FileTool):

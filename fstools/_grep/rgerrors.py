@@ -1,0 +1,50 @@
+"""What rg's complaints mean: a ToolError for the caller's bad input (pattern, type, glob), else
+its messages about paths under the searched root."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .._core.errors import ErrorCode, ToolError
+from .._core.runner import StreamingProcess
+from .command import GrepQuery, type_list_argv
+from .regexerror import explain_regex_error
+
+_REGEX_ERRORS = ("rg: regex parse error", "rg: the literal", "rg: compiled regex exceeds size limit")
+
+
+@lru_cache(maxsize=4)
+def rg_type_names(rg: str) -> tuple[str, ...]:
+    """The file type names this rg knows (`rg --type-list`), for the unknown-type error."""
+    with StreamingProcess(type_list_argv(rg), timeout=10) as proc:
+        listing = proc.read_all().decode("utf-8", "replace")
+    return tuple(line.split(":", 1)[0] for line in listing.splitlines() if ":" in line)
+
+
+def explain(stderr: str) -> str:
+    """rg's message without its `rg: ` prefixes."""
+    return "\n".join(line[4:] if line.startswith("rg: ") else line for line in stderr.strip().splitlines())
+
+
+def path_messages(rg: str, query: GrepQuery, code: int, stderr: str) -> list[str]:
+    """rg's complaints: a ToolError for bad input (pattern, type, glob), else its messages about paths.
+
+    Messages about the caller's input open the line (`rg: regex parse error`); messages
+    about files under the root start with their path (an unreadable file, a bad
+    .gitignore line), and rg reports the latter even when it exits 0.
+    """
+    lines = stderr.splitlines()
+    if code == 2 and any(line.startswith(_REGEX_ERRORS) for line in lines):
+        raise ToolError(
+            ErrorCode.INVALID_REGEX,
+            f"Invalid regex pattern: {query.pattern}\n{explain_regex_error(stderr, query.pattern)}",
+        )
+    if code == 2 and any(line.startswith("rg: unrecognized file type") for line in lines):
+        names = ", ".join(rg_type_names(rg))
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT, f"Unknown file type: {', '.join(query.types)}. Valid types: {names}"
+        )
+    if code == 2 and any(line.startswith("rg: error parsing glob") for line in lines):
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern: {query.glob}\n{explain(stderr)}")
+    prefix = "rg: " + query.root
+    return [line[4:] for line in lines if line.startswith(prefix)]

@@ -1,0 +1,81 @@
+"""The last syntax tree of each recently checked file, so the next change to it parses incrementally.
+
+An agent changes one file several times in a row. Keeping the tree of the text a check left
+lets the next check of that file hand tree-sitter the old tree, edited to the changed window:
+it reparses only around the change (about 1 ms instead of 10 for 2,000 lines of Python). A
+tree is used only when the text it was parsed from is exactly the text before the change;
+otherwise the text is parsed whole. Trees are taken out of the cache while in use, so a
+thread never edits a tree another thread holds.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from .compare import Window
+from .languages import Language, parse
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+MAX_TREES = 16
+MAX_SOURCE_BYTES = 4 * 1024 * 1024  # the texts kept; a tree costs a few times its text
+
+_lock = threading.Lock()
+_trees: OrderedDict[tuple[str, str], tuple[bytes, tree_sitter.Tree]] = OrderedDict()
+
+
+def _take(key: tuple[str, str]) -> tuple[bytes, tree_sitter.Tree] | None:
+    with _lock:
+        return _trees.pop(key, None)
+
+
+def _keep(key: tuple[str, str], source: bytes, tree: tree_sitter.Tree) -> None:
+    with _lock:
+        _trees[key] = (source, tree)
+        while len(_trees) > MAX_TREES or sum(len(s) for s, _ in _trees.values()) > MAX_SOURCE_BYTES:
+            _trees.popitem(last=False)
+
+
+def clear() -> None:
+    """Forget every kept tree."""
+    with _lock:
+        _trees.clear()
+
+
+def parse_change(
+    language: Language, path: str, old: bytes, new: bytes, changed: Window
+) -> tuple[tree_sitter.Tree | None, tree_sitter.Tree | None]:
+    """(the tree of `new`, the tree of `old` if one was kept) for the file at `path`.
+
+    The tree of `new` is kept for the next change of `path`; without a path nothing is kept.
+    """
+    if not path:
+        return parse(language, new), None
+    key = (language.name, path)
+    kept = _take(key)
+    before = None
+    if kept is not None and kept[0] == old:
+        before = kept[1]
+        edited = before.copy()
+        edited.edit(
+            start_byte=changed.start,
+            old_end_byte=changed.old_end,
+            new_end_byte=changed.new_end,
+            start_point=_point(old, changed.start),
+            old_end_point=_point(old, changed.old_end),
+            new_end_point=_point(new, changed.new_end),
+        )
+        tree = parse(language, new, edited)
+    else:
+        tree = parse(language, new)
+    if tree is not None:
+        _keep(key, new, tree)
+    return tree, before
+
+
+def _point(source: bytes, offset: int) -> tuple[int, int]:
+    """(row, byte column) of an offset, as tree-sitter counts."""
+    return source.count(b"\n", 0, offset), offset - (source.rfind(b"\n", 0, offset) + 1)
