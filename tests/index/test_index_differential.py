@@ -226,8 +226,8 @@ def test_the_probe_after_an_empty_result_is_answered_from_the_index(
     build(str(root), max_filesize=MAX_FILESIZE)
     on, off = contexts(root)
     walks: list[str] = []
-    real_probe = runs._probe
-    monkeypatch.setattr(runs, "_probe", lambda *a: walks.append("walk") or real_probe(*a))
+    real_probe = runs.Searcher.probe
+    monkeypatch.setattr(runs.Searcher, "probe", lambda *a: walks.append("walk") or real_probe(*a))
 
     def same(pattern: str, expect_walk: bool) -> dict:
         walks.clear()
