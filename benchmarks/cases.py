@@ -139,6 +139,48 @@ def read_window(t: corpus.Typical) -> Case:
     )
 
 
+READ_MANY_FILES = 50
+
+
+def _numbered(paths: Sequence[str]) -> str:
+    """The plainest ReadMany: each file decoded and numbered like `cat -n` under its header."""
+    blocks = []
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        lines = text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
+        blocks.append(f"==> {path} <==\n" + "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, 1)))
+    return "\n\n".join(blocks)
+
+
+READ_MANY_REF = "python read + number each file"
+
+
+@case(
+    "typical",
+    "read-many",
+    f"ReadMany of {READ_MANY_FILES} standard-library modules",
+    ("ReadMany", "Read"),
+    budgets=(Budget(1.5, "x", "≤ 1.5× plain Python reading and numbering them", vs=READ_MANY_REF),),
+)
+def read_many(t: corpus.Typical) -> Case:
+    paths = sorted(p for p in corpus.visible_files(t.stdlib, ()) if p.endswith(".py"))[:READ_MANY_FILES]
+    ctx = ctx_for(t.root)
+
+    def check(r: fstools.ToolResult) -> None:
+        ok(r)
+        shown = r.metadata["files"]
+        assert shown == paths[: len(shown)] and len(shown) + len(r.metadata["not_shown"]) == len(paths)
+        first = call("Read", ctx_for(t.root), file_path=paths[0])
+        assert r.output.startswith(f"==> {paths[0]} <==\n{first.output}\n\n==> {paths[1]} <==\n")
+
+    return Case(
+        run=bind("ReadMany", ctx, paths=paths, max_chars=1_000_000),
+        check=check,
+        refs=[Ref(READ_MANY_REF, lambda: _numbered(paths))],
+    )
+
+
 # --- typical project: Write, Edit, MultiEdit, Delete ----------------------------------
 
 
@@ -535,6 +577,57 @@ def kernel_grep_head(root: str) -> Case:
 )
 def kernel_glob(root: str) -> Case:
     return glob_case(root, "**/*.c", "*.c", ctx_for(root))
+
+
+KERNEL_OUTLINE_DIR = "drivers/net"
+OUTLINE_PARSE_REF = "tree-sitter parse of ~1.15 MB of its C files"
+
+
+@case(
+    "kernel",
+    "kernel-outline",
+    f"Outline of {KERNEL_OUTLINE_DIR} (5,123 C files; stops before 100,000 characters)",
+    ("Outline",),
+    budgets=(
+        Budget(1000, "ms", "< 1 s (aim < 500 ms)", aim=500),
+        Budget(1.5, "x", "≤ 1.5× parsing the same files", vs=OUTLINE_PARSE_REF),
+    ),
+    repeats=5,
+)
+def kernel_outline(root: str) -> Case:
+    directory = os.path.join(root, KERNEL_OUTLINE_DIR)
+
+    def check(r: fstools.ToolResult) -> None:
+        ok(r)
+        assert len(r.output) < 100_000 and r.metadata["files_left_out"] > 4_000
+        assert r.output.endswith("Outline a subdirectory or a file to see them]")
+        first = r.output.split("\n", 1)[0]
+        alone = call("Outline", ctx_for(root), path=first)
+        assert r.output.startswith(f"{first}\n{alone.output}\n\n")
+
+    def parse_the_same_files() -> int:
+        """Plain tree-sitter on the files the outline covered: the parse the outline cannot avoid."""
+        from fstools._syntax.languages import LANGUAGES, parse
+
+        files = sorted(refs.lines(refs.run(refs.rg_files_argv(directory, "*.[ch]", sortr_modified=False))))
+        size, parsed = 0, 0
+        for path in files:
+            with open(path, "rb") as f:
+                data = f.read()
+            parse(LANGUAGES["c"], data)
+            size, parsed = size + len(data), parsed + 1
+            if size > 1_150_000:  # about what the outline parses before its output is full
+                break
+        return parsed
+
+    return Case(
+        run=bind("Outline", ctx_for(root), path=directory),
+        check=check,
+        refs=[
+            Ref("rg --files (the walk alone)", lambda: refs.run([refs.binary("rg"), "--files", directory])),
+            Ref(OUTLINE_PARSE_REF, parse_the_same_files),
+        ],
+    )
 
 
 def corpus_for(group: str) -> Any:

@@ -53,8 +53,11 @@ __all__ = [
     "ls",
     "move",
     "multi_edit",
+    "notebook_edit",
     "openai_apply_patch",
+    "outline",
     "read",
+    "read_many",
     "register_file_tools",
     "write",
 ]
@@ -63,10 +66,13 @@ __all__ = [
 # agents usually meet them. The registry (so the CLI, the MCP server and the schemas) is made
 # from this list; a new tool is a line here, its name in __all__ and its TYPE_CHECKING import.
 _TOOLS: dict[str, str] = {
-    "read": "_read.tool",
+    "read": "_read.read",
+    "read_many": "_read.many",
+    "outline": "_read.outline",
     "write": "_change.write",
     "edit": "_change.edit",
     "multi_edit": "_change.edit",
+    "notebook_edit": "_change.notebook",
     "apply_patch": "_change.patch",
     "delete": "_change.delete",
     "move": "_change.move",
@@ -96,7 +102,7 @@ _EXPORTS: dict[str, str] = {
     "PermissionRequest": "_core.permissions",
     "PermissionRule": "_core.permissions",
     "ReadRecord": "_core.context",
-    "ReadTool": "_read.tool",
+    "ReadTool": "_read.read",
     "ToolCategory": "_core.toolclass",
     "ToolParameter": "_core.params",
     "ToolRegistry": "_core.toolregistry",
@@ -134,6 +140,7 @@ if TYPE_CHECKING:
     from ._change.delete import DeleteTool, delete
     from ._change.edit import EditTool, MultiEditTool, edit, multi_edit
     from ._change.move import MoveTool, move
+    from ._change.notebook import notebook_edit
     from ._change.patch import ApplyPatchTool, apply_patch
     from ._change.write import WriteTool, write
     from ._core.audit import AuditRecord
@@ -148,4 +155,6 @@ if TYPE_CHECKING:
     from ._find.ls import LSTool, ls
     from ._grep.grep import GrepTool, grep
     from ._index.service import build_index
-    from ._read.tool import ReadTool, read
+    from ._read.many import read_many
+    from ._read.outline import outline
+    from ._read.read import ReadTool, read

@@ -10,12 +10,24 @@ import fstools
 from tests.helpers.tools import agent_read
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _private_index_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Search indexes built by tests go to a temporary cache, and a developer's own never answer a test."""
-    import os
+def _private_index_cache() -> None:
+    """Search indexes built by tests go to a temporary cache, and a developer's own never answer a test.
 
-    os.environ["FSTOOLS_CACHE_DIR"] = str(tmp_path_factory.mktemp("fstools-cache"))
+    Set when this file is imported, before the test modules: the subprocess helpers copy the
+    environment as they are imported, so the CLI and MCP servers they start use it too (an MCP
+    server builds its roots' indexes by default).
+    """
+    import atexit
+    import os
+    import shutil
+    import tempfile
+
+    cache = tempfile.mkdtemp(prefix="fstools-test-cache-")
+    atexit.register(shutil.rmtree, cache, ignore_errors=True)
+    os.environ["FSTOOLS_CACHE_DIR"] = cache
+
+
+_private_index_cache()
 
 
 @pytest.fixture

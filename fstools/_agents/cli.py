@@ -24,7 +24,7 @@ from ..__version__ import __version__
 from .._content.fingerprints import remember
 from .._core.context import ExecutionContext
 from .._core.errors import ToolError
-from .._core.hints import flag
+from .._core.hints import as_flags, flag
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
 from .._core.permissions import PermissionRequest
@@ -218,7 +218,10 @@ class CommandLine:
     def parse(self, argv: Sequence[str]) -> argparse.Namespace:
         """Options and positionals may be mixed in any order (`grep PATTERN --json DIR`)."""
         if argv and argv[0] in self.commands:
-            args = self.commands[argv[0]].parse_intermixed_args(argv[1:])
+            command = self.commands[argv[0]]
+            # argparse cannot intermix a command that has subcommands of its own (`index build`).
+            parse = command.parse_args if command.get_default("nested") else command.parse_intermixed_args
+            args = parse(argv[1:])
             args.command = argv[0]
             return args
         return self.parser.parse_args(argv)
@@ -266,6 +269,13 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
         "directory is skipped with a warning; the server starts unless none is usable.",
     )
     mcp.add_argument("--rate-limit", type=int, metavar="N", help="At most N operations per minute")
+    mcp.add_argument(
+        "--index",
+        choices=("auto", "off"),
+        default="auto",
+        help="auto (the default): Grep and Glob answer from the roots' search indexes, which the server keeps "
+        "fresh and builds in the background where a root has none (needs the index extra); off: always scan",
+    )
     add_index_command(commands)
     return CommandLine(parser, dict(commands.choices))
 
@@ -347,6 +357,7 @@ def _settings(args: argparse.Namespace) -> SessionSettings:
         rules=tuple(args.rules or ()),
         audit_log=args.audit_log,
         rate_limit=getattr(args, "rate_limit", None),
+        index=getattr(args, "index", "auto"),
         timeout=args.timeout,
     )
 
@@ -374,14 +385,21 @@ def exit_status(tool: BaseTool, result: ToolResult) -> int:
 
 
 def print_result(
-    result: ToolResult, as_json: bool, command: str, stdout: TextIO, stderr: TextIO, match_count: str | None = None
+    result: ToolResult,
+    as_json: bool,
+    command: str,
+    stdout: TextIO,
+    stderr: TextIO,
+    match_count: str | None = None,
+    names: Sequence[str] = (),
 ) -> None:
     """--json: the whole ToolResult on one line. Otherwise the output on stdout (a search that found
     nothing, its `match_count` 0, says so on stderr), the notice and the warnings on stderr, or the
-    error on stderr."""
+    error on stderr; a `name=value` of the parameters `names` in a message is shown as its option
+    (`--replace-all`)."""
 
     def say(text: str) -> None:
-        stderr.write(printable(f"fstools {command}: {text}") + "\n")
+        stderr.write(printable(f"fstools {command}: {as_flags(text, names)}") + "\n")
 
     if as_json:
         payload = jsonable(result.to_dict())
@@ -401,6 +419,17 @@ def print_result(
         say(notice)
     for warning in result.metadata.get("warnings") or ():
         say(f"warning: {warning}")
+    index = index_notice(result)
+    if index:
+        say(index)
+
+
+def index_notice(result: ToolResult) -> str | None:
+    """Whether a search index answered, said where one was involved: "none" and "off" say nothing."""
+    state = result.metadata.get("index")
+    if not isinstance(state, str) or state in ("none", "off"):
+        return None
+    return "answered from the search index" if state == "used" else f"searched without the index ({state})"
 
 
 def presume_read(tool: BaseTool, ctx: ExecutionContext, arguments: dict[str, Any]) -> None:
@@ -429,7 +458,8 @@ def run_tool(
     ctx = settings.context(confirm=terminal_confirm(getattr(args, "yes", False), stdin, stderr), arg_style="flags")
     presume_read(tool, ctx, arguments)
     result = tool.run(ctx, **arguments)
-    print_result(result, args.json, args.command, stdout, stderr, tool.cli_match_count)
+    names = [p.name for p in tool.parameters]
+    print_result(result, args.json, args.command, stdout, stderr, tool.cli_match_count, names)
     return exit_status(tool, result)
 
 

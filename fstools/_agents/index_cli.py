@@ -12,18 +12,37 @@ ACTIONS = ("build", "status", "drop", "watch")
 _BAR = 30
 
 
+_ACTION_HELP = {
+    "build": "Build (or rebuild) the index of DIR; Grep and Glob answer from it while it is fresh",
+    "status": "Say whether DIR has an index and whether it is fresh",
+    "drop": "Remove the index of DIR",
+    "watch": "Keep the index of DIR fresh until interrupted, answering other processes' freshness questions",
+}
+_WHERE = "The index lives in $FSTOOLS_CACHE_DIR, else $XDG_CACHE_HOME/fstools, else ~/.cache/fstools."
+# What the index needs beyond fstools' own dependencies, and the command that installs it.
+INDEX_EXTRA_HINT = "the search index needs numpy: pip install 'fstools[index]'"
+
+
 def add_index_command(commands: Any) -> None:
     sub = commands.add_parser(
         "index",
         help="Build, inspect, drop or watch the search index Grep and Glob answer from",
-        description="Build (or rebuild), inspect or drop the search index of DIR (default: the current "
-        "directory). The index lives in $FSTOOLS_CACHE_DIR, else $XDG_CACHE_HOME/fstools, else ~/.cache/fstools. "
-        "`watch` keeps the index fresh until interrupted and answers other processes' freshness questions, "
-        "so a one-shot Grep or Glob need not check every file itself.",
+        description=f"Build (or rebuild), inspect, drop or watch the search index of DIR. {_WHERE}",
     )
-    sub.add_argument("action", choices=ACTIONS)
-    sub.add_argument("dir", nargs="?", default=".", metavar="DIR")
-    sub.add_argument("--json", action="store_true", help="Print the result as JSON")
+    sub.set_defaults(nested=True)
+    actions = sub.add_subparsers(dest="action", metavar="ACTION", title="actions", required=True)
+    for action, text in _ACTION_HELP.items():
+        one = actions.add_parser(action, help=text, description=f"{text}. {_WHERE}", allow_abbrev=False)
+        one.add_argument("dir", nargs="?", default=".", metavar="DIR", help="The directory (default: the current one)")
+        one.add_argument("--json", action="store_true", help="Print the result as JSON")
+
+
+def _index_extra_missing() -> bool:
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return True
+    return False
 
 
 def _progress(stream: TextIO) -> Any:
@@ -54,6 +73,9 @@ def run_index(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     root = os.path.realpath(args.dir)
     if not os.path.isdir(root):
         stderr.write(f"fstools index: error: not a directory: {args.dir}\n")
+        return 2
+    if args.action == "build" and _index_extra_missing():
+        stderr.write(f"fstools index: error: {INDEX_EXTRA_HINT}\n")
         return 2
     try:
         if args.action == "build":

@@ -199,6 +199,13 @@ def _confirm(request: PermissionRequest) -> bool:
     return _approved(answer)
 
 
+def _can_index() -> bool:
+    """Whether the index extra (numpy) is installed: without it no index is built or read."""
+    import importlib.util
+
+    return importlib.util.find_spec("numpy") is not None
+
+
 class McpSession:
     """The state of one MCP session: its ExecutionContext, built at the first tool call.
 
@@ -207,9 +214,10 @@ class McpSession:
     --root the command line decides alone: a client cannot widen the operator's sandbox.
     """
 
-    def __init__(self, settings: SessionSettings, registry: ToolRegistry) -> None:
+    def __init__(self, settings: SessionSettings, registry: ToolRegistry, *, build_indexes: bool = False) -> None:
         self.settings = settings
         self.registry = registry
+        self.build_indexes = build_indexes
         self._ctx: ExecutionContext | None = None
         self._keeper: Keeper | None = None
         self._queues = PathQueues()
@@ -252,7 +260,10 @@ class McpSession:
             return
         from .._index.keeper import Keeper
 
-        self._keeper = Keeper(ctx.roots, tuple(ctx.sensitive_patterns), ctx.grep_max_filesize).start()
+        build_missing = self.build_indexes and self.settings.index == "auto" and _can_index()
+        self._keeper = Keeper(
+            ctx.roots, tuple(ctx.sensitive_patterns), ctx.grep_max_filesize, build_missing=build_missing
+        ).start()
 
     async def call(
         self, params: types.CallToolRequestParams, rctx: ServerRequestContext[Any, Any]
@@ -298,9 +309,15 @@ class McpSession:
         return call_result(result)
 
 
-def create_server(settings: SessionSettings, registry: ToolRegistry | None = None) -> Server[Any]:
-    """A low-level MCP Server publishing each tool's own schema and annotations."""
-    state = McpSession(settings, registry or create_registry())
+def create_server(
+    settings: SessionSettings, registry: ToolRegistry | None = None, *, build_indexes: bool = False
+) -> Server[Any]:
+    """A low-level MCP Server publishing each tool's own schema and annotations.
+
+    `build_indexes`: build a root's missing search index in the background (the `fstools mcp`
+    process does, with `--index auto`; a server embedded in another program leaves that to it).
+    """
+    state = McpSession(settings, registry or create_registry(), build_indexes=build_indexes)
 
     async def list_tools(
         rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -325,7 +342,7 @@ def create_server(settings: SessionSettings, registry: ToolRegistry | None = Non
 
 
 async def _serve_stdio(settings: SessionSettings, registry: ToolRegistry | None) -> None:
-    server = create_server(settings, registry)
+    server = create_server(settings, registry, build_indexes=True)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(TolerantReadStream(read_stream), write_stream, server.create_initialization_options())
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from .._core.context import ArgStyle, ExecutionContext
 from .._core.paths import is_within
@@ -60,6 +61,8 @@ class SessionSettings:
     audit_log: str | None = None
     rate_limit: int | None = None
     timeout: float | None = None
+    # The search index: "auto" uses (and, in a long-lived server, builds) the roots' indexes; "off" never.
+    index: Literal["auto", "off"] = "auto"
 
     def context(
         self,
@@ -88,6 +91,7 @@ class SessionSettings:
             audit_log=self.audit_log,
             rate_limit_per_minute=self.rate_limit,
             arg_style=arg_style,
+            search_index=self.index,
         )
         if self.timeout is not None:  # otherwise the context's own default stands
             ctx.timeout = self.timeout

@@ -37,7 +37,7 @@ from .._core.permissions import authorize
 from .._core.result import ToolResult, printable
 from .._core.spec import invoke
 from .._find.ls import ls
-from .._read.tool import MAX_LIMIT, read
+from .._read.read import MAX_LIMIT, read
 from .._syntax.diagnostics import block_of
 from .._syntax.review import annotate, refuse_broken, review_change
 
@@ -45,6 +45,8 @@ TOOL_NAME = "str_replace_based_edit_tool"
 COMMANDS = ("view", "create", "str_replace", "insert")
 MAX_LISTED = 20  # line numbers of a non-unique old_str shown
 SNIPPET_LINES = 4  # context lines shown around an edit, as the reference implementation does
+# A directory view is cut here, as the reference implementations cut their answers (max_characters may cut sooner).
+VIEW_MAX_CHARS = 16_000
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 # Anthropic's documentation words these two errors so (its reference implementation adds the details after them).
 NO_MATCH = "No match found for replacement. Please check your text and try again."
@@ -100,7 +102,7 @@ def _view(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str, max_c
     if _is_dir(ctx, path):
         if view_range is not None:
             raise _Refusal("The `view_range` parameter is not allowed when `path` points to a directory.")
-        return _view_directory(ctx, path)
+        return _view_directory(ctx, path, max_characters)
     offset, limit = 1, None
     if view_range is not None:
         offset, limit = _range(view_range)
@@ -154,22 +156,50 @@ def _range(view_range: object) -> tuple[int, int | None]:
     return start, end - start + 1
 
 
-def _view_directory(ctx: ExecutionContext, path: str) -> str:
+def _view_directory(ctx: ExecutionContext, path: str, max_characters: int | None) -> str:
     listed = ls(path, ctx=ctx)
     if not listed.success:
         raise _failed(listed, path)
-    found = [path.rstrip(os.sep) + os.sep]
+    top = [path.rstrip(os.sep) + os.sep]
+    inner: list[str] = []
     cut = [_unlisted(listed, path)]
     for entry in listed.metadata["entries"]:
         is_dir = entry["type"] == "dir"
-        found.append(entry["path"] + (os.sep if is_dir else ""))
+        top.append(entry["path"] + (os.sep if is_dir else ""))
         if is_dir:
-            inner = ls(entry["path"], ctx=ctx)
-            if inner.success:
-                found += [e["path"] + (os.sep if e["type"] == "dir" else "") for e in inner.metadata["entries"]]
-                cut.append(_unlisted(inner, entry["path"]))
-    listing = "\n".join([*sorted(found), *filter(None, cut)])
-    return f"Here's the files and directories up to 2 levels deep in {path}, excluding hidden items:\n{listing}\n"
+            below = ls(entry["path"], ctx=ctx)
+            if below.success:
+                inner += [e["path"] + (os.sep if e["type"] == "dir" else "") for e in below.metadata["entries"]]
+                cut.append(_unlisted(below, entry["path"]))
+    header = f"Here's the files and directories up to 2 levels deep in {path}, excluding hidden items:\n"
+    cap = min(max_characters or VIEW_MAX_CHARS, VIEW_MAX_CHARS)
+    notes = [note for note in cut if note]
+    return header + _capped(top, inner, notes, cap - len(header) - 1, cap) + "\n"
+
+
+def _capped(top: list[str], inner: list[str], notes: list[str], budget: int, cap: int) -> str:
+    """The sorted listing in `budget` characters: whole, or cut at whole lines with a closing notice.
+
+    A cut keeps the first level before the second (the shape of the tree before its leaves) and
+    the notes on directories LS cut before both, so what is missing is always said."""
+    text = "\n".join([*sorted(top + inner), *notes])
+    if len(text) <= budget:
+        return text
+    room = budget - 150  # the closing notice, with room for large counts
+    kept: list[str] = []
+    for line in [*notes, *top, *sorted(inner)]:
+        if room - len(line) - 1 < 0:
+            break
+        room -= len(line) + 1
+        kept.append(line)
+    shown = set(kept)
+    entries = [line for line in sorted(top + inner) if line in shown]
+    left = len(top) + len(inner) - len(entries)
+    notice = (
+        f"[{left} of {len(top) + len(inner)} entries not shown: the answer is cut at {cap:,} characters; "
+        "view a subdirectory to see the rest]"
+    )
+    return "\n".join([*entries, *(note for note in notes if note in shown), notice])
 
 
 def _unlisted(listed: ToolResult, path: str) -> str:

@@ -121,6 +121,9 @@ def _file_diff(ctx: ExecutionContext, target: SafePath, removal: Removal) -> str
 
 
 def _listing(removal: Removal) -> str:
+    """What a removal takes: a file or link is its own path, already named; a tree lists its paths."""
+    if removal.kind != "directory":
+        return ""
     lines = removal.paths[:LISTED]
     more = len(removal.paths) - len(lines)
     return "\n".join(lines + ([f"... and {more} more"] if more else []))
@@ -180,14 +183,19 @@ def delete(path: str, *, recursive: bool = False, ctx: ExecutionContext | None =
     preview = diff if removal.kind != "directory" else f"Would remove:\n{_listing(removal)}"
     authorize(ctx, delete.spec, removal.victim, preview, covers=removal.paths[1:], removed=len(removal.paths))
     if ctx.dry_run:
-        return ToolResult.ok(f"[Dry Run] Would delete {what}:\n{_listing(removal)}", **meta)
+        return ToolResult.ok(_said(f"[Dry Run] Would delete {what}", removal), **meta)
     try:
         _remove(target, removal)
     finally:  # what is gone, even in part, an open search index learns now
         notify_changed(removal.paths)
     for p in removal.paths:
         ctx.forget_read(p)
-    return ToolResult.ok(f"Deleted {what}:\n{_listing(removal)}", **meta)
+    return ToolResult.ok(_said(f"Deleted {what}", removal), **meta)
+
+
+def _said(headline: str, removal: Removal) -> str:
+    listing = _listing(removal)
+    return f"{headline}:\n{listing}" if listing else headline
 
 
 def _remove(target: SafePath, removal: Removal) -> None:

@@ -10,6 +10,8 @@ from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from .cancel import on_cancel
+
 if TYPE_CHECKING:
     from .confinement import Confinement
 
@@ -61,6 +63,8 @@ class StreamingProcess:
             self._proc = confinement.spawn(start) if confinement is not None else start(cwd or DEFAULT_CWD)
         finally:
             os.close(devnull)
+        # A cancelled async call kills the child from the event loop's thread, at once.
+        self._forget_cancel = on_cancel(self._proc.kill)
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
         self._timer: threading.Timer | None = None
@@ -110,6 +114,7 @@ class StreamingProcess:
         if self._proc.stdout is not None:
             self._proc.stdout.close()
         code = self._proc.wait()
+        self._forget_cancel()
         if self._timer is not None:
             self._timer.cancel()
         self._stderr_thread.join()

@@ -146,8 +146,18 @@ class FileTool(BaseTool):
         # Positional-only context: a tool argument may itself be called `context` (Grep's -C).
         import asyncio
 
-        # File I/O blocks: run it off the event loop so an async agent stays responsive.
-        return await asyncio.to_thread(call_validated, self.spec, context, kwargs, time.perf_counter())
+        from .cancel import Cancellation
+
+        # File I/O blocks: run it off the event loop so an async agent stays responsive. The
+        # thread cannot be stopped, but a cancelled task kills the rg/fd children it started.
+        cancellation = Cancellation()
+        try:
+            return await asyncio.to_thread(
+                cancellation.run, call_validated, self.spec, context, kwargs, time.perf_counter()
+            )
+        except asyncio.CancelledError:
+            cancellation.cancel()
+            raise
 
     def run(self, context: ExecutionContext | None = None, /, **kwargs: Any) -> ToolResult:
         return invoke(self.spec, context, kwargs)

@@ -3,10 +3,12 @@
 A daemon thread opens the index covering each root (so its inotify watch starts at
 once, not at the first search), drains the watch every second so events never pile up
 to an overflow, and rebuilds an index that turned stale (its ignore rules changed, or
-too much changed since the build) in the background, while searches scan. It never
-builds an index that does not exist: building reads the whole tree, so that stays the
-user's call (`fstools index build`). Each fresh index is also served to other processes
-over a local socket (see `watchd`), so they need no check of every file of their own.
+too much changed since the build) in the background, while searches scan. With
+`build_missing` it also builds, once and in the background, the index of a root that has
+none (the MCP server's `--index auto`): a server is long-lived, and its client may not pass
+the environment that says where the user's own index is. Each fresh index is also served
+to other processes over a local socket (see `watchd`), so they need no check of every file
+of their own.
 """
 
 from __future__ import annotations
@@ -26,8 +28,16 @@ INTERVAL = 1.0
 
 
 class Keeper:
-    def __init__(self, roots: Sequence[str], sensitive_patterns: tuple[str, ...], max_filesize: int) -> None:
+    def __init__(
+        self,
+        roots: Sequence[str],
+        sensitive_patterns: tuple[str, ...],
+        max_filesize: int,
+        *,
+        build_missing: bool = False,
+    ) -> None:
         self.roots = list(roots)
+        self._unbuilt = set(self.roots) if build_missing else set()
         self.sensitive_patterns = sensitive_patterns
         self.max_filesize = max_filesize
         self._stop = threading.Event()
@@ -61,7 +71,9 @@ class Keeper:
         for root in self.roots:
             try:
                 live = open_live(root)
-            except Unusable:
+            except Unusable as exc:
+                if exc.reason == "none" and root in self._unbuilt:
+                    self._build_missing(root)
                 continue  # no index (or a damaged one: the next build replaces it)
             with live.lock:
                 try:
@@ -75,6 +87,17 @@ class Keeper:
                 build(live.root, sensitive_patterns=self.sensitive_patterns, max_filesize=self.max_filesize)
             except Exception:  # a failed rebuild leaves the old index; searches keep scanning
                 log.exception("rebuilding the search index of %s failed", live.root)
+
+    def _build_missing(self, root: str) -> None:
+        """Build the index of `root` once (tried once: a failure is logged, searches keep scanning)."""
+        from .build import build
+
+        self._unbuilt.discard(root)
+        log.info("building the search index of %s", root)
+        try:
+            build(root, sensitive_patterns=self.sensitive_patterns, max_filesize=self.max_filesize)
+        except Exception:
+            log.exception("building the search index of %s failed", root)
 
     def _loop(self) -> None:
         while not self._stop.is_set():

@@ -17,6 +17,7 @@ from tests.helpers.fuzz import (
     check_result,
     make_tree,
     nasty_values,
+    read_first,
     sane_arguments,
 )
 from tests.helpers.processes import mcp_text, stdio_session
@@ -60,13 +61,13 @@ def test_every_known_crasher_in_every_parameter(tool_name, tmp_path):
     make_tree(root)
     ctx = fstools.ExecutionContext(working_dir=str(root), timeout=10)
     base = sane_arguments(root)[tool_name]
-    fstools.read(str(root / "a.txt"), ctx=ctx)
+    read_first(root, ctx)
     assert REGISTRY.run(tool_name, ctx, **base).success  # the base call works, so what fails is the value
     calls = 0
     for param in REGISTRY.get(tool_name).parameters:
         for value in nasty_values(root, param):
             make_tree(root)
-            fstools.read(str(root / "a.txt"), ctx=ctx)
+            read_first(root, ctx)
             args = {**base, param.name: value}
             check_result(call_with_watchdog(lambda args=args: REGISTRY.run(tool_name, ctx, **args)))
             calls += 1

@@ -14,6 +14,7 @@ from fstools._agents.mcp import call_result, create_server
 from fstools._agents.settings import SessionSettings
 from fstools._core.outputs import ResultField
 from fstools._core.spec import ToolSpec
+from tests.helpers.binaries import HAS_FD, requires_fd
 from tests.helpers.processes import stdio_session
 from tests.helpers.samples import make_notebook, make_pdf, make_scanned_pdf
 
@@ -154,6 +155,19 @@ def _results(tree):
     yield "Read", fstools.read(f"{p}/dot.png", ctx=ctx)
     yield "Read", fstools.read(f"{p}/doc.pdf", ctx=fstools.ExecutionContext(working_dir=p, pdf_max_pages=1))
     yield "Read", fstools.read(f"{p}/nb.ipynb", ctx=ctx)
+    yield "Read", fstools.read(f"{p}/src/m1.py", symbol="f1", ctx=ctx)
+    yield (
+        "ReadMany",
+        fstools.read_many(["notes.txt", "dot.png", "doc.pdf", "nb.ipynb", "src/*.py", "blob.bin"], ctx=ctx),
+    )
+    yield "ReadMany", fstools.read_many(["notes.txt", "nb.ipynb"], max_chars=2000, ctx=ctx)
+    yield "Outline", fstools.outline(f"{p}/src/m1.py", ctx=ctx)
+    yield "Outline", fstools.outline(p, ctx=ctx)
+    yield "NotebookEdit", fstools.notebook_edit(f"{p}/nb.ipynb", "x = 1", cell_id="cell-1", ctx=ctx)
+    yield (
+        "NotebookEdit",
+        fstools.notebook_edit(f"{p}/nb.ipynb", "# Title", cell_type="markdown", edit_mode="insert", ctx=dry),
+    )
     yield "Write", fstools.write(f"{p}/w.txt", "a\n", ctx=ctx)
     yield "Write", fstools.write(f"{p}/w.txt", "a\n", ctx=ctx)
     yield "Write", fstools.write(f"{p}/w.txt", "b\n", ctx=ctx, backup=True)
@@ -170,7 +184,8 @@ def _results(tree):
     yield "Move", fstools.move(f"{p}/notes.txt", f"{p}/moved/notes.txt", ctx=ctx)
     yield "LS", fstools.ls(p, ctx=ctx)
     yield "LS", fstools.ls(p, limit=1, hidden=True, ctx=ctx)
-    yield "LS", fstools.ls(p, respect_gitignore=True, ctx=ctx)
+    if HAS_FD:  # LS reads .gitignore through fd; test_ls_with_gitignore_fits_its_output_schema says so when skipped
+        yield "LS", fstools.ls(p, respect_gitignore=True, ctx=ctx)
     yield "Glob", fstools.glob("**/*", ctx=ctx)
     yield "Glob", fstools.glob("**/*.py", limit=1, ctx=ctx)
     yield "Glob", fstools.glob("nowhere/*.py", ctx=ctx)
@@ -192,6 +207,13 @@ def test_every_result_fits_its_tools_output_schema(tree):
     assert seen == set(registry.names())
 
 
+@requires_fd
+def test_ls_with_gitignore_fits_its_output_schema(tree):
+    result = fstools.ls(str(tree), respect_gitignore=True, ctx=fstools.ExecutionContext(working_dir=str(tree)))
+    assert result.success, result.error
+    jsonschema.validate(result.metadata, fstools.create_registry().get("LS").output_schema())
+
+
 def _failures(tree):
     """A failed call of every tool: missing files, a path outside the sandbox, a malformed patch, a bad regex."""
     p = str(tree)
@@ -205,6 +227,9 @@ def _failures(tree):
     yield "LS", {"path": f"{p}/missing"}
     yield "Glob", {"pattern": "*", "path": f"{p}/missing"}
     yield "Grep", {"pattern": "(unclosed"}
+    yield "ReadMany", {"paths": []}
+    yield "Outline", {"path": f"{p}/notes.txt"}
+    yield "NotebookEdit", {"notebook_path": f"{p}/nb.ipynb", "new_source": "x", "cell_id": "nope"}
 
 
 def test_error_results_fit_the_output_schema_too(tree):

@@ -278,9 +278,50 @@ def test_a_directory_too_large_to_list_says_what_it_left_out(project, ctx):
     (project / "sub").mkdir()
     for i in range(1002):
         (project / "sub" / f"g{i:04}.txt").touch()
-    lines = ok(run(ctx, 1, command="view", path=str(project))).splitlines()
-    assert lines[-2:] == [
-        f"[4 more entries in {project} not shown: view a subdirectory, or use Glob]",
-        f"[2 more entries in {project}/sub not shown: view a subdirectory, or use Glob]",
-    ]
-    assert len(lines) == 1 + 1 + 1000 + 1000 + 2  # header, the directory itself, two listings of 1000, two notes
+    text = ok(run(ctx, 1, command="view", path=str(project)))
+    lines = text.splitlines()
+    assert f"[4 more entries in {project} not shown: view a subdirectory, or use Glob]" in lines
+    assert f"[2 more entries in {project}/sub not shown: view a subdirectory, or use Glob]" in lines
+    shown = len(lines) - 4  # header, two notes, the closing notice; 2001: the directory, 1000 + 1000 listed
+    assert lines[-1] == (
+        f"[{2001 - shown} of 2001 entries not shown: the answer is cut at 16,000 characters; "
+        "view a subdirectory to see the rest]"
+    )
+    assert len(text) <= 16_000
+
+
+def _tree(root: Path, dirs: int, files: int) -> set[str]:
+    made = set()
+    for d in range(dirs):
+        for f in range(files):
+            made.add(str(write(root / f"dir{d:02}" / f"file_{f:04}.txt", "")))
+    return made
+
+
+@pytest.mark.parametrize(("dirs", "files"), [(1, 1000), (50, 500)])
+def test_a_directory_view_stays_under_16000_characters(project, ctx, dirs, files):
+    """1,000 files (85 KB before the cap) and 50 x 500 (941 KB): cut at whole lines, the first level kept, said so."""
+    made = _tree(project, dirs, files)
+    text = ok(run(ctx, 1, command="view", path=str(project)))
+    assert len(text) <= 16_000
+    lines = text.splitlines()
+    header, entries, notice = lines[0], lines[1:-1], lines[-1]
+    assert header.startswith("Here's the files and directories up to 2 levels deep")
+    first_level = {f"{project}/"} | {f"{project}/dir{d:02}/" for d in range(dirs)}
+    assert entries == sorted(entries) and set(entries) <= made | first_level
+    assert first_level <= set(entries)  # the first level survives the cut
+    shown = len(entries) - len(first_level)
+    assert notice == (
+        f"[{len(made) - shown} of {len(made) + dirs + 1} entries not shown: the answer is cut at 16,000 "
+        "characters; view a subdirectory to see the rest]"
+    )
+
+
+def test_a_directory_view_keeps_a_smaller_max_characters(project, ctx):
+    _tree(project, 3, 40)
+    whole = fstools.anthropic_text_editor({"command": "view", "path": str(project)}, ctx=ctx)["content"]
+    assert "entries not shown" not in whole and whole.count("file_") == 120  # under the cap: the whole listing
+    cut = fstools.anthropic_text_editor({"command": "view", "path": str(project)}, ctx=ctx, max_characters=600)
+    assert len(cut["content"]) <= 600 and cut["is_error"] is False
+    assert cut["content"].endswith("the answer is cut at 600 characters; view a subdirectory to see the rest]\n")
+    assert f"{project}/dir02/" in cut["content"]

@@ -27,24 +27,33 @@ SAMPLES = {
     "pattern": "f*",
     "edits": [{"old_string": "alpha", "new_string": "omega"}],
     "patch": "*** Begin Patch\n*** Update File: f.txt\n@@\n-alpha\n+omega\n*** End Patch",
+    "new_source": "omega = 1",
 }
+# A tool that changes one kind of file gets a sample of that kind (name, content) and the arguments it needs.
+NOTEBOOK = '{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": []}], '
+NOTEBOOK += '"metadata": {}, "nbformat": 4, "nbformat_minor": 4}\n'
+KINDS = {"NotebookEdit": ("f.ipynb", NOTEBOOK, {"cell_id": "cell-0"})}
 
 
 @pytest.fixture
-def sample(project: Path) -> Path:
-    target = project / "f.txt"
-    target.write_text(CONTENT)
+def sample(project: Path, request: pytest.FixtureRequest) -> Path:
+    tool = request.node.callspec.params["tool"]
+    name, content, _ = KINDS.get(tool.name, ("f.txt", CONTENT, {}))
+    target = project / name
+    target.write_text(content)
     return target
 
 
 def arguments(tool: fstools.BaseTool, sample: Path) -> dict:
     """Arguments that succeed: a file for `file_path` (and for a mutating tool's `path`), else the project dir."""
-    args = {}
+    args = dict(KINDS.get(tool.name, ("", "", {}))[2])
     for p in tool.parameters:
-        if p.name == "file_path" or (p.name == "path" and not tool.read_only):
+        if p.name in ("file_path", "notebook_path") or (p.name == "path" and not tool.read_only):
             args[p.name] = str(sample)
         elif p.name == "path":
             args[p.name] = str(sample.parent)
+        elif p.name == "paths":  # ReadMany: the sample
+            args[p.name] = [str(sample)]
         elif p.name in ("source", "destination"):  # Move: the sample to a new name
             args[p.name] = str(sample if p.name == "source" else sample.parent / "moved.txt")
         elif p.path_list and p.required:  # a list of paths: the sample file
@@ -63,7 +72,8 @@ def run(tool: fstools.BaseTool, sample: Path, **context) -> fstools.ToolResult:
 
 
 def unchanged(sample: Path) -> bool:
-    return sample.exists() and sample.read_text() == CONTENT
+    original = next((content for name, content, _ in KINDS.values() if name == sample.name), CONTENT)
+    return sample.exists() and sample.read_text() == original
 
 
 def rules(tool: fstools.BaseTool, action: str) -> fstools.PermissionManager:
@@ -113,7 +123,7 @@ def test_read_only_and_dry_run_change_nothing(tool, sample):
 def test_one_audit_record_per_call_with_the_resolved_path(tool, sample):
     records: list[fstools.AuditRecord] = []
     run(tool, sample, audit_hook=records.append)
-    sample.write_text(CONTENT)  # the same starting point for the refused call
+    sample.write_text(next((c for name, c, _ in KINDS.values() if name == sample.name), CONTENT))  # start again
     run(tool, sample, audit_hook=records.append, permissions=rules(tool, "deny"))
     assert [(r.tool, r.success) for r in records] == [(tool.name, True), (tool.name, False)]
     assert records[0].path in (str(sample.resolve()), str(sample.parent.resolve()))

@@ -45,7 +45,7 @@ def test_import_loads_no_private_module():
 def test_first_call_loads_only_what_it_needs():
     code = (
         "import sys, os, fstools; fstools.ls(os.getcwd());"
-        "print(sorted(m for m in ('fstools._read.tool', 'fstools._grep.grep', 'fstools._change.edit', 'PIL', 'pypdf') if m in sys.modules))"
+        "print(sorted(m for m in ('fstools._read.read', 'fstools._grep.grep', 'fstools._change.edit', 'PIL', 'pypdf') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 
 import pytest
 
 import fstools
-from tests.helpers.processes import ENV, WORKTREE
+from tests.helpers.processes import ENV, WORKTREE, run_python
 
 README = WORKTREE / "README.md"
 MAX_README_BYTES = 10 * 1024
@@ -35,25 +36,53 @@ def test_python_blocks_run_as_written(tmp_path):
     blocks = code_blocks(README.read_text(), "python")
     assert blocks, "the README has a quick start"
     for block in blocks:
-        result = subprocess.run(
-            [sys.executable, "-c", block],
-            cwd=tmp_path,
-            env={**ENV, "TMPDIR": str(tmp_path)},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        result = run_python(block, tmp_path)
         assert result.returncode == 0, result.stderr
         assert result.stderr == ""
         assert str(tmp_path) in result.stdout  # it worked on the temp directory, not somewhere else
 
 
+def _set_up_commands() -> list[str]:
+    section = re.search(r"^## Set up\n(.*?)(?=^## )", README.read_text(), flags=re.M | re.S)
+    assert section is not None
+    return [line for block in code_blocks(section.group(1), "bash") for line in block.splitlines()]
+
+
 def test_the_readme_test_command_is_what_ci_runs():
-    commands = [line for block in code_blocks(README.read_text(), "bash") for line in block.splitlines()]
-    pytest_commands = [c for c in commands if c.startswith("python -m pytest")]
+    pytest_commands = [c[c.index("python -m pytest") :] for c in _set_up_commands() if "python -m pytest" in c]
     assert len(pytest_commands) == 1
     ci = (WORKTREE / ".ci" / "run").read_text()
     assert "python3" + pytest_commands[0].removeprefix("python") + "\n" in ci
+
+
+def test_the_readme_has_two_set_up_commands_a_light_one_first():
+    """Trying fstools installs the package alone; the test command adds what the tests need."""
+    first, second = _set_up_commands()
+    assert first.startswith("pip install -e . && fstools ")
+    assert second.startswith("pip install -e '.[test]' && python -m pytest ")
+
+
+def _cli_examples() -> list[list[str]]:
+    section = re.search(r"^## Command line\n(.*?)(?=^## )", README.read_text(), flags=re.M | re.S)
+    assert section is not None
+    (block,) = code_blocks(section.group(1), "bash")
+    return [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
+
+
+def test_every_command_line_example_runs_as_written_in_this_checkout(tmp_path):
+    """Each example succeeds here (exit status 0), and none changes the checkout (they are reads and dry runs)."""
+    examples = _cli_examples()
+    assert len(examples) >= 6 and all(argv[0] == "fstools" for argv in examples)
+    before = (WORKTREE / "examples" / "app.py").read_bytes()
+    env = {**ENV, "FSTOOLS_CACHE_DIR": str(tmp_path / "cache")}
+    for argv in examples:
+        result = subprocess.run(
+            [sys.executable, "-m", "fstools", *argv[1:]], cwd=WORKTREE, env=env, capture_output=True, text=True
+        )
+        assert result.returncode == 0, (argv, result.stderr)
+        assert result.stdout, argv
+    assert (WORKTREE / "examples" / "app.py").read_bytes() == before
+    assert not (WORKTREE / "examples" / "greetings.py").exists()
 
 
 @pytest.mark.parametrize("page", [README, WORKTREE / "docs" / "contract.md"], ids=lambda p: p.name)

@@ -10,6 +10,7 @@ import pytest
 import fstools
 from fstools._core.binaries import find_binary
 from tests.find.test_ls import names
+from tests.helpers.binaries import requires_fd
 
 
 @pytest.fixture
@@ -28,6 +29,7 @@ def test_off_by_default_lists_everything(repo, ctx):
     assert names(r) == ["build", "empty", "src", "a.log", "b.txt", "keep.log", "local.txt"]
 
 
+@requires_fd
 def test_on_leaves_out_what_gitignore_excludes(repo, ctx):
     r = fstools.ls(str(repo), ctx=ctx, respect_gitignore=True)
     assert r.success, r.error
@@ -35,6 +37,7 @@ def test_on_leaves_out_what_gitignore_excludes(repo, ctx):
     assert r.metadata["count"] == 4 and "warnings" not in r.metadata
 
 
+@requires_fd
 def test_rules_of_a_parent_directory_apply_below(repo, ctx):
     (repo / "src" / "x.log").write_text("x")
     r = fstools.ls(str(repo / "src"), ctx=ctx, respect_gitignore=True)
@@ -42,6 +45,7 @@ def test_rules_of_a_parent_directory_apply_below(repo, ctx):
     assert names(r) == ["local.txt"]
 
 
+@requires_fd
 def test_combines_with_hidden_and_ignore(repo, ctx):
     r = fstools.create_registry().run("LS", ctx, path=str(repo), respect_gitignore="true", hidden=True, ignore=["src"])
     assert names(r) == ["empty", ".gitignore", "b.txt", "keep.log"]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 import fstools
+from tests.helpers.binaries import requires_fd
 
 
 def test_ls_shows_link_targets_only_inside_the_root_and_not_secret(project, ctx, tmp_path):
@@ -104,7 +107,8 @@ def test_secrets_in_any_letter_case_are_hidden_and_refused(project, ctx):
         assert fstools.read(str(project / name), ctx=ctx).error_code == "sensitive_path", name
 
 
-def test_backups_of_secrets_are_pruned_by_each_walker_and_caught_in_any_case(project, ctx):
+@pytest.mark.parametrize("backend", ["rg", pytest.param("fd", marks=requires_fd)])
+def test_backups_of_secrets_are_pruned_by_each_walker_and_caught_in_any_case(project, ctx, backend):
     from fstools._core.sensitive import SensitiveMatcher
     from fstools._walk.walkers import Strategy, WalkSpec, list_files
 
@@ -123,11 +127,10 @@ def test_backups_of_secrets_are_pruned_by_each_walker_and_caught_in_any_case(pro
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("TOKEN=1\n")
     pruned = SensitiveMatcher(ctx.sensitive.patterns).walker_split[0]
-    for backend in ("rg", "fd"):
-        walked = list_files(WalkSpec(base=str(project), hidden=True, excludes=pruned), Strategy(backend, 1)).paths
-        names = sorted(os.path.relpath(p, project) for p in walked)
-        # The walker prunes the lower-case spellings; the others reach the result check.
-        assert names == sorted([*spelled, "keep.py", "id_rsa.sw", ".env.example"]), backend
+    walked = list_files(WalkSpec(base=str(project), hidden=True, excludes=pruned), Strategy(backend, 1)).paths
+    names = sorted(os.path.relpath(p, project) for p in walked)
+    # The walker prunes the lower-case spellings; the others reach the result check.
+    assert names == sorted([*spelled, "keep.py", "id_rsa.sw", ".env.example"]), backend
     kept = sorted(str(project / n) for n in ("keep.py", "id_rsa.sw", ".env.example"))
     assert sorted(fstools.glob("**/*", str(project), hidden=True, ctx=ctx).output.splitlines()) == kept
     found = fstools.grep("TOKEN", str(project), hidden=True, head_limit=0, ctx=ctx)

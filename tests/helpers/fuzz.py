@@ -108,6 +108,20 @@ def make_tree(root: Path) -> None:
     (root / "a.txt").write_text("hello\nworld\n")
     (root / "sub" / "b.py").write_text("def f():\n    return 1\n")
     (root / ".env").write_text("SECRET=1\n")
+    (root / "nb.ipynb").write_text(NOTEBOOK)
+
+
+NOTEBOOK = (
+    '{"cells": [{"cell_type": "code", "execution_count": 1, "id": "c1", "metadata": {}, "outputs": [], '
+    '"source": ["x = 1"]}], "metadata": {"kernelspec": {"language": "python", "name": "python3"}}, '
+    '"nbformat": 4, "nbformat_minor": 5}\n'
+)
+
+
+def read_first(root: Path, ctx: fstools.ExecutionContext) -> None:
+    """Read the files the base calls change (a.txt, the notebook), as a session would before changing them."""
+    for name in ("a.txt", "nb.ipynb"):
+        fstools.read(str(root / name), ctx=ctx)
 
 
 def call_with_watchdog(fn: Any, seconds: float = 60.0) -> Any:
@@ -156,6 +170,9 @@ def sane_arguments(root: Path) -> dict[str, dict[str, Any]]:
         "LS": {"path": str(root)},
         "Glob": {"pattern": "**/*.py", "path": str(root)},
         "Grep": {"pattern": "hello", "path": str(root), "output_mode": "content"},
+        "ReadMany": {"paths": [a, "sub/*.py"]},
+        "Outline": {"path": str(root)},
+        "NotebookEdit": {"notebook_path": str(root / "nb.ipynb"), "new_source": "y = 2", "cell_id": "c1"},
     }
 
 
@@ -164,10 +181,12 @@ def nasty_values(root: Path, param: fstools.ToolParameter) -> list[Any]:
     a relative path is refused before it is ever encoded)."""
     if param.type == "integer":
         return list(NASTY_INTS)
-    if param.type == "string" and param.name in ("file_path", "path", "source", "destination"):
+    if param.type == "string" and param.path:
         return [*NASTY_TEXT, *(f"{root}/{text}" for text in NASTY_TEXT)]
     if param.type == "string":
         return list(NASTY_TEXT)
+    if param.type == "array" and param.items is None and param.path:
+        return [[text] for text in [*NASTY_TEXT, *(f"{root}/{text}" for text in NASTY_TEXT)]]
     if param.type == "array" and param.items is None:
         return [[text] for text in NASTY_TEXT]
     return []

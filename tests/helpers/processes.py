@@ -50,3 +50,15 @@ def stdio_session(root: Path, steps, *extra: str, errlog: Path):
                         return await steps(session)
 
     return anyio.run(main)
+
+
+def run_python(code: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run `code` verbatim in a fresh interpreter in `cwd`, its temporary files under `cwd` too."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env={**ENV, "TMPDIR": str(cwd)},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

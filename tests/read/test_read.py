@@ -345,7 +345,7 @@ def _path_check_saw_a_file(monkeypatch, project: Path) -> None:
     def saw_a_file(ctx, raw):
         return SafePath(raw, raw, os.stat(regular), ctx.roots[0])
 
-    monkeypatch.setattr(fstools._read.tool, "resolve_path", saw_a_file)
+    monkeypatch.setattr(fstools._read.read, "resolve_path", saw_a_file)
 
 
 def test_file_swapped_for_a_directory_after_the_check(project, ctx, monkeypatch):

@@ -13,7 +13,7 @@ from PIL import Image
 
 import fstools
 from fstools._read.pdfpages import EXTRA_HINT
-from fstools._read.tool import PDF_MAX_PAGE_IMAGES
+from fstools._read.read import PDF_MAX_PAGE_IMAGES
 from tests.helpers.processes import fstools_cmd
 from tests.helpers.samples import make_pdf, make_scanned_pdf
 

@@ -26,6 +26,7 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import Image, ToolResult
 from .._core.toolclass import FileTool
+from .._syntax.outline import find_symbol
 from .kinds import image_mime, is_pdf
 from .window import MAX_LINE_CHARS, file_chunks, read_window
 
@@ -47,7 +48,8 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         "webp, bmp) come back as image content, downscaled when large; PDFs as text with '--- Page N ---' "
         'markers (pages="1-5,8" selects pages, at most 20 a call), plus page images of scanned pages '
         '(page_images="all" for every page, e.g. to see figures); Jupyter notebooks as cells with their '
-        "outputs. Binary files are refused."
+        "outputs. Binary files are refused. "
+        'symbol="Parser.feed" (or "feed") reads one definition of a source file whole, numbered the same way.'
     ),
     parameters=(
         ToolParameter("file_path", "string", "The absolute path to the file to read", required=True, path=True),
@@ -68,6 +70,11 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
             f"all (every page read, e.g. for figures), none. At most {PDF_MAX_PAGE_IMAGES} a call",
             default="auto",
             enum=PAGE_IMAGE_MODES,
+        ),
+        ToolParameter(
+            "symbol",
+            "string",
+            'A definition to read whole instead of offset: "Parser.feed", "feed" (source files; see Outline)',
         ),
     ),
     cli_help=(
@@ -106,6 +113,8 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         WARNINGS,
         ResultField("is_notebook", "boolean", "The file is a Jupyter notebook, returned as cells"),
         ResultField("cell_count", "integer", "Cells in the notebook"),
+        ResultField("symbol", "string", "The definition read, by its qualified name (symbol)"),
+        ResultField("kind", "string", "Its kind: class, function, method, struct, impl, ... (symbol)"),
     ),
 )
 @note_hard_links
@@ -116,22 +125,50 @@ def read(
     limit: int = DEFAULT_LIMIT,
     pages: str | None = None,
     page_images: str = "auto",
+    symbol: str | None = None,
     ctx: ExecutionContext | None = None,
 ) -> ToolResult:
     """Read a file: text as numbered lines, or an image, a PDF's text or a notebook's cells."""
     ctx = session(ctx)
+    symbol = symbol if symbol and symbol.strip() else None  # models send "" for "no value"
+    if symbol is not None and (offset != 1 or pages):
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{param(ctx, 'symbol')} reads one definition whole: it takes no {param(ctx, 'offset')} or "
+            f"{param(ctx, 'pages')} (use {param(ctx, 'limit')} to cut a long one)",
+        )
     if offset == 0:
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT,
             "Invalid argument 'offset': lines are numbered from 1; a negative offset counts from the end "
             "(-50: the last 50 lines)",
         )
+    target = readable(ctx, file_path)
+    authorize(ctx, read.spec, target.path)
+    return read_target(ctx, target, offset, limit, pages, page_images, symbol)
+
+
+def readable(ctx: ExecutionContext, file_path: str) -> SafePath:
+    """The path checked for Read: inside the roots, not a secret, an existing file (ToolError if not)."""
     target = resolve_path(ctx, file_path)
     if not target.exists:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
     if target.is_dir:
         raise ToolError(ErrorCode.IS_DIRECTORY, f"Cannot read directory: {target.display}")
-    authorize(ctx, read.spec, target.path)
+    return target
+
+
+def read_target(
+    ctx: ExecutionContext,
+    target: SafePath,
+    offset: int = 1,
+    limit: int = DEFAULT_LIMIT,
+    pages: str | None = None,
+    page_images: str = "auto",
+    symbol: str | None = None,
+) -> ToolResult:
+    """What Read answers for `target`, a path `readable` checked and the caller authorized
+    (ReadMany reads each of its files so)."""
     fd = _open(target)
     try:
         st = os.fstat(fd)
@@ -139,6 +176,8 @@ def read(
             raise ToolError(ErrorCode.IS_DIRECTORY, f"Cannot read directory: {target.display}")
         if not stat.S_ISREG(st.st_mode):
             raise ToolError(ErrorCode.INVALID_PATH, f"Not a regular file: {target.display}")
+        if symbol is not None:
+            return _read_symbol(ctx, target, fd, st, symbol, limit)
         return _dispatch(ctx, target, fd, st, offset, limit, pages, page_images)
     finally:
         os.close(fd)
@@ -219,6 +258,46 @@ def _read_text(
     if window.truncated:
         metadata["next_offset"] = window.last_line + 1
     return ToolResult.ok(window.render(ctx), **metadata)
+
+
+def _read_symbol(
+    ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, symbol: str, limit: int
+) -> ToolResult:
+    """The lines of one definition, numbered as Read numbers them (cut at `limit` with Read's notice)."""
+    from .outline import MAX_SOURCE_BYTES, outline_file
+
+    if st.st_size > MAX_SOURCE_BYTES:
+        raise ToolError(
+            ErrorCode.FILE_TOO_LARGE,
+            f"File too large to find definitions in: {target.display} is {st.st_size} bytes; read it by "
+            f"{param(ctx, 'offset')} and {param(ctx, 'limit')}",
+        )
+    data = os.pread(fd, st.st_size, 0)
+    found = outline_file(target, data)
+    matches = find_symbol(found.symbols, symbol)
+    if not matches:
+        outline = found.text() or "(no definitions)"
+        raise ToolError(
+            ErrorCode.NOT_FOUND,
+            f"No definition named {symbol!r} in {target.display}. Its outline:\n{outline}",
+            symbols=[s.as_dict() for s in found.symbols],
+        )
+    if len(matches) > 1:
+        listed = "\n".join(f"{s.line()}   ({s.qualified})" for s in matches)
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{symbol!r} names {len(matches)} definitions in {target.display}:\n{listed}\n"
+            f"Give a qualified name, or read one by {param(ctx, 'offset')} and {param(ctx, 'limit')}",
+            candidates=[s.as_dict() for s in matches],
+        )
+    chosen = matches[0]
+    count = chosen.end_line - chosen.start_line + 1
+    result = _read_text(ctx, target, fd, st, data[:SNIFF_BYTES], chosen.start_line, min(count, limit))
+    if count <= limit:  # the whole definition: its lines only, not Read's "more lines remain" notice
+        result.output = "\n".join(result.output.split("\n")[: result.metadata["lines_read"]])
+        result.metadata.pop("next_offset", None)
+    result.metadata.update(symbol=chosen.qualified, kind=chosen.kind, truncated=count > limit)
+    return result
 
 
 def _hash_fd(fd: int, size: int) -> bytes:

@@ -1,0 +1,82 @@
+"""A function mapped over items in order on a thread pool, a bounded number of items ahead.
+
+ReadMany and the outline of a directory both go through their files in order and stop at
+a budget: work is started a few items ahead of the one being consumed (the pool's threads
+run while the GIL is released: system calls, tree-sitter's parser), never the whole list,
+and what was started but not consumed is handed back for the caller to undo or drop. With
+`weigh`, items are started ahead only while the items in flight weigh no more than
+`capacity` together (ReadMany: their sizes within its character budget), one at a time past it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class Ahead(Generic[T, R]):
+    """`(item, fn(item))` for each item, in order, with up to `depth` items started ahead."""
+
+    def __init__(
+        self,
+        pool: ThreadPoolExecutor,
+        fn: Callable[[T], R],
+        items: Iterator[T],
+        depth: int,
+        *,
+        weigh: Callable[[T], int] | None = None,
+        capacity: int = 0,
+    ) -> None:
+        self._pool, self._fn, self._items, self._depth = pool, fn, items, depth
+        self._weigh, self._capacity = weigh, capacity
+        self._window: deque[tuple[T, Future[R], int]] = deque()
+        self._load = 0
+        self._next: tuple[T, int] | None = None
+
+    def _peek(self) -> tuple[T, int] | None:
+        if self._next is None:
+            item = next(self._items, None)
+            if item is not None:
+                self._next = (item, self._weigh(item) if self._weigh is not None else 0)
+        return self._next
+
+    def _fill(self) -> None:
+        while len(self._window) < self._depth:
+            upcoming = self._peek()
+            if upcoming is None:
+                return
+            item, weight = upcoming
+            if self._window and self._weigh is not None and self._load + weight > self._capacity:
+                return  # enough in flight: the next one starts when this much has been consumed
+            self._next = None
+            self._window.append((item, self._pool.submit(self._fn, item), weight))
+            self._load += weight
+
+    def __iter__(self) -> Iterator[tuple[T, R]]:
+        self._fill()
+        while self._window:
+            item, pending, weight = self._window.popleft()
+            result = pending.result()
+            self._load -= weight
+            yield item, result
+            self._fill()
+
+    def rest(self) -> tuple[list[R], list[T]]:
+        """Stop: the results already computed of the items not consumed (to undo), and every item not
+        consumed, in order (those started ahead first)."""
+        done: list[R] = []
+        items: list[T] = []
+        for item, pending, _ in self._window:
+            if not pending.cancel():
+                done.append(pending.result())
+            items.append(item)
+        self._window.clear()
+        if self._next is not None:
+            items.append(self._next[0])
+            self._next = None
+        return done, items + list(self._items)

@@ -1,0 +1,326 @@
+"""ReadMany: a set of files (paths and glob patterns) in one call, each exactly as Read shows it.
+
+Each file comes under a `==> path <==` header with Read's own output (numbered lines,
+an image's summary, a PDF's text, a notebook's cells); a file Read refuses (missing,
+binary, a secret, outside the roots) gets one line saying why. The whole text stays
+under `max_chars`: files are shown whole or not at all, in the order given, and from the
+first that does not fit on the rest are named in the notice with the call that reads
+them. Only what is shown counts as read: a file read but then left out has its read
+record put back as it was. Files are read on a few threads, a bounded window ahead of the
+one being placed (`ahead.py`), so no more than the budget and that window is ever held.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from .._core.context import ExecutionContext, ReadRecord
+from .._core.errors import ErrorCode, ToolError, error_from_oserror
+from .._core.hints import setting
+from .._core.outputs import NOTICE, TRUNCATED, ResultField
+from .._core.params import ToolParameter
+from .._core.paths import SafePath, absolute_path, resolve_path
+from .._core.permissions import authorize
+from .._core.public import session, tool
+from .._core.result import Image, ToolResult
+from .ahead import Ahead
+from .read import DEFAULT_LIMIT, MAX_LIMIT, read_target, readable
+
+DEFAULT_MAX_CHARS = 100_000
+MIN_MAX_CHARS = 2_000
+MAX_MAX_CHARS = 1_000_000
+MAX_PATHS = 1_000  # entries of `paths`; a pattern may find more files
+MAX_FILES = 1_000  # files one call considers, patterns expanded
+NOTICE_ROOM = 1_500  # kept free for the closing notice
+WORKERS = 4
+MAX_IMAGES = 10  # image files and PDF page images a call sends (Read sends at most 5 page images)
+_GLOB_CHARS = frozenset("*?[{")
+_TOO_MANY = ToolError(
+    ErrorCode.INVALID_ARGUMENT, f"more than {MAX_FILES} files: the rest are not read; narrow the patterns"
+)
+_REFUSALS = (ErrorCode.PERMISSION_DENIED, ErrorCode.USER_REJECTED)  # a policy's answer: the call's, not a file's
+# What a refusal says in one line (the rest of Read's message names the path again).
+_REASONS = {
+    ErrorCode.FILE_NOT_FOUND: "not found",
+    ErrorCode.IS_DIRECTORY: "a directory: name its files, or a pattern such as dir/**/*.py",
+    ErrorCode.BINARY_FILE: "binary file, not shown",
+    ErrorCode.SENSITIVE_PATH: "sensitive file, not read",
+    ErrorCode.PATH_OUTSIDE_WORKSPACE: "outside the allowed directories, not read",
+}
+
+
+@dataclass
+class _Part:
+    """One file's place in the answer: its block of text, or why it could not be read."""
+
+    path: str  # as shown in the header
+    target: SafePath | None = None  # checked and authorized, to be read
+    text: str = ""
+    error: ToolError | None = None
+    before: ReadRecord | None = None  # the read record it had before this call read it
+    result: ToolResult | None = field(default=None, repr=False)
+
+    @property
+    def block(self) -> str:
+        if self.error is None:
+            return f"==> {self.path} <==\n{self.text}"
+        reason = self.error.message if _is_pattern(self.path) else _REASONS.get(self.error.code, self.error.message)
+        return f"==> {self.path} <== ({reason})"
+
+
+def _is_pattern(path: str) -> bool:
+    return any(char in _GLOB_CHARS for char in path)
+
+
+def _absolute(ctx: ExecutionContext, raw: str) -> str:
+    """`raw` as an absolute path: relative paths are taken from the working directory."""
+    return raw if os.path.isabs(raw) else os.path.join(ctx.working_dir, raw)
+
+
+def _files(ctx: ExecutionContext, paths: list[str]) -> Iterator[_Part]:
+    """The files `paths` names, in order, each once, checked and authorized: a part to read, or one
+    already failed. A permission rule that refuses a file refuses the call (ToolError)."""
+    if len(paths) > MAX_PATHS:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"paths holds {len(paths)} entries; at most {MAX_PATHS} a call")
+    seen: set[str] = set()
+    for raw in paths:
+        try:
+            found = _matches(ctx, raw) if _is_pattern(raw) else [_absolute(ctx, raw)]
+        except ToolError as exc:
+            if exc.code in _REFUSALS:
+                raise
+            yield _Part(raw, error=exc)
+            continue
+        for path in found:  # each file is authorized (a pattern's directory is not: its files are)
+            part = _checked(ctx, path)
+            key = part.target.path if part.target is not None else os.path.normpath(path)
+            if key in seen:
+                continue
+            seen.add(key)
+            if len(seen) > MAX_FILES:
+                yield _Part(raw, error=_TOO_MANY)
+                return
+            yield part
+
+
+def _checked(ctx: ExecutionContext, path: str) -> _Part:
+    """The file at `path` as Read checks it, authorized for this call; a failed part if it cannot be read."""
+    try:
+        target = readable(ctx, absolute_path(ctx, path, param="paths"))
+    except ToolError as exc:
+        return _Part(path, error=exc)
+    authorize(ctx, read_many.spec, target.path)  # a deny (or a refusal when asked) refuses the call
+    return _Part(target.display, target, before=ctx.read_record(target.path))
+
+
+def _split(pattern: str) -> tuple[str, str]:
+    """(the directory a pattern starts from, the rest of the pattern): `/p/src/**/*.py` -> (`/p/src`, `**/*.py`)."""
+    parts = pattern.split("/")
+    first = next(i for i, part in enumerate(parts) if any(char in _GLOB_CHARS for char in part))
+    return "/".join(parts[:first]) or "/", "/".join(parts[first:])
+
+
+def _matches(ctx: ExecutionContext, pattern: str) -> list[str]:
+    """The files a glob pattern finds by Glob's walk rules, in path order; ToolError when none."""
+    from .._globs.globmatch import GlobError
+    from .._walk.rules import visible_files
+
+    base, rest = _split(_absolute(ctx, pattern))
+    directory = resolve_path(ctx, base, param="paths")
+    if not directory.is_dir:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"No files match {pattern}: {directory.display} is not a directory")
+    try:
+        found = sorted(visible_files(ctx, read_many.spec, directory.path, glob=rest).paths)
+    except GlobError as exc:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern {pattern}: {exc}") from None
+    if not found:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"No files match {pattern}")
+    return found
+
+
+def _read(ctx: ExecutionContext, part: _Part, limit: int) -> _Part:
+    """The part's file as Read shows it (never raises: a failure is the part's error)."""
+    if part.target is None:
+        return part
+    try:
+        result = read_target(ctx, part.target, limit=limit)
+    except ToolError as exc:
+        part.error = exc
+    except OSError as exc:
+        part.error = error_from_oserror(exc, part.path)
+    else:
+        part.text, part.result = result.output, result
+    return part
+
+
+def _size(part: _Part) -> int:
+    """About what a file's block will hold: its size."""
+    st = part.target.stat if part.target is not None else None
+    return st.st_size if st is not None else 0
+
+
+def _forget(ctx: ExecutionContext, part: _Part) -> None:
+    """Put back the read record a part not shown had before this call read it."""
+    if part.target is None:
+        return
+    if part.before is None:
+        ctx.forget_read(part.target.path)
+    else:
+        ctx.record_read(part.target.path, part.before)
+
+
+@dataclass
+class _Answer:
+    blocks: list[str] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    images: list[Image] = field(default_factory=list)  # the shown files' images, in order
+    used: int = 0
+
+
+def _place(answer: _Answer, part: _Part, budget: int) -> bool:
+    """Add `part` if it fits in `budget`; False (nothing added) if not."""
+    block = part.block
+    cost = len(block) + (2 if answer.blocks else 0)
+    images = _images_of(part)
+    if answer.used + cost > budget or len(answer.images) + len(images) > MAX_IMAGES:
+        return False
+    answer.blocks.append(block)
+    answer.images += images
+    answer.used += cost
+    if part.error is None:
+        answer.shown.append(part.path)
+    else:
+        answer.skipped.append({"path": part.path, "error_code": str(part.error.code), "error": part.error.message})
+    return True
+
+
+def _fill(ctx: ExecutionContext, answer: _Answer, reader: Ahead[_Part, _Part], budget: int) -> None:
+    """Place the parts in order until one does not fit; a refused call shows nothing, so reads nothing."""
+    placed: list[_Part] = []
+    try:
+        for _, part in reader:
+            if not _place(answer, part, budget):
+                _forget(ctx, part)
+                answer.left_out.append(part.path)
+                return
+            placed.append(part)
+    except ToolError:
+        for part in placed:
+            _forget(ctx, part)
+        raise
+
+
+def _images_of(part: _Part) -> list[Image]:
+    """The images Read returned for the part's file (an image, a PDF's page images)."""
+    return list(part.result.images) if part.result is not None else []
+
+
+def _notice(ctx: ExecutionContext, answer: _Answer, max_chars: int, room: int) -> str:
+    """The closing notice: how many files did not fit, and the Read call of each that `room` can name."""
+    left = answer.left_out
+    head = (
+        f"[{len(left)} file(s) not shown: the output would pass {setting(ctx, 'max_chars', max_chars)} "
+        f"or {MAX_IMAGES} images. Read each with Read:"
+    )
+    lines = [head]
+    used = len(head)
+    for path in left:
+        call = f"  Read {setting(ctx, 'file_path', path)}"
+        if used + len(call) + 80 > room:
+            lines.append(f"  ... and {len(left) - len(lines) + 1} more (all in metadata not_shown)")
+            break
+        lines.append(call)
+        used += len(call) + 1
+    lines[-1] += "]"
+    return "\n".join(lines)
+
+
+@tool(
+    name="ReadMany",
+    description=(
+        "Reads several files in one call: paths is a list of absolute or relative paths and glob patterns "
+        "(src/**/*.py). Each file comes under a '==> path <==' header exactly as Read shows it (numbered lines, "
+        "up to limit lines; images, PDFs and notebooks as Read renders them); a missing, binary, sensitive or "
+        "outside file gets one line saying why. The whole output stays under max_chars: files are shown whole, "
+        "in order, and those that do not fit are listed at the end with the Read call for each."
+    ),
+    parameters=(
+        ToolParameter(
+            "paths",
+            "array",
+            "Files and glob patterns to read, absolute or relative to the working directory",
+            required=True,
+            path=True,
+        ),
+        ToolParameter(
+            "limit", "integer", "Lines to read of each text file", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
+        ),
+        ToolParameter(
+            "max_chars",
+            "integer",
+            "Characters of output at most, over all files",
+            default=DEFAULT_MAX_CHARS,
+            minimum=MIN_MAX_CHARS,
+            maximum=MAX_MAX_CHARS,
+        ),
+    ),
+    cli_help=(
+        "Print several files (PATHS: files and glob patterns), each under a '==> path <==' header with Read's "
+        "numbered lines; the output stops before --max-chars and names the files left out."
+    ),
+    read_only=True,
+    answers_to=("Read",),
+    results=(
+        ResultField("files", "array", "The files shown, in order", always=True),
+        ResultField("skipped", "array", "Files not read, each with path, error_code and error", always=True),
+        ResultField("not_shown", "array", "Files that did not fit in max_chars, in order", always=True),
+        ResultField("count", "integer", "Files named by paths and patterns", always=True),
+        TRUNCATED,
+        NOTICE,
+    ),
+)
+def read_many(
+    paths: list[str],
+    *,
+    limit: int = DEFAULT_LIMIT,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    ctx: ExecutionContext | None = None,
+) -> ToolResult:
+    """Read several files and glob patterns at once, each as Read shows it."""
+    ctx = session(ctx)
+    if not paths:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, "paths is empty: give files or glob patterns to read")
+    answer = _Answer()
+    budget = max_chars - NOTICE_ROOM
+
+    with ThreadPoolExecutor(WORKERS, thread_name_prefix="fstools-readmany") as pool:
+        reader = Ahead(
+            pool, lambda part: _read(ctx, part, limit), _files(ctx, paths), WORKERS * 2, weigh=_size, capacity=max_chars
+        )
+        try:
+            _fill(ctx, answer, reader, budget)
+        finally:  # read but not shown (or the call refused): not read as far as a later write is concerned
+            read_ahead, rest = reader.rest()
+            for part in read_ahead:
+                _forget(ctx, part)
+    answer.left_out += [part.path for part in rest]
+    output = "\n\n".join(answer.blocks)
+    meta: dict[str, object] = {
+        "files": answer.shown,
+        "skipped": answer.skipped,
+        "not_shown": answer.left_out,
+        "count": len(answer.shown) + len(answer.skipped) + len(answer.left_out),
+        "truncated": bool(answer.left_out),
+        "limit": limit,
+        "max_chars": max_chars,
+    }
+    if answer.left_out:
+        notice = _notice(ctx, answer, max_chars, max_chars - answer.used - 2)
+        meta["notice"] = notice
+        output = f"{output}\n\n{notice}" if output else notice
+    return ToolResult(True, output, metadata=meta, images=answer.images)

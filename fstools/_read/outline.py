@@ -1,0 +1,201 @@
+"""Outline: the definitions in a source file, nested, with their line ranges; or those of a directory's files.
+
+A file's outline is one line per definition, `  12-40  class Parser`, indented two spaces
+a level. A directory's is the outline of each source file a Glob-style walk of it finds
+(ignore files, hidden files and the usual build folders left out, secrets never read), in
+path order, until the output would pass MAX_OUTLINE_CHARS; the notice says how many files
+were left out. Reading an outline does not count as reading the file: it shows none of it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from .._content.encodings import SNIFF_BYTES, looks_binary
+from .._core.context import ExecutionContext
+from .._core.errors import ErrorCode, ToolError, changed_or_failed
+from .._core.outputs import NOTICE, TRUNCATED, ResultField
+from .._core.params import ToolParameter
+from .._core.paths import SafePath, resolve_path
+from .._core.permissions import authorize
+from .._core.public import session, tool
+from .._core.result import ToolResult
+from .._syntax.languages import LANGUAGES, Language, language_for_path
+from .._syntax.outline import Symbol, definitions, supports
+from .ahead import Ahead
+
+MAX_OUTLINE_CHARS = 100_000
+MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a larger file is generated or data: not parsed
+NOTICE_ROOM = 300
+PARSERS = 2  # threads parsing a directory's files: tree-sitter parses without the GIL
+
+
+@dataclass(frozen=True)
+class FileOutline:
+    path: str
+    language: Language
+    symbols: list[Symbol]
+
+    def text(self) -> str:
+        return "\n".join(symbol.line() for symbol in self.symbols)
+
+
+def _outlined_languages() -> str:
+    return ", ".join(sorted({lang.label for lang in LANGUAGES.values() if supports(lang)}))
+
+
+def source_of(target: SafePath) -> bytes:
+    """The bytes of the regular file `target`, opened beneath its root; ToolError if it cannot be outlined."""
+    try:
+        fd = target.open(os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise changed_or_failed(exc, target.display) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ToolError(ErrorCode.INVALID_PATH, f"Not a regular file: {target.display}")
+        if st.st_size > MAX_SOURCE_BYTES:
+            raise ToolError(
+                ErrorCode.FILE_TOO_LARGE,
+                f"File too large to outline: {target.display} is {st.st_size} bytes (at most {MAX_SOURCE_BYTES})",
+            )
+        return os.pread(fd, st.st_size, 0)
+    finally:
+        os.close(fd)
+
+
+def outline_file(target: SafePath, data: bytes | None = None) -> FileOutline:
+    """The outline of one file; ToolError when its kind has none or its grammar is missing."""
+    data = source_of(target) if data is None else data
+    if looks_binary(data[:SNIFF_BYTES]):
+        raise ToolError(ErrorCode.BINARY_FILE, f"Cannot outline binary file: {target.display}")
+    language = language_for_path(target.path, data[:SNIFF_BYTES])
+    if language is None or not supports(language):
+        kind = f"{language.label} files" if language else "this kind of file"
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"No outline for {kind}: {target.display}. Outlines cover {_outlined_languages()}",
+        )
+    symbols = definitions(language, data)
+    if symbols is None:
+        raise ToolError(
+            ErrorCode.MISSING_BINARY,
+            f"The {language.label} grammar is not installed ({language.package}): pip install 'fstools[syntax]'",
+        )
+    return FileOutline(target.display, language, symbols)
+
+
+@tool(
+    name="Outline",
+    description=(
+        "Lists the definitions in a source file (classes, functions, methods, structs, interfaces, Rust impl "
+        "blocks, ...) nested, one per line with its line range: '  12-40  class Parser' then "
+        "'  14-20    def feed(self, data)'. For a directory, the outline of each source file under it "
+        "(ignored, hidden and build folders left out), up to 100,000 characters with a notice. Use it to find "
+        'where things are before reading; Read with symbol="Parser.feed" then shows one definition.'
+    ),
+    parameters=(
+        ToolParameter(
+            "path", "string", "Absolute path of the file or directory (default: the working directory)", path=True
+        ),
+    ),
+    cli_help="Print the definitions of a source file (or of every source file under a directory) with their lines.",
+    read_only=True,
+    answers_to=("Read",),
+    results=(
+        ResultField("path", "string", "The file or directory outlined", always=True),
+        ResultField("language", "string", "The file's language (a file)"),
+        ResultField(
+            "symbols",
+            "array",
+            "Each definition: name, kind, start_line, end_line, parent (and file, for a directory)",
+            always=True,
+        ),
+        ResultField("count", "integer", "Definitions listed", always=True),
+        ResultField("files", "integer", "Files outlined", always=True),
+        ResultField("files_left_out", "integer", "Source files not outlined: the output limit was reached"),
+        TRUNCATED,
+        NOTICE,
+    ),
+)
+def outline(path: str | None = None, *, ctx: ExecutionContext | None = None) -> ToolResult:
+    """List the definitions of a source file, or of the source files under a directory."""
+    ctx = session(ctx)
+    target = resolve_path(ctx, path if path is not None else ctx.working_dir, param="path")
+    if not target.exists:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
+    authorize(ctx, outline.spec, target.path)
+    if target.is_dir:
+        return _outline_directory(ctx, target)
+    found = outline_file(target)
+    text = found.text() or f"(no definitions found in {found.path})"
+    return ToolResult.ok(
+        text,
+        path=found.path,
+        language=found.language.name,
+        symbols=[symbol.as_dict() for symbol in found.symbols],
+        count=len(found.symbols),
+        files=1,
+        truncated=False,
+    )
+
+
+def _source_files(ctx: ExecutionContext, directory: SafePath) -> list[str]:
+    """The files of `directory` a Glob-style walk shows whose kind has an outline, in path order."""
+    from .._walk.rules import visible_files
+
+    listing = visible_files(ctx, outline.spec, directory.path)
+    paths = sorted(p for p in listing.paths if (lang := language_for_path(p)) is not None and supports(lang))
+    return paths
+
+
+def _outline_of(ctx: ExecutionContext, path: str) -> FileOutline | None:
+    """A file's outline, or None for one that cannot be outlined (gone, binary, too large, refused)."""
+    try:
+        return outline_file(resolve_path(ctx, path, param="path"))
+    except ToolError:
+        return None
+
+
+def _outline_directory(ctx: ExecutionContext, directory: SafePath) -> ToolResult:
+    paths = _source_files(ctx, directory)
+    blocks: list[str] = []
+    symbols: list[dict[str, object]] = []
+    used, outlined, unreadable = 0, 0, 0
+    budget = MAX_OUTLINE_CHARS - NOTICE_ROOM
+    with ThreadPoolExecutor(PARSERS, thread_name_prefix="fstools-outline") as pool:
+        files = Ahead(pool, lambda path: _outline_of(ctx, path), iter(paths), PARSERS * 2)
+        for _, found in files:
+            if found is None:
+                unreadable += 1
+                continue
+            block = f"{found.path}\n{found.text()}"
+            if found.symbols and used + len(block) + 2 > budget:
+                break
+            outlined += 1
+            if found.symbols:  # a file without definitions is counted, not shown
+                blocks.append(block)
+                used += len(block) + 2
+                symbols += [{**symbol.as_dict(), "file": found.path} for symbol in found.symbols]
+        files.rest()
+    left = len(paths) - outlined - unreadable
+    output = "\n\n".join(blocks) or f"(no definitions found in the source files under {directory.display})"
+    meta: dict[str, object] = {
+        "path": directory.display,
+        "symbols": symbols,
+        "count": len(symbols),
+        "files": outlined,
+        "files_left_out": left,
+        "truncated": left > 0,
+    }
+    if left:
+        notice = (
+            f"[{left} of {len(paths)} source files left out: the outline stops before {MAX_OUTLINE_CHARS:,} "
+            "characters. Outline a subdirectory or a file to see them]"
+        )
+        meta["notice"] = notice
+        output += "\n\n" + notice
+    return ToolResult.ok(output, **meta)
