@@ -201,19 +201,69 @@ def write(t: corpus.Typical) -> Case:
     )
 
 
-def edit_case(root: str, path: str, original: str, old: str, new: str) -> Case:
-    """One unique replacement in `path`, restored to `original` (and known to ctx) before each call."""
+JOURNAL_OFF = "the same Edit, journal off"
+
+
+def without_journal(ctx: fstools.ExecutionContext, run: Callable[[], Any]) -> Callable[[], Any]:
+    """`run` with the context's change journal off (same read ledger): what journaling costs is the difference."""
+
+    def call_off() -> Any:
+        ctx.journal = "off"
+        try:
+            return run()
+        finally:
+            ctx.journal = "on"
+
+    return call_off
+
+
+def in_cache(directory: str | None, run: Callable[[], Any]) -> Callable[[], Any]:
+    """`run` with the journal in `directory` (None: where it is): another filesystem makes it copy, not link."""
+    if directory is None:
+        return run
+
+    def call_there() -> Any:
+        saved = os.environ.get("FSTOOLS_CACHE_DIR")
+        os.environ["FSTOOLS_CACHE_DIR"] = directory
+        try:
+            return run()
+        finally:
+            if saved is None:
+                del os.environ["FSTOOLS_CACHE_DIR"]
+            else:
+                os.environ["FSTOOLS_CACHE_DIR"] = saved
+
+    return call_there
+
+
+def edit_case(
+    root: str, path: str, original: str, old: str, new: str, cache: str | None = None, fresh: bool = False
+) -> Case:
+    """One unique replacement in `path`, restored to `original` (and known to ctx) before each call; journaled
+    (in `cache` when given), beside the same Edit with the journal off. With `fresh`, each call edits a new
+    version (its first 9 bytes a counter): the journal must keep it, never finding it kept already."""
     ctx = ctx_for(root)
+    current = [original]
 
     def check(r: fstools.ToolResult) -> None:
         assert ok(r).metadata["replacements"] == 1
-        checks.file_content(path, original.replace(old, new).encode())
+        assert r.metadata["journal"] == "recorded", r.metadata["journal"]
+        checks.file_content(path, current[0].replace(old, new).encode())
 
+    def setup() -> None:
+        if fresh:
+            current[0] = f"{int(current[0][:9]) + 1 if current[0][:9].isdigit() else 1:09d}" + original[9:]
+        primer(ctx, path, current[0])()
+
+    run = bind("Edit", ctx, file_path=path, old_string=old, new_string=new)
     return Case(
-        run=bind("Edit", ctx, file_path=path, old_string=old, new_string=new),
+        run=in_cache(cache, run),
         check=check,
-        refs=[Ref("python read+replace+atomic write", lambda: refs.replace_in_file(path, [(old, new)]))],
-        setup=primer(ctx, path, original),
+        refs=[
+            Ref("python read+replace+atomic write", lambda: refs.replace_in_file(path, [(old, new)])),
+            Ref(JOURNAL_OFF, without_journal(ctx, run)),
+        ],
+        setup=in_cache(cache, setup),
     )
 
 
@@ -483,6 +533,47 @@ def edit_10mb(files_dir: str) -> Case:
     original = "".join(lines)
     assert len(original) == EDIT_FILE_BYTES
     return edit_case(files_dir, os.path.join(files_dir, "edit-10mb.txt"), original, old, new)
+
+
+def _ten_mb() -> tuple[str, str, str]:
+    width = 100
+    lines = [corpus.numbered_line(n, width).decode() for n in range(1, EDIT_FILE_BYTES // width + 1)]
+    old, new = "CONFIG_VALUE = 1".ljust(width - 1), "CONFIG_VALUE = 2".ljust(width - 1)
+    lines[len(lines) // 2] = old + "\n"
+    return "".join(lines), old, new
+
+
+OTHER_FILESYSTEM = "/dev/shm"  # tmpfs: a journal there cannot hard-link the old inode, it copies
+
+
+@case(
+    "files",
+    "edit-10mb-journal",
+    "Edit one line of a 10 MB file: the journal's cost (old inode kept by a hard link)",
+    ("Edit", "Write"),
+    budgets=(Budget(1.25, "x", "≤ 1.25× the Edit without the journal", vs=JOURNAL_OFF),),
+    repeats=9,
+)
+def edit_10mb_journal(files_dir: str) -> Case:
+    original, old, new = _ten_mb()
+    return edit_case(files_dir, os.path.join(files_dir, "edit-10mb-journal.txt"), original, old, new, fresh=True)
+
+
+@case(
+    "files",
+    "edit-10mb-journal-copy",
+    "Edit one line of a 10 MB file, the journal on another filesystem (old version copied)",
+    ("Edit", "Write"),
+    budgets=(Budget(1.25, "x", "≤ 1.25× the Edit without the journal", vs=JOURNAL_OFF),),
+    repeats=9,
+)
+def edit_10mb_journal_copy(files_dir: str) -> Case:
+    import tempfile
+
+    original, old, new = _ten_mb()
+    cache = tempfile.mkdtemp(prefix="fstools-bench-journal-", dir=OTHER_FILESYSTEM)
+    path = os.path.join(files_dir, "edit-10mb-copy.txt")
+    return edit_case(files_dir, path, original, old, new, cache=cache, fresh=True)
 
 
 # --- the Linux kernel tree ------------------------------------------------------------

@@ -18,6 +18,8 @@ __all__ = [
     "ApplyPatchTool",
     "AuditRecord",
     "BaseTool",
+    "ChangesTool",
+    "CheckpointTool",
     "DeleteTool",
     "EditTool",
     "ErrorCode",
@@ -34,15 +36,19 @@ __all__ = [
     "PermissionRule",
     "ReadRecord",
     "ReadTool",
+    "RewindTool",
     "ToolCategory",
     "ToolParameter",
     "ToolRegistry",
     "ToolResult",
+    "UndoTool",
     "WriteTool",
     "__version__",
     "anthropic_text_editor",
     "apply_patch",
     "build_index",
+    "changes",
+    "checkpoint",
     "create_registry",
     "default_context",
     "delete",
@@ -50,6 +56,7 @@ __all__ = [
     "file_tools",
     "glob",
     "grep",
+    "journal_tools",
     "ls",
     "move",
     "multi_edit",
@@ -59,6 +66,8 @@ __all__ = [
     "read",
     "read_many",
     "register_file_tools",
+    "rewind",
+    "undo",
     "write",
 ]
 
@@ -81,9 +90,23 @@ _TOOLS: dict[str, str] = {
     "grep": "_grep.grep",
 }
 
+# The change journal's tools: in the CLI and the MCP server, in a registry with create_registry(journal=True).
+_JOURNAL_TOOLS: dict[str, str] = {
+    "checkpoint": "_change.checkpoint",
+    "changes": "_change.checkpoint",
+    "rewind": "_change.rewind",
+    "undo": "_change.undo",
+}
+
 # Public name -> the private module that defines it, imported on first use.
 _EXPORTS: dict[str, str] = {
     **_TOOLS,
+    **_JOURNAL_TOOLS,
+    "ChangesTool": "_change.checkpoint",
+    "CheckpointTool": "_change.checkpoint",
+    "RewindTool": "_change.rewind",
+    "UndoTool": "_change.undo",
+    "journal_tools": "_agents.toolset",
     "ApplyPatchTool": "_change.patch",
     "AuditRecord": "_core.audit",
     "BaseTool": "_core.toolclass",
@@ -136,12 +159,15 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from ._agents.openai_patch import openai_apply_patch
     from ._agents.text_editor import anthropic_text_editor
-    from ._agents.toolset import create_registry, file_tools, register_file_tools
+    from ._agents.toolset import create_registry, file_tools, journal_tools, register_file_tools
+    from ._change.checkpoint import ChangesTool, CheckpointTool, changes, checkpoint
     from ._change.delete import DeleteTool, delete
     from ._change.edit import EditTool, MultiEditTool, edit, multi_edit
     from ._change.move import MoveTool, move
     from ._change.notebook import notebook_edit
     from ._change.patch import ApplyPatchTool, apply_patch
+    from ._change.rewind import RewindTool, rewind
+    from ._change.undo import UndoTool, undo
     from ._change.write import WriteTool, write
     from ._core.audit import AuditRecord
     from ._core.context import ExecutionContext, ReadRecord, default_context

@@ -256,7 +256,8 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
             parents=[sessions[not tool.read_only], output],
             allow_abbrev=False,
         )
-        ordered = sorted(tool.parameters, key=lambda p: not p.required)
+        # A tool's own dry_run (Rewind) is the session's --dry-run on the command line.
+        ordered = sorted((p for p in tool.parameters if p.name != "dry_run"), key=lambda p: not p.required)
         sub.set_defaults(tool=tool, bindings=[_bind(sub, p, i) for i, p in enumerate(ordered)])
     mcp = commands.add_parser(
         "mcp",
@@ -473,7 +474,7 @@ def run(
 ) -> int:
     """Parse a command line and carry it out; returns the exit status (streams default to sys's)."""
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
-    registry = registry or create_registry()
+    registry = registry or create_registry(journal=True)  # people (and the MCP server's users) can take changes back
     command_line = build_parser(registry)
     args = command_line.parse(sys.argv[1:] if argv is None else list(argv))
     if args.command is None:

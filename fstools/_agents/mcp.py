@@ -317,7 +317,7 @@ def create_server(
     `build_indexes`: build a root's missing search index in the background (the `fstools mcp`
     process does, with `--index auto`; a server embedded in another program leaves that to it).
     """
-    state = McpSession(settings, registry or create_registry(), build_indexes=build_indexes)
+    state = McpSession(settings, registry or create_registry(journal=True), build_indexes=build_indexes)
 
     async def list_tools(
         rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None

@@ -12,7 +12,9 @@ implies: `str_replace` needs no prior `view`, because an old_str that occurs onc
 file proves the model knows what it replaces. `insert` works by line number, which proves
 nothing, so it needs the file viewed (and unchanged since) like Edit; `create` over an
 existing file needs the same, otherwise it refuses as the reference implementation does.
-`undo_edit` (dropped from the tool's current version) is not supported.
+`undo_edit` (which older versions of the tool have) takes back the last change fstools made to
+the file, from the change journal (Undo: whatever tool made it, and only if no other program
+changed the file since).
 """
 
 from __future__ import annotations
@@ -26,13 +28,14 @@ from typing import Any
 from .._change.diff import Change, unified_diff
 from .._change.document import decode_document, encode_document, eol_of, with_line_breaks
 from .._change.edit import edit
-from .._change.guard import load, require_fresh_read, save
+from .._change.guard import load, one_at_a_time, require_fresh_read, save
+from .._change.undo import undo
 from .._change.write import write
 from .._content.fingerprints import remember
 from .._core.context import ExecutionContext, default_context
 from .._core.errors import ErrorCode, ToolError
 from .._core.params import ToolParameter
-from .._core.paths import resolve_file_path, resolve_path
+from .._core.paths import SafePath, resolve_file_path, resolve_path
 from .._core.permissions import authorize
 from .._core.result import ToolResult, printable
 from .._core.spec import invoke
@@ -338,6 +341,11 @@ def _insert(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str) -> 
 def _insert_run(ctx: ExecutionContext, file_path: str, insert_line: int, text: str) -> ToolResult:
     """Insert whole lines after line `insert_line` (0: at the top), in the file's line breaks and encoding."""
     target = resolve_file_path(ctx, file_path)
+    with one_at_a_time(ctx, target.path):
+        return _insert_loaded(ctx, target, insert_line, text)
+
+
+def _insert_loaded(ctx: ExecutionContext, target: SafePath, insert_line: int, text: str) -> ToolResult:
     seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
     if seen is None:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
@@ -372,8 +380,11 @@ def _insert_run(ctx: ExecutionContext, file_path: str, insert_line: int, text: s
     if ctx.dry_run:
         preview = ToolResult.ok(f"[Dry Run] Would insert after line {insert_line} of {target.display}\n{diff}", **meta)
         return annotate(preview, reviews)
-    save(ctx, target, data, seen)
-    return annotate(ToolResult.ok(f"Inserted after line {insert_line} of {target.display}\n{diff}", **meta), reviews)
+    written, _ = save(ctx, target, data, seen, tool=TOOL_NAME)
+    done = ToolResult.ok(
+        f"Inserted after line {insert_line} of {target.display}\n{diff}", journal=written.journal, **meta
+    )
+    return annotate(done, reviews)
 
 
 def _line_end(text: str, line: int) -> int:
@@ -395,6 +406,21 @@ _INSERT_SPEC = replace(
     ),
     run=_insert_run,
 )
+
+
+def _undo_edit(ctx: ExecutionContext, path: str) -> str:
+    """The reference implementation's answer: the file after the undo, numbered."""
+    result = undo(path, ctx=ctx)
+    if not result.success:
+        if result.error_code == ErrorCode.NOT_FOUND:
+            raise _Refusal(f"No edit history found for {path}.")
+        raise _Refusal(result.error or "failed")
+    if ctx.dry_run:
+        return result.output
+    shown = read(path, limit=MAX_LIMIT, ctx=ctx)
+    body = _numbered(shown) if shown.success and "lines_read" in shown.metadata else "(the file no longer exists)"
+    return f"Last edit to {path} undone successfully. Here's the result of running `cat -n` on {path}:\n{body}\n"
+
 
 _COMMANDS = {"create": _create, "str_replace": _str_replace, "insert": _insert}
 
@@ -425,10 +451,7 @@ def anthropic_text_editor(
         elif command in _COMMANDS:
             text = _COMMANDS[command](ctx, tool_input, path)
         elif command == "undo_edit":
-            raise _Refusal(
-                "The `undo_edit` command is not supported by this version of the tool. To revert a change, use "
-                "`str_replace` with the new text as old_str and the previous text as new_str."
-            )
+            text = _undo_edit(ctx, path)
         else:
             raise _Refusal(
                 f"Unrecognized command {command}. The allowed commands for the {TOOL_NAME} tool are: "

@@ -15,12 +15,24 @@ def file_tools() -> list[BaseTool]:
     A module that defines its own FileTool subclass for the tool (GrepTool) gets an instance of
     it; any other tool is a FileTool of its spec.
     """
-    from importlib import import_module
 
     from .. import _TOOLS
 
+    return _tools_of(_TOOLS)
+
+
+def journal_tools() -> list[BaseTool]:
+    """The tools that take changes back through the change journal: Checkpoint, Changes, Rewind, Undo."""
+    from .. import _JOURNAL_TOOLS
+
+    return _tools_of(_JOURNAL_TOOLS)
+
+
+def _tools_of(listed: dict[str, str]) -> list[BaseTool]:
+    from importlib import import_module
+
     tools: list[BaseTool] = []
-    for function, name in _TOOLS.items():
+    for function, name in listed.items():
         module = import_module(f"fstools.{name}")
         spec = getattr(module, function).spec
         if not isinstance(spec, ToolSpec):
@@ -37,21 +49,24 @@ def _own_class(namespace: dict[str, object], spec: ToolSpec) -> Callable[[], Fil
     return lambda: FileTool(spec)
 
 
-def register_file_tools(registry: ToolRegistry) -> ToolRegistry:
+def register_file_tools(registry: ToolRegistry, *, journal: bool = False) -> ToolRegistry:
     """Register every file tool (see file_tools) in `registry` and return it.
 
     Args:
         registry: The registry to add the tools to; ValueError if it already holds one of their names.
+        journal: Also register Checkpoint, Changes, Rewind and Undo (see journal_tools).
     """
-    for tool in file_tools():
+    for tool in file_tools() + (journal_tools() if journal else []):
         registry.register(tool)
     return registry
 
 
-def create_registry() -> ToolRegistry:
-    """A new ToolRegistry holding every fstools tool (`file_tools()`, in that order).
+def create_registry(*, journal: bool = False) -> ToolRegistry:
+    """A new ToolRegistry holding every fstools file tool (`file_tools()`, in that order); with
+    `journal=True` also Checkpoint, Changes, Rewind and Undo, for a model that should take its own
+    changes back (the CLI and the MCP server include them).
 
     Hand `get_all_schemas("openai")` or `get_all_schemas("anthropic")` to the model, then run each
     tool call it makes with `execute(name, context, **arguments)` (or `run` without an event loop).
     """
-    return register_file_tools(ToolRegistry())
+    return register_file_tools(ToolRegistry(), journal=journal)

@@ -21,7 +21,7 @@ import fcntl
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -59,11 +59,18 @@ class Snapshot:
     data: bytes | None
 
 
+# Called under the file's lock, after every check and just before its bytes change (the
+# journal keeps the old version here): (dir_fd, name, open original, its stat, renamed?). With
+# `renamed` the old inode leaves the path intact, so it can be kept by a hard link.
+Keeper = Callable[[int, str, int, os.stat_result, bool], None]
+
+
 @dataclass(frozen=True)
 class Written:
     stat: os.stat_result  # of the file now at the path: what a read record should remember
     in_place: bool
     backup_name: str | None = None  # in the file's directory
+    journal: str = "off"  # what the change journal recorded: the result's metadata["journal"]
 
 
 def _flock(fd: int, shared: bool, deadline: float) -> None:
@@ -263,7 +270,9 @@ def recheck(src: int, st: os.stat_result) -> None:
         raise Conflict("was modified by another program while the change was written")
 
 
-def _replace(dir_fd: int, name: str, src: int, st: os.stat_result, data: bytes | Spliced) -> os.stat_result:
+def _replace(
+    dir_fd: int, name: str, src: int, st: os.stat_result, data: bytes | Spliced, keep: Keeper | None
+) -> os.stat_result:
     try:
         temp = _TempFile(dir_fd, name, 0o600)
     except PermissionError:  # the directory is not writable, the file may be
@@ -273,6 +282,8 @@ def _replace(dir_fd: int, name: str, src: int, st: os.stat_result, data: bytes |
         _copy_metadata(temp.fd, src, st)
         os.fsync(temp.fd)
         recheck(src, st)
+        if keep is not None:
+            keep(dir_fd, name, src, st, True)
         temp.rename_to(name)
         new_stat = os.fstat(temp.fd)
     fsync_dir(dir_fd)
@@ -364,6 +375,7 @@ def commit(
     *,
     timeout: float,
     backup: bool = False,
+    keep: Keeper | None = None,
 ) -> Written:
     """Make the file `name` in the directory `dir_fd` hold `data`, provided it still holds what
     `expected` saw (None: no file yet).
@@ -383,14 +395,15 @@ def commit(
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
         backup_name = _backup(dir_fd, name, fd, st) if backup else None
         try:
-            if st.st_nlink > 1:
-                recheck(fd, st)
-                return Written(_write_in_place(dir_fd, name, st, data, expected.data), True, backup_name)
-            try:
-                return Written(_replace(dir_fd, name, fd, st, data), False, backup_name)
-            except _KeepInode:
-                recheck(fd, st)
-                return Written(_write_in_place(dir_fd, name, st, data, expected.data), True, backup_name)
+            if st.st_nlink <= 1:
+                try:
+                    return Written(_replace(dir_fd, name, fd, st, data, keep), False, backup_name)
+                except _KeepInode:
+                    pass
+            recheck(fd, st)
+            if keep is not None:
+                keep(dir_fd, name, fd, st, False)
+            return Written(_write_in_place(dir_fd, name, st, data, expected.data), True, backup_name)
         except BaseException:
             if backup_name is not None:
                 os.unlink(backup_name, dir_fd=dir_fd)

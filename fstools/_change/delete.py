@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
 from .._core.hints import setting
-from .._core.outputs import DIFF, DRY_RUN, ResultField
+from .._core.outputs import DIFF, DRY_RUN, JOURNAL, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, refuse_sensitive, resolve_path
 from .._core.permissions import authorize
@@ -21,9 +21,13 @@ from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._index.opened import notify_changed
+from .._journal.recorder import Recording
+from .._journal.states import ABSENT
+from .._journal.store import disk_full
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
-from .guard import load
+from .guard import load, one_at_a_time
+from .journaling import record_removal, states_now
 from .tree import Progress, remove_listed, walk_tree
 
 LISTED = 100
@@ -158,6 +162,7 @@ def _listing(removal: Removal) -> str:
         ResultField("directories", "integer", "Directories removed", always=True),
         DIFF,
         DRY_RUN,
+        JOURNAL,
     ),
 )
 def delete(path: str, *, recursive: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
@@ -184,10 +189,8 @@ def delete(path: str, *, recursive: bool = False, ctx: ExecutionContext | None =
     authorize(ctx, delete.spec, removal.victim, preview, covers=removal.paths[1:], removed=len(removal.paths))
     if ctx.dry_run:
         return ToolResult.ok(_said(f"[Dry Run] Would delete {what}", removal), **meta)
-    try:
-        _remove(target, removal)
-    finally:  # what is gone, even in part, an open search index learns now
-        notify_changed(removal.paths)
+    with one_at_a_time(ctx, removal.victim):
+        meta["journal"] = _journaled_remove(ctx, target, removal)
     for p in removal.paths:
         ctx.forget_read(p)
     return ToolResult.ok(_said(f"Deleted {what}", removal), **meta)
@@ -196,6 +199,27 @@ def delete(path: str, *, recursive: bool = False, ctx: ExecutionContext | None =
 def _said(headline: str, removal: Removal) -> str:
     listing = _listing(removal)
     return f"{headline}:\n{listing}" if listing else headline
+
+
+def _journaled_remove(ctx: ExecutionContext, target: SafePath, removal: Removal) -> str:
+    """Remove what the inventory listed, journaled first (every file kept, by a hard link where it can be)."""
+    recording = Recording(ctx, "Delete", target.root)
+    try:
+        record_removal(recording, target.root, removal.paths)
+    except OSError as exc:
+        if disk_full(exc):
+            raise
+        raise changed_or_failed(exc, target.display) from None
+    recording.begin()
+    try:
+        _remove(target, removal)
+    except BaseException:
+        recording.finish(states_now(target.root, removal.paths))
+        raise
+    finally:  # what is gone, even in part, an open search index learns now
+        notify_changed(removal.paths)
+    recording.finish(dict.fromkeys(removal.paths, ABSENT))
+    return recording.note()
 
 
 def _remove(target: SafePath, removal: Removal) -> None:

@@ -29,7 +29,7 @@ from .._syntax.review import Review, annotate, needs_review, refuse_broken, revi
 from .atomic import Snapshot
 from .diff import Change, ChangeTracker, unified_diff
 from .document import NEW_DOCUMENT, Document, decode_document, encode_document
-from .guard import load, require_fresh_read, save
+from .guard import load, one_at_a_time, require_fresh_read, save
 from .match import EXACT, Plan, Replacement, plan_exact, plan_replacement
 from .placeholders import refuse_new_placeholders
 
@@ -218,6 +218,18 @@ def _apply(
         except ToolError as exc:
             raise _numbered(exc, n, len(edits)) if numbered else exc from None
     target = resolve_file_path(ctx, file_path)
+    with one_at_a_time(ctx, target.path):
+        return _apply_loaded(ctx, tool, target, edits, numbered, allow_placeholders)
+
+
+def _apply_loaded(
+    ctx: ExecutionContext,
+    tool: ToolSpec,
+    target: SafePath,
+    edits: Sequence[EditRequest],
+    numbered: bool,
+    allow_placeholders: bool,
+) -> ToolResult:
     seen, doc = _current(ctx, target, edits[0])
     if not allow_placeholders:
         _refuse_placeholders(doc, edits, numbered, target.path)
@@ -250,8 +262,9 @@ def _apply(
     authorize(ctx, tool, target.path, diff, replacements=replacements)
     if ctx.dry_run:
         return annotate(ToolResult.ok(f"[Dry Run] Would {verb} {what}\n{diff}", **meta), reviews)
-    written, _ = save(ctx, target, data, seen)
-    return annotate(ToolResult.ok(f"{_PAST[verb]} {what}\n{diff}", in_place=written.in_place, **meta), reviews)
+    written, _ = save(ctx, target, data, seen, tool=tool.name)
+    done = ToolResult.ok(f"{_PAST[verb]} {what}\n{diff}", in_place=written.in_place, journal=written.journal, **meta)
+    return annotate(done, reviews)
 
 
 _PAST = {"create": "Created", "edit": "Edited", "apply": "Applied"}

@@ -22,7 +22,7 @@ from .._content.fingerprints import remember_digest
 from .._core import sandbox
 from .._core.context import ExecutionContext, ReadRecord
 from .._core.errors import ErrorCode, ToolError, changed_or_failed
-from .._core.outputs import DRY_RUN, ResultField
+from .._core.outputs import DRY_RUN, JOURNAL, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, absolute_path, is_within, refuse_sensitive, resolve_path
 from .._core.permissions import authorize
@@ -30,7 +30,10 @@ from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._index.opened import notify_changed
-from .guard import load, require_fresh_read
+from .._journal.recorder import Recording
+from .._journal.states import ABSENT, DIR_STATE, state_of_stat
+from .guard import load, one_at_a_time, require_fresh_read
+from .journaling import entry_state, states_now
 from .renames import SourceKept, move_across, rename_at
 from .tree import walk_tree
 
@@ -281,6 +284,7 @@ def _listing(paths: list[str]) -> str:
         ResultField("cross_device", "boolean", "Copied to another filesystem, then removed at the source"),
         ResultField("created_dirs", "array", "Parent directories of the destination that were created"),
         DRY_RUN,
+        JOURNAL,
     ),
 )
 def move(source: str, destination: str, *, overwrite: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
@@ -304,7 +308,37 @@ def move(source: str, destination: str, *, overwrite: bool = False, ctx: Executi
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would move {what}", **meta)
     valid = _still_true(ctx.reads_under(src.path))
+    recording = Recording(ctx, move.spec.name, src.root)
+    with one_at_a_time(ctx, src.path, dst.path):
+        cross_device, created = _journaled_move(plan, recording)
+    _carry_reads(ctx, plan, valid)
+    note = " (across filesystems: copied, then removed at the source)" if cross_device else ""
+    meta["journal"] = recording.note()
+    return ToolResult.ok(f"Moved {what}{note}", cross_device=cross_device, created_dirs=created, **meta)
+
+
+def _record_move(recording: Recording, plan: MovePlan, src_fd: int, dst_fd: int, made: list[str]) -> None:
+    """Journal the move before it lands: the directories made for it, what moves (by its stat: a
+    rename keeps the content), and a replaced destination (kept by a hard link: the rename drops it)."""
+    if not recording.active:
+        return
+    src, dst = plan.source, plan.destination
+    for directory in made:
+        recording.plan(directory, ABSENT, DIR_STATE)
+    target = os.readlink(src.name, dir_fd=src_fd) if src.kind == "symlink" else None
+    moved = state_of_stat(os.stat(src.name, dir_fd=src_fd, follow_symlinks=False), target)
+    replaced = entry_state(dst_fd, dst.name, recording) if plan.replaces else ABSENT
+    recording.plan(src.path, moved, ABSENT)
+    recording.plan(dst.path, replaced, moved)
+    recording.move = (src.path, dst.path)
+    recording.begin()
+
+
+def _journaled_move(plan: MovePlan, recording: Recording) -> tuple[bool, list[str]]:
+    """The move, journaled; (whether it copied across filesystems, the directories made for it)."""
+    src, dst = plan.source, plan.destination
     created: list[str] = []
+    landed = cross_device = False
     try:
         with (
             sandbox.parent_of(src.root, src.path) as src_parent,
@@ -312,8 +346,11 @@ def move(source: str, destination: str, *, overwrite: bool = False, ctx: Executi
         ):
             created = list(dst_parent.made)
             try:
+                _record_move(recording, plan, src_parent.fd, dst_parent.fd, created)
                 cross_device = _rename(plan, src_parent.fd, dst_parent.fd)
+                landed = True
             except SourceKept:
+                landed = True
                 raise  # the copy is in place: its directories stay
             except BaseException:
                 dst_parent.remove_created()
@@ -338,10 +375,12 @@ def move(source: str, destination: str, *, overwrite: bool = False, ctx: Executi
             ) from None
         raise changed_or_failed(exc, f"{src.display} -> {dst.display}") from None
     finally:  # an open search index learns of both ends now (also of a move that failed halfway)
-        notify_changed([src.path, dst.path, *plan.inside, *moved_to])
-    _carry_reads(ctx, plan, valid)
-    note = " (across filesystems: copied, then removed at the source)" if cross_device else ""
-    return ToolResult.ok(f"Moved {what}{note}", cross_device=cross_device, created_dirs=created, **meta)
+        notify_changed([src.path, dst.path, *plan.inside, *[dst.path + p[len(src.path) :] for p in plan.inside]])
+        if landed:
+            recording.finish(states_now(src.root, [*created, src.path, dst.path]))
+        else:
+            recording.abort()
+    return cross_device, created
 
 
 class MoveTool(FileTool):

@@ -18,7 +18,7 @@ from typing import Any
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.hardlinks import note_hard_links
-from .._core.outputs import DIFF, DRY_RUN, FILE_PATH, ResultField
+from .._core.outputs import DIFF, DRY_RUN, FILE_PATH, JOURNAL, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
 from .._core.permissions import authorize
@@ -28,7 +28,7 @@ from .._syntax.check import check_text
 from .._syntax.languages import LANGUAGES, Language
 from .._syntax.review import Review, annotate, refuse_broken
 from .diff import unified_diff, whole_text_changes
-from .guard import load, require_fresh_read, save
+from .guard import load, one_at_a_time, require_fresh_read, save
 from .nbjson import (
     NotebookFormatError,
     NotebookText,
@@ -261,6 +261,7 @@ def _parse(data: bytes, target: SafePath) -> tuple[str, NotebookText]:
         ResultField("in_place", "boolean", "Written in place (a hard-linked file) rather than swapped"),
         DIFF,
         DRY_RUN,
+        JOURNAL,
     ),
 )
 @note_hard_links
@@ -280,6 +281,18 @@ def notebook_edit(
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT, f"Not a Jupyter notebook (.ipynb): {target.display}; use Edit for other files"
         )
+    with one_at_a_time(ctx, target.path):  # a parallel change of the notebook waits, then sees this one
+        return _edit_loaded(ctx, target, new_source, cell_id, cell_type, edit_mode)
+
+
+def _edit_loaded(
+    ctx: ExecutionContext,
+    target: SafePath,
+    new_source: str,
+    cell_id: str | None,
+    cell_type: str | None,
+    edit_mode: str,
+) -> ToolResult:
     seen = load(ctx, target, max_bytes=ctx.max_media_bytes)
     if seen is None:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
@@ -305,6 +318,8 @@ def notebook_edit(
         return annotate(
             ToolResult.ok(f"[Dry Run] {summary}\n{diff}", bytes_written=len(data), dry_run=True, **meta), reviews
         )
-    written, _ = save(ctx, target, data, seen)
-    done = ToolResult.ok(f"{summary}\n{diff}", bytes_written=len(data), in_place=written.in_place, **meta)
+    written, _ = save(ctx, target, data, seen, tool=notebook_edit.spec.name)
+    done = ToolResult.ok(
+        f"{summary}\n{diff}", bytes_written=len(data), in_place=written.in_place, journal=written.journal, **meta
+    )
     return annotate(done, reviews)

@@ -21,7 +21,7 @@ from typing import Any
 from .._content.encodings import UTF8, TextEncoding
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
-from .._core.outputs import DIAGNOSTICS, DRY_RUN, WARNINGS, ResultField
+from .._core.outputs import DIAGNOSTICS, DRY_RUN, JOURNAL, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
 from .._core.permissions import authorize
@@ -32,7 +32,7 @@ from .._syntax.review import Review, annotate, needs_review, refuse_broken, revi
 from .atomic import Snapshot
 from .diff import Change, unified_diff, whole_text_changes
 from .document import decode_document, encode_document
-from .guard import load
+from .guard import load, one_at_a_time
 from .hunks import apply_hunks
 from .transaction import FileChange, Transaction, mode_of
 from .v4a import ADD, DELETE, UPDATE, AddFile, DeleteFile, FileOperation, PatchSyntaxError, UpdateFile, parse_patch
@@ -238,8 +238,28 @@ def _parse(patch: str) -> list[FileOperation]:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid patch{where}: {exc.message}") from None
 
 
+def _named_paths(ctx: ExecutionContext, operations: Sequence[FileOperation]) -> list[str]:
+    """The canonical paths the operations name (those that resolve; the plan reports the others)."""
+    paths = []
+    for op in operations:
+        for name in (op.path, getattr(op, "move_to", None)):
+            if name:
+                raw = name if os.path.isabs(name) else os.path.join(ctx.working_dir, name)
+                try:
+                    paths.append(resolve_file_path(ctx, raw, param="path").path)
+                except ToolError:
+                    continue
+    return paths
+
+
 def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation]) -> ToolResult:
-    """Plan every operation, then make all the changes or none."""
+    """Plan every operation, then make all the changes or none; the files are held from their
+    loading to the commit, so another change of one of them waits (and then is seen)."""
+    with one_at_a_time(ctx, *_named_paths(ctx, operations)):
+        return _run_planned(ctx, operations)
+
+
+def _run_planned(ctx: ExecutionContext, operations: Sequence[FileOperation]) -> ToolResult:
     plan = _Plan(ctx)
     for op in operations:
         plan.apply(op)
@@ -261,8 +281,9 @@ def run_operations(ctx: ExecutionContext, operations: Sequence[FileOperation]) -
         return annotate(
             ToolResult.ok(f"[Dry Run] Would update the following files:\n{summary}\n{diff}", **meta), reviews
         )
-    transaction = Transaction(ctx)
+    transaction = Transaction(ctx, apply_patch.spec.name)
     transaction.apply([change for _, change, _ in outcome])
+    meta["journal"] = transaction.journal_note()
     if transaction.warnings:
         meta["warnings"] = transaction.warnings
     return annotate(ToolResult.ok(f"Success. Updated the following files:\n{summary}", **meta), reviews)
@@ -317,6 +338,7 @@ def _described(f: _File, change: FileChange) -> dict[str, Any]:
         ResultField("diff", "string", "Unified diff of every file changed", always=True),
         WARNINGS,
         DRY_RUN,
+        JOURNAL,
         DIAGNOSTICS,
     ),
 )

@@ -80,7 +80,7 @@ def reindent_block(
         return "\n".join(new_lines)
     shifts = {theirs.level(f)[0] - ours.level(o)[0] for o, f in pairs}
     if len(shifts) > 1:
-        return None
+        return _column_shift(pairs, new_lines, mid_line)
     shift = shifts.pop() if shifts else 0
     if shift and _already_shifted(pairs, new_lines, mid_line, ours, theirs):
         shift = 0
@@ -95,6 +95,32 @@ def reindent_block(
         ind = indent_of(line)
         level, rest = ours.level(ind)
         out.append(theirs.render(max(level + shift, 0), rest) + line[len(ind) :])
+    return "\n".join(out)
+
+
+def _column_shift(pairs: list[tuple[str, str]], new_lines: list[str], mid_line: bool) -> str | None:
+    """new_string moved by the one number of columns that separates each of old_string's lines
+    from the file's, all indented with spaces: an offset that is no whole level (one column, or
+    six against a unit of four) says nothing about a unit, but the nesting old_string shows is
+    the file's, so new_string keeps its own. None when the offsets differ or a line has tabs."""
+    shifts = {len(f) - len(o) for o, f in pairs}
+    if len(shifts) != 1 or any("\t" in o + f for o, f in pairs):
+        return None
+    shift = shifts.pop()
+    body = [len(indent_of(line)) for n, line in enumerate(new_lines) if line.strip() and (n or not mid_line)]
+    if body and min(body) == min(len(f) for _, f in pairs) != min(len(o) for o, _ in pairs):
+        shift = 0  # new_string is written at the file's indentation already (old_string was not)
+    out = []
+    for n, line in enumerate(new_lines):
+        ind = indent_of(line)
+        if n == 0 and mid_line:  # goes after the indentation the file's line keeps
+            out.append(line.lstrip(" \t"))
+        elif not line.strip():
+            out.append("")
+        elif "\t" in ind or len(ind) + shift < 0:
+            return None
+        else:
+            out.append(" " * (len(ind) + shift) + line[len(ind) :])
     return "\n".join(out)
 
 

@@ -13,13 +13,18 @@ import os
 import stat
 from dataclasses import dataclass, field
 
+from .._content.fingerprints import content_digest
 from .._core import sandbox
 from .._core.context import ExecutionContext, ReadRecord
 from .._core.errors import ErrorCode, ToolError, changed_or_failed, error_from_oserror
 from .._core.paths import SafePath
 from .._index.opened import notify_changed
+from .._journal.recorder import Recording
+from .._journal.states import ABSENT, DIR_STATE, State
+from .._journal.store import disk_full
 from .atomic import Snapshot, Written, commit
 from .guard import load, save
+from .journaling import after_state, before_state, digest_of, expected_after
 
 
 @dataclass(frozen=True)
@@ -63,14 +68,42 @@ def _stash_name(name: str) -> str:
 
 
 class Transaction:
-    def __init__(self, ctx: ExecutionContext) -> None:
+    """Several file changes, all or none; journaled as one change of `tool` (or as part of `recording`)."""
+
+    def __init__(self, ctx: ExecutionContext, tool: str = "ApplyPatch", recording: Recording | None = None) -> None:
         self.ctx = ctx
         self.done: list[_Done] = []
         self.warnings: list[str] = []
+        self.tool = tool
+        self.recording = recording
+        self._own = recording is None
 
-    def apply(self, changes: list[FileChange]) -> None:
-        """Make every change (writes first, then deletions), or undo those made and raise the first failure."""
+    def _plan(self, changes: list[FileChange]) -> Recording | None:
+        """Journal the changes before any lands: each path's state before (its content hash) and after."""
+        if not changes:
+            return self.recording
+        rec = self.recording or Recording(self.ctx, self.tool, changes[0].target.root)
+        self.recording = rec
+        if not rec.active or not self._own:
+            return rec
+        for change in changes:
+            for directory in reversed(_missing_dirs(change.target) if change.seen is None else []):
+                rec.plan(directory, ABSENT, DIR_STATE)
+            seen = change.seen
+            digest = digest_of(seen.data) if seen is not None else None
+            after = ABSENT if change.data is None else expected_after(seen, len(change.data), digest_of(change.data))
+            rec.plan(change.target.path, before_state(seen, digest), after)
+        rec.begin()
+        return rec
+
+    def journal_note(self) -> str:
+        return self.recording.note() if self.recording is not None else "off"
+
+    def apply(self, changes: list[FileChange], *, finish: bool = True) -> None:
+        """Make every change (writes first, then deletions), or undo those made and raise the first failure.
+        With `finish=False` the deleted files stay set aside until finish(), so undo() can still bring them back."""
         change = None
+        rec = self._plan(changes)
         try:
             for change in sorted(changes, key=lambda c: c.data is None):
                 self._one(change)
@@ -78,6 +111,8 @@ class Transaction:
             where = change.target.display if change is not None else "?"
             error = exc if isinstance(exc, ToolError) else error_from_oserror(exc, where)
             failures = self.undo()
+            if rec is not None and self._own:
+                rec.abort()
             if failures:
                 raise ToolError(
                     error.code,
@@ -87,7 +122,25 @@ class Transaction:
             raise error from None
         except BaseException:
             self.undo()
+            if rec is not None and self._own:
+                rec.abort()
             raise
+        if rec is not None and self._own:
+            rec.finish(self.after_states())
+        if finish:
+            self.finish()
+
+    def after_states(self) -> dict[str, State]:
+        after: dict[str, State] = {}
+        for done in self.done:
+            if done.written is not None and done.change.data is not None:
+                after[done.change.target.path] = after_state(done.written.stat, content_digest(done.change.data))
+            else:
+                after[done.change.target.path] = ABSENT
+        return after
+
+    def finish(self) -> None:
+        """Remove the files set aside for deletion: from now on the changes cannot be undone here."""
         for done in self.done:
             if done.stash is not None:
                 try:
@@ -105,7 +158,7 @@ class Transaction:
         else:
             if change.seen is None:
                 done.new_dirs = _missing_dirs(target)
-            done.written, _ = save(self.ctx, target, change.data, change.seen)
+            done.written, _ = save(self.ctx, target, change.data, change.seen, recording=self.recording)
             self.done.append(done)
             if change.mode is not None:
                 fd = target.open(os.O_RDONLY | os.O_NONBLOCK)
@@ -129,12 +182,31 @@ class Transaction:
         try:
             with target.parent() as parent:
                 os.rename(parent.name, stash, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
+                self._keep_stashed(done, parent.fd, stash, now)
         except OSError as exc:
+            if done.stash is None and disk_full(exc):
+                self._unstash(target, stash)
             raise changed_or_failed(exc, target.display) from None
         done.stash = stash
         self.done.append(done)
         self.ctx.forget_read(target.path)
         notify_changed([target.path])
+
+    def _keep_stashed(self, done: _Done, dir_fd: int, stash: str, now: Snapshot) -> None:
+        """The journal keeps the deleted file: a hard link to the stashed inode (it is unlinked at the end)."""
+        rec = self.recording
+        if rec is None or not rec.active:
+            return
+        path = done.change.target.path
+        planned = next((c for c in rec.changes if c.path == path), None)
+        if planned is None or planned.before.hash is None:
+            return
+        kept = rec.keep_inode(planned.before, dir_fd, stash, now.stat, now.data)
+        rec.changes[rec.changes.index(planned)] = type(planned)(path, kept, planned.after)
+
+    def _unstash(self, target: SafePath, stash: str) -> None:
+        with target.parent() as parent:
+            os.rename(stash, parent.name, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
 
     def undo(self) -> list[str]:
         """Undo every change made, newest first; the descriptions of those that could not be undone."""

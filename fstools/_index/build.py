@@ -259,7 +259,7 @@ def _assemble(
 
 def _outside_tree(root: str) -> None:
     """The index must not be one of the files it indexes (a cache below a hidden directory is never walked)."""
-    from .location import cache_dir
+    from .._core.cachedir import cache_dir
 
     cache = os.path.realpath(cache_dir())
     if inside(cache, root) and not any(part.startswith(".") for part in cache[len(root) :].split("/")):

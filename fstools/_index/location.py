@@ -1,7 +1,7 @@
 """Where a root's index lives, which file is current, and the builders' lock.
 
-`$FSTOOLS_CACHE_DIR`, else `$XDG_CACHE_HOME/fstools`, else `~/.cache/fstools`; below it
-one directory per canonical root, named by a hash of the root's path. In it:
+In the cache directory (`_core/cachedir`: `$FSTOOLS_CACHE_DIR`, else `$XDG_CACHE_HOME/fstools`,
+else `~/.cache/fstools`), one directory per canonical root, named by a hash of the root's path. In it:
 `root` (the path, to tell hash collisions apart), `current` (the name of the live data
 file, replaced atomically), `lock` (held by a builder) and the data files. A reader
 follows `current` and maps the file it names; a builder writes a new data file, fsyncs
@@ -13,26 +13,17 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import hashlib
 import os
 import time
 from collections.abc import Iterator
 
+from .._core.cachedir import root_dir
+
 DIR_VERSION = "index-v1"
 
 
-def cache_dir() -> str:
-    explicit = os.environ.get("FSTOOLS_CACHE_DIR")
-    if explicit:
-        return os.path.abspath(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = xdg if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "fstools")
-
-
 def index_dir(root: str) -> str:
-    digest = hashlib.sha256(os.fsencode(root)).hexdigest()[:24]
-    return os.path.join(cache_dir(), DIR_VERSION, digest)
+    return root_dir(DIR_VERSION, root)
 
 
 def inside(path: str, root: str) -> bool:

@@ -16,7 +16,7 @@ import os
 from .compare import Window, first_introduced, introduced, window
 from .diagnostics import Diagnostic
 from .languages import LANGUAGES, Language, parse
-from .problems import Problem, place, python_problem, toml_loader, toml_problem, tree_problems
+from .problems import Problem, place, python_problem, renamed, toml_loader, toml_problem, tree_problems
 from .trees import parse_change
 
 MAX_CHECK_BYTES = 1024 * 1024  # parsing costs ~0.1 ms per KB: larger (generated) files are not checked
@@ -82,7 +82,8 @@ def _tree_introduced(lang: Language, old: bytes, new: bytes, path: str) -> list[
     if old_tree is None:
         old_tree = parse(lang, old)
     before = tree_problems(old_tree) if old_tree is not None and old_tree.root_node.has_error else []
-    return introduced(before, after, changed)
+    # An error moved to the start of the change names the text there, not a token before it.
+    return [p if p in after else renamed(p, new) for p in introduced(before, after, changed)]
 
 
 def _first_only(parser: object, old: bytes, new: bytes) -> list[Problem]:

@@ -52,7 +52,17 @@ def _unexpected(node: tree_sitter.Node) -> str:
     """'unexpected "tok"': the first token the parser could not place."""
     while node.child_count:
         node = node.children[0]
-    token = (node.text or b"").decode("utf-8", "replace").split("\n", 1)[0].strip()
+    return _unexpected_text(node.text or b"")
+
+
+def renamed(problem: Problem, source: bytes) -> Problem:
+    """An unexpected-text problem whose start was moved, named by the text it now starts at."""
+    text = source[problem.start : problem.end].split(None, 1)
+    return Problem(problem.start, problem.end, _unexpected_text(text[0] if text else b""))
+
+
+def _unexpected_text(text: bytes) -> str:
+    token = text.decode("utf-8", "replace").split("\n", 1)[0].strip()
     if not token:
         return "syntax error"
     if len(token) > TOKEN_SHOWN:

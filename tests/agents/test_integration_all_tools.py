@@ -167,7 +167,8 @@ def test_mcp_stdio_read_edit_write_delete(tree, tmp_path):
 
     r = stdio_session(tree, steps, errlog=tmp_path / "server.log")
     hints = {t.name: t.annotations for t in r["tools"]}
-    assert set(hints) == REGISTERED
+    assert set(hints) == set(fstools.create_registry(journal=True).names())  # the server offers the journal's tools
+    assert hints["Changes"].read_only_hint and hints["Undo"].destructive_hint
     assert all(hints[n].read_only_hint and not hints[n].destructive_hint for n in ("Read", "LS"))
     assert not any(hints[n].read_only_hint for n in ("Write", "Edit", "MultiEdit", "Delete"))
     assert hints["Delete"].destructive_hint is True

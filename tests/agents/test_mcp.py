@@ -366,7 +366,7 @@ def test_stdio_server_end_to_end(project, tmp_path):
     tools, listed, dotdot, via_link, denied, limited = stdio_session(
         project, steps, *options, errlog=tmp_path / "server.log"
     )
-    registry = fstools.create_registry()
+    registry = fstools.create_registry(journal=True)  # the server offers the journal tools too
     assert [t.name for t in tools] == registry.names()
     assert all(t.input_schema == registry.get(t.name).input_schema() for t in tools)
     assert not listed.is_error and "m.py" in text(listed)

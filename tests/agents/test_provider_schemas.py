@@ -83,7 +83,9 @@ def _sample(prop: dict):
     return SAMPLE[prop["type"]]
 
 
-@pytest.mark.parametrize("registry", [fstools.create_registry(), probe_registry()], ids=["fstools", "probes"])
+@pytest.mark.parametrize(
+    "registry", [fstools.create_registry(journal=True), probe_registry()], ids=["fstools", "probes"]
+)
 @pytest.mark.parametrize(("provider", "shape"), [("openai", OPENAI_TOOL), ("anthropic", ANTHROPIC_TOOL)])
 def test_schemas_match_the_provider_shape(registry, provider, shape):
     schemas = registry.get_all_schemas(provider)
@@ -110,7 +112,9 @@ def test_shapes_reject_what_providers_reject():
         jsonschema.validate({"name": "LS", "description": "d", "parameters": {}}, ANTHROPIC_TOOL)
 
 
-@pytest.mark.parametrize("registry", [fstools.create_registry(), probe_registry()], ids=["fstools", "probes"])
+@pytest.mark.parametrize(
+    "registry", [fstools.create_registry(journal=True), probe_registry()], ids=["fstools", "probes"]
+)
 def test_schema_and_validation_agree(registry):
     """A call the published schema accepts is one the tool's own validation accepts, and vice versa for extras."""
     for tool in registry.list():

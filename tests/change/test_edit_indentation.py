@@ -44,6 +44,29 @@ CASES = {
         "indentation",
         "class A {\r\n  function newFunc() {}\r\n  function other() {}\r\n}\r\n",
     ),
+    # Nested old_strings off the file by one number of columns that is not a whole level of its
+    # indentation: the nesting the model wrote is kept and moved by that constant.
+    "nested_one_column_off": (
+        "class A:\n    def f(self):\n        if a:\n            b()\n        c()\n",
+        " if a:\n     b()\n",
+        " if z:\n     b()\n     d()\n",
+        "indentation",
+        "class A:\n    def f(self):\n        if z:\n            b()\n            d()\n        c()\n",
+    ),
+    "nested_two_columns_too_deep": (
+        "class A:\n    def f(self):\n        if a:\n            b()\n        c()\n",
+        "          if a:\n              b()\n          c()\n",
+        "          if z:\n              b()\n          c()\n",
+        "indentation",
+        "class A:\n    def f(self):\n        if z:\n            b()\n        c()\n",
+    ),
+    "nested_six_columns_new_string_at_the_files_indentation": (
+        "class A:\n    def f(self):\n        if a:\n            b()\n        c()\n",
+        "      if a:\n          b()\n",
+        "        if z:\n            b()\n",
+        "indentation",
+        "class A:\n    def f(self):\n        if z:\n            b()\n        c()\n",
+    ),
     "flush_left_against_nested_code": (
         NESTED_JS,
         "if (x) {\nb();\n}",

@@ -140,6 +140,20 @@ def test_nested_anchors_and_a_hunk_in_other_indentation(project, ctx):
     assert target.read_text() == BINARY_SEARCH.replace("pass", "raise NotImplementedError()")
 
 
+def test_a_nested_hunk_off_by_columns_that_are_no_whole_level_keeps_its_nesting(project, ctx):
+    # The hunk is indented two columns where the file has eight: its lines move by that one
+    # constant (the added line too), never left at the hunk's own indentation inside the method.
+    target = write(project / "a.py", "class A:\n    def f(self):\n        if a:\n            b()\n        c()\n")
+    patch = envelope("*** Update File: a.py", "@@", "-  if a:", "-      b()", "+  if z:", "+      b()", "+      d()")
+    result = fstools.apply_patch(patch, ctx=ctx)
+    assert result.success, result.error
+    assert (
+        target.read_text()
+        == "class A:\n    def f(self):\n        if z:\n            b()\n            d()\n        c()\n"
+    )
+    assert result.metadata["diagnostics"] == []
+
+
 def test_codex_scenarios(project, ctx):
     """codex's fixtures: several chunks, end-of-file appends, a pure addition, a file without a final newline."""
     write(project / "multi.txt", "foo\nbar\nbaz\nqux\n")

@@ -13,7 +13,7 @@ from fstools._core.errors import ToolError
 from fstools._core.params import MAX_INTEGER, ToolParameter, validate_arguments
 from tests.helpers.processes import ENV
 
-REGISTRY = fstools.create_registry()
+REGISTRY = fstools.create_registry(journal=True)
 
 
 @pytest.mark.parametrize("value", [2**63, 10**30, 2**53, -(2**70)])

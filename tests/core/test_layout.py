@@ -3,10 +3,10 @@
 The rule, bottom to top: `_globs` (the glob dialect fstools matches itself) imports nothing;
 `_core` (context, results, parameters, paths, policy) imports only itself and `_globs`;
 `_content` (encodings, fingerprints) and `_walk` (what a walk may see, and the walkers) build
-on `_core`; `_index` (the search index) on all of those, `_syntax` (languages, parsers, the
-syntax check) on `_core` and `_content`; the four tool families `_read`, `_change`, `_find`
-and `_grep` on those and never on each other; `_agents` (registry, CLI, MCP) sits on top and
-may import anything.
+on `_core`; `_index` (the search index) on all of those; `_journal` (the change journal) and
+`_syntax` (languages, parsers, the syntax check) on `_core` and `_content`; the four tool
+families `_read`, `_change`, `_find` and `_grep` on those and never on each other; `_agents`
+(registry, CLI, MCP) sits on top and may import anything.
 """
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "fstools"
 
 TOOL_FAMILIES = {"_read", "_change", "_find", "_grep"}
-BELOW_TOOLS = {"_globs", "_core", "_content", "_walk", "_index", "_syntax"}
+BELOW_TOOLS = {"_globs", "_core", "_content", "_walk", "_index", "_journal", "_syntax"}
 ALLOWED: dict[str, set[str]] = {
     "_globs": {"_globs"},
     "_core": {"_globs", "_core"},
     "_content": {"_globs", "_core", "_content"},
     "_walk": {"_globs", "_core", "_walk"},
     "_index": {"_globs", "_core", "_content", "_walk", "_index"},
+    "_journal": {"_globs", "_core", "_content", "_journal"},
     # Languages, parsers and the syntax check after a change: below the tool families that use it.
     "_syntax": {"_globs", "_core", "_content", "_syntax"},
     **{family: BELOW_TOOLS | {family} for family in TOOL_FAMILIES},
@@ -128,8 +129,9 @@ def test_the_family_graph():
         "_walk": ["_core", "_globs"],
         "_read": ["_content", "_core", "_globs", "_syntax", "_walk"],
         "_index": ["_core", "_walk"],
+        "_journal": ["_core"],
         "_syntax": ["_core"],
-        "_change": ["_content", "_core", "_index", "_syntax"],
+        "_change": ["_content", "_core", "_index", "_journal", "_syntax"],
         "_find": ["_core", "_globs", "_index", "_walk"],
         "_grep": ["_core", "_index", "_walk"],
         # The tools themselves come from the facade's list (the registry imports them by name).

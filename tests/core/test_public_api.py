@@ -17,7 +17,7 @@ import fstools
 from fstools._core.params import ToolParameter
 from fstools._core.public import tool
 
-TOOLS = fstools.file_tools()
+TOOLS = fstools.file_tools() + fstools.journal_tools()
 PYTHON_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
 # A valid value of each JSON type, for the required arguments of a call that must get past them.
 VALID = {"string": "x", "integer": 1, "number": 1.0, "boolean": False, "object": {}}
@@ -25,7 +25,8 @@ VALID = {"string": "x", "integer": 1, "number": 1.0, "boolean": False, "object":
 
 def public_function(tool_name: str):
     """The facade's function declaring the tool `tool_name`, found through the facade's list of tools."""
-    (function,) = [getattr(fstools, f) for f in fstools._TOOLS if getattr(fstools, f).spec.name == tool_name]
+    listed = {**fstools._TOOLS, **fstools._JOURNAL_TOOLS}
+    (function,) = [getattr(fstools, f) for f in listed if getattr(fstools, f).spec.name == tool_name]
     return function
 
 
@@ -155,8 +156,30 @@ def test_a_declared_function_validates_then_runs_the_implementation(ctx):
     assert probe(ctx=ctx).output == "3"
     assert probe("x", ctx=ctx).error_code == "invalid_argument" and len(seen) == 2
     assert probe().success and seen[-1][1] is fstools.default_context()
-    with pytest.raises(TypeError):
-        probe(1, 2)
+    # A call Python would refuse is refused the same way, before anything runs.
+    for args, kwargs, message in [
+        ((1, 2), {}, "too many positional arguments"),
+        ((1,), {"n": 2}, "multiple values for argument 'n'"),
+        ((), {"m": 2}, "unexpected keyword argument 'm'"),
+    ]:
+        with pytest.raises(TypeError, match=message):
+            probe(*args, **kwargs)
+    assert len(seen) == 3
+
+
+def test_a_missing_required_argument_is_a_type_error():
+    @tool(
+        name="Probe",
+        description="Probes.",
+        parameters=(ToolParameter("n", "integer", "N", required=True),),
+        read_only=True,
+    )
+    def probe(n: int, *, ctx=None):
+        return fstools.ToolResult.ok(str(n))
+
+    with pytest.raises(TypeError, match="missing a required argument: 'n'"):
+        probe()
+    assert probe(n=4).output == "4"
 
 
 @pytest.mark.parametrize(

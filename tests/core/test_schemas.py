@@ -45,7 +45,7 @@ STRICT_KEYWORDS = {
 
 
 def registries():
-    return [fstools.create_registry(), probe_registry()]
+    return [fstools.create_registry(journal=True), probe_registry()]
 
 
 def arguments(definition: dict) -> dict:

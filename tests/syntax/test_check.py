@@ -148,3 +148,11 @@ def test_a_missing_token_that_floats_is_matched_by_message() -> None:
     assert introduced(before, [Problem(60, 60, 'missing "}"', missing=True)], Window(41, 41, 61)) == []
     two = [Problem(30, 30, 'missing "}"', missing=True), Problem(60, 60, 'missing "}"', missing=True)]
     assert len(introduced(before, two, Window(20, 20, 41))) == 1
+
+
+def test_an_error_placed_at_the_change_names_the_text_there() -> None:
+    # The YAML parser wraps the whole line in its error; the diagnostic points at the change
+    # (column 4) and must name what is there, not the key at column 1.
+    found = check_text("a: 1\n", "a: [1\n", "yaml", "a.yaml")
+    assert [(d.line, d.column) for d in found] == [(1, 4)]
+    assert found[0].message.startswith('syntax error: unexpected "[')
