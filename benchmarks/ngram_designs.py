@@ -429,7 +429,7 @@ def _design_row(tree: Tree, query: str, mode: str, design: str, cands: frozenset
         ordered = sorted(files)
         row.rg_ms = median_ms(lambda: rg_over(tree, query, mode, ordered), repeats) if ordered else 0.0
     else:
-        row.note = "scans (candidates past the step-aside share)"
+        row.note = f"not timed: candidates past {VERIFY_SHARE:.0%} of the files"
     return row
 
 
@@ -539,6 +539,29 @@ def size_rows(texts: list[bytes], weights: Any, nfiles: int, max_len: int) -> li
     return out
 
 
+def encoded_bytes(per_file: list[Any], key_bytes: int, follows: bool) -> int:
+    """Bytes of one segment in fstools' encoding (postings.build_segment): each list as 1-2 byte
+    gap varints or a 1 KiB bitmap, whichever is smaller; per key its entry in the table (`key_bytes`,
+    a 4-byte offset, a format byte; with follow masks a 4-byte mask offset and a byte per varint posting)."""
+    import numpy as np
+
+    from fstools._index.postings import BITMAP_BYTES
+
+    keys = np.concatenate([k.astype(np.uint64) for k in per_file])
+    files = np.repeat(np.arange(len(per_file), dtype=np.int64), [len(k) for k in per_file])
+    order = np.lexsort((files, keys))
+    keys, files = keys[order], files[order]
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    gaps = np.diff(files, prepend=0)
+    gaps[starts] = files[starts]
+    list_bytes = np.add.reduceat((gaps >= 128).astype(np.int64) + 1, starts)
+    varint = list_bytes <= BITMAP_BYTES
+    lengths = np.diff(np.append(starts, len(keys)))
+    table = len(starts) * (key_bytes + 4 + 1) + 4 + ((len(starts) + 1) * 4 if follows else 0)  # offsets: n + 1
+    masks = int(lengths[varint].sum()) if follows else 0
+    return int(np.where(varint, list_bytes, BITMAP_BYTES).sum()) + table + masks
+
+
 def segment_sizes(tree: Tree, weights: Any, max_len: int) -> dict[str, Any]:
     """One whole segment of the index (its files in index order), measured exactly: lookup-table
     entries (distinct keys) and postings per design; the index's own counts for the trigrams."""
@@ -565,7 +588,11 @@ def segment_sizes(tree: Tree, weights: Any, max_len: int) -> dict[str, Any]:
         postings_tri += len(t)
         postings_sparse += len(k)
     seg = live.segments[s]
+    real = sum(a.nbytes for a in (seg.grams, seg.offsets, seg.formats, seg.blob, seg.follow_offsets, seg.follow_blob))
     return {
+        "index_bytes": real,
+        "trigram_bytes": encoded_bytes(tri, 4, True),
+        "sparse_bytes": encoded_bytes(sparse, 8, False),
         "segment": s,
         "mb": nbytes / 1e6,
         "index_trigram_keys": len(seg.grams),
@@ -685,7 +712,9 @@ def report(result: dict[str, Any]) -> str:
         lines.append(
             f"One whole segment (#{g['segment']} of {g['segments']}, {g['mb']:.0f} MB of text), measured exactly: "
             f"lookup-table entries {g['trigram_keys']:,} trigrams (the index's table: {g['index_trigram_keys']:,}) "
-            f"against {g['sparse_keys']:,} sparse grams; postings {g['trigram_postings']:,} against {g['sparse_postings']:,}."
+            f"against {g['sparse_keys']:,} sparse grams; postings {g['trigram_postings']:,} against {g['sparse_postings']:,}; "
+            f"encoded as fstools stores a segment: {g['trigram_bytes'] / 1e6:.1f} MB with follow masks (the index's segment: "
+            f"{g['index_bytes'] / 1e6:.1f} MB) against {g['sparse_bytes'] / 1e6:.1f} MB for sparse grams with 8-byte keys."
         )
     return "\n".join(lines)
 
@@ -698,7 +727,13 @@ def main() -> None:
     parser.add_argument("--max-len", type=int, default=MAX_LEN)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json")
+    parser.add_argument("--segment-only", action="store_true", help="only the exact sizes of one index segment")
     args = parser.parse_args()
+    if args.segment_only:
+        tree = open_tree(os.path.realpath(args.root))
+        weights = pair_weights(pair_counts(read_sample(tree, args.sample, args.seed)))
+        print(json.dumps(segment_sizes(tree, weights, args.max_len)))
+        return
     started = os.getloadavg()[0]
     result = measure(os.path.realpath(args.root), args.sample, args.seed, args.max_len, args.repeats)
     result["load"] = [started, os.getloadavg()[0]]

@@ -163,6 +163,7 @@ def test_designs_on_a_real_tree(project: Path, indexed: bool) -> None:
         segment = nd.segment_sizes(tree, weights, nd.MAX_LEN)
         assert segment["trigram_keys"] == segment["index_trigram_keys"] == exact[0]
         assert segment["sparse_postings"] > segment["trigram_postings"] == exact[1]
+        assert segment["trigram_bytes"] == segment["index_bytes"]  # the size model is fstools' encoding, exactly
         resume = [r for r in nd.index_rows(tree, "PM_RESUME", "-n", tree.rg_files("-e", "PM_RESUME"), 1)]
         assert resume[1].candidates <= resume[0].candidates  # follow masks only ever remove candidates
         assert resume[0].postings == sum(
