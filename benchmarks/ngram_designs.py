@@ -133,11 +133,22 @@ def build_maximal(literal: bytes, weights: Any, max_len: int = MAX_LEN) -> list[
     return list(dict.fromkeys(literal[s:e] for s, e in sorted(spans - inside)))
 
 
+LONG = 6  # design (e): the trigram index plus only the sparse grams of LONG..MAX_LEN bytes
+
+
+def build_long(literal: bytes, weights: Any, max_len: int = MAX_LEN) -> list[bytes]:
+    """The maximal grams of `literal` of LONG bytes or more (a property of the gram alone too)."""
+    return [g for g in build_maximal(literal, weights, max_len) if len(g) >= LONG]
+
+
 _HASH_MUL = 0x100000001B3
 
 
-def sparse_keys(data: bytes, weights: npt.NDArray[np.int32], max_len: int = MAX_LEN) -> npt.NDArray[np.uint64]:
-    """The distinct sparse grams of `data` as 64-bit hashes (build_all with numpy, for sizing)."""
+def sparse_keys(
+    data: bytes, weights: npt.NDArray[np.int32], max_len: int = MAX_LEN, min_len: int = 3
+) -> npt.NDArray[np.uint64]:
+    """The distinct sparse grams of `data` of min_len..max_len bytes as 64-bit hashes (build_all
+    with numpy, for sizing)."""
     import numpy as np
 
     n = len(data)
@@ -157,10 +168,11 @@ def sparse_keys(data: bytes, weights: npt.NDArray[np.int32], max_len: int = MAX_
         else:
             inner = inner[:m]
         emit = np.minimum(w[:m], w[length - 2 : length - 2 + m]) > inner
-        keys.append(h[emit] ^ np.uint64(length))
+        if length >= min_len:
+            keys.append(h[emit] ^ np.uint64(length))
         if not (inner < w[:m]).any():
             break
-    return np.unique(np.concatenate(keys))
+    return np.unique(np.concatenate(keys)) if keys else np.zeros(0, dtype=np.uint64)
 
 
 def gram_hash(gram: bytes) -> int:
@@ -461,9 +473,8 @@ def index_rows(tree: Tree, pattern: str, mode: str, truth: frozenset[str],
     return rows
 
 
-def rg_rows(tree: Tree, pattern: str, mode: str, design: str, query: Node, truth: frozenset[str],
-            cache: dict[Any, frozenset[str]], repeats: int) -> Row:  # fmt: skip
-    """A design whose posting lists are computed with `rg -l -F` per key."""
+def rg_postings(tree: Tree, cache: dict[Any, frozenset[str]]) -> Callable[[Any], frozenset[str]]:
+    """A gram's posting list (a trigram code or the gram's bytes): the files `rg -l -F` finds it in."""
 
     def postings(key: Any) -> frozenset[str]:
         gram = key if isinstance(key, bytes) else key.to_bytes(3, "big")
@@ -471,6 +482,30 @@ def rg_rows(tree: Tree, pattern: str, mode: str, design: str, query: Node, truth
             cache[gram] = tree.rg_files("-F", "-e", gram.decode("latin-1"))
         return cache[gram]
 
+    return postings
+
+
+def hybrid_row(tree: Tree, pattern: str, mode: str, follow_row: Row, long_query: Node, truth: frozenset[str],
+               cache: dict[Any, frozenset[str]], repeats: int) -> Row:  # fmt: skip
+    """Design (e): the index's trigrams with follow masks, ANDed with the long sparse grams."""
+    from fstools._index.plan import plan
+
+    postings = rg_postings(tree, cache)
+    real = plan(pattern, case_insensitive=False, fixed_strings=False)
+    tri, _ = index_candidates(tree.live, real.query, tree.root)
+    long = evaluate(long_query, postings)
+    got = tri if long is None else long if tri is None else tri & long
+    row = _design_row(tree, pattern, mode, f"e trigrams+follow, sparse >= {LONG} B", got, truth, repeats)
+    keys = keys_of(long_query)
+    row.keys = follow_row.keys + [k.decode("latin-1") for k in keys]
+    row.postings = follow_row.postings + sum(len(postings(k)) for k in keys)
+    return row
+
+
+def rg_rows(tree: Tree, pattern: str, mode: str, design: str, query: Node, truth: frozenset[str],
+            cache: dict[Any, frozenset[str]], repeats: int) -> Row:  # fmt: skip
+    """A design whose posting lists are computed with `rg -l -F` per key."""
+    postings = rg_postings(tree, cache)
     got = evaluate(query, postings)
     keys = keys_of(query)
     row = _design_row(tree, pattern, mode, design, got, truth, repeats)
@@ -547,7 +582,9 @@ def encoded_bytes(per_file: list[Any], key_bytes: int, follows: bool) -> int:
 
     from fstools._index.postings import BITMAP_BYTES
 
-    keys = np.concatenate([k.astype(np.uint64) for k in per_file])
+    keys = np.concatenate([k.astype(np.uint64) for k in per_file] or [np.zeros(0, dtype=np.uint64)])
+    if not keys.size:
+        return 4 + (4 if follows else 0)  # the offsets' closing entries
     files = np.repeat(np.arange(len(per_file), dtype=np.int64), [len(k) for k in per_file])
     order = np.lexsort((files, keys))
     keys, files = keys[order], files[order]
@@ -572,7 +609,7 @@ def segment_sizes(tree: Tree, weights: Any, max_len: int) -> dict[str, Any]:
     live = tree.live
     s = len(live.segments) // 2
     size = live.segment_files
-    tri, sparse, postings_tri, postings_sparse, nbytes = [], [], 0, 0, 0
+    tri, sparse, long, postings_tri, postings_sparse, nbytes = [], [], [], 0, 0, 0
     for path in live.paths[s * size : (s + 1) * size]:
         try:
             with open(path, "rb") as f:
@@ -585,6 +622,7 @@ def segment_sizes(tree: Tree, weights: Any, max_len: int) -> dict[str, Any]:
         t, k = trigrams(data), sparse_keys(data, weights, max_len)
         tri.append(t)
         sparse.append(k)
+        long.append(sparse_keys(data, weights, max_len, LONG))
         postings_tri += len(t)
         postings_sparse += len(k)
     seg = live.segments[s]
@@ -593,6 +631,9 @@ def segment_sizes(tree: Tree, weights: Any, max_len: int) -> dict[str, Any]:
         "index_bytes": real,
         "trigram_bytes": encoded_bytes(tri, 4, True),
         "sparse_bytes": encoded_bytes(sparse, 8, False),
+        "long_keys": len(np.unique(np.concatenate(long or [np.zeros(0, dtype=np.uint64)]))),
+        "long_postings": sum(len(k) for k in long),
+        "long_bytes": encoded_bytes(long, 8, False),
         "segment": s,
         "mb": nbytes / 1e6,
         "index_trigram_keys": len(seg.grams),
@@ -649,9 +690,13 @@ def measure(root: str, fraction: float, seed: int, max_len: int, repeats: int) -
         else:
             plain = presence_only(plan(pattern, case_insensitive=False, fixed_strings=False).query)
             rows.append(rg_rows(tree, pattern, mode, "a trigrams", plain, truth, cache, repeats))
+        follow_row = rows[-1]
         for design, grams in (("c sparse, covering", build_covering), ("d sparse, all maximal", build_maximal)):
             sparse = sparse_query(node, weights, max_len, grams)
             rows.append(rg_rows(tree, pattern, mode, design, sparse, truth, cache, repeats))
+        if tree.live is not None:
+            long = sparse_query(node, weights, max_len, build_long)
+            rows.append(hybrid_row(tree, pattern, mode, follow_row, long, truth, cache, repeats))
         print(f"  {pattern}: done", file=sys.stderr)
     return {
         "root": root,
@@ -714,7 +759,9 @@ def report(result: dict[str, Any]) -> str:
             f"lookup-table entries {g['trigram_keys']:,} trigrams (the index's table: {g['index_trigram_keys']:,}) "
             f"against {g['sparse_keys']:,} sparse grams; postings {g['trigram_postings']:,} against {g['sparse_postings']:,}; "
             f"encoded as fstools stores a segment: {g['trigram_bytes'] / 1e6:.1f} MB with follow masks (the index's segment: "
-            f"{g['index_bytes'] / 1e6:.1f} MB) against {g['sparse_bytes'] / 1e6:.1f} MB for sparse grams with 8-byte keys."
+            f"{g['index_bytes'] / 1e6:.1f} MB) against {g['sparse_bytes'] / 1e6:.1f} MB for sparse grams with 8-byte keys; "
+            f"the sparse grams of {LONG}+ bytes alone: {g['long_keys']:,} keys, {g['long_postings']:,} postings, "
+            f"{g['long_bytes'] / 1e6:.1f} MB."
         )
     return "\n".join(lines)
 

@@ -95,8 +95,11 @@ def test_numpy_extraction_matches_build_all() -> None:
         weights = _random_weights(seed)
         for max_len in (3, nd.MAX_LEN):
             for text in _texts(seed + 10, 150):
-                expected = {nd.gram_hash(text[s : s + n]) for s, n in nd.build_all(text, weights, max_len)}
+                spans = nd.build_all(text, weights, max_len)
+                expected = {nd.gram_hash(text[s : s + n]) for s, n in spans}
                 assert set(nd.sparse_keys(text, weights, max_len).tolist()) == expected
+                long = {nd.gram_hash(text[s : s + n]) for s, n in spans if n >= nd.LONG}
+                assert set(nd.sparse_keys(text, weights, max_len, nd.LONG).tolist()) == long
 
 
 def test_pair_weights_rank_rarity_without_ties() -> None:
@@ -147,6 +150,10 @@ def test_designs_on_a_real_tree(project: Path, indexed: bool) -> None:
         truth = tree.rg_files("-e", pattern)
         node = nd.literal_tree(pattern)
         rows = nd.index_rows(tree, pattern, mode, truth, 1) if indexed else []
+        if indexed:
+            long = nd.sparse_query(node, weights, nd.MAX_LEN, nd.build_long)
+            rows.append(nd.hybrid_row(tree, pattern, mode, rows[1], long, truth, cache, 1))
+            assert rows[-1].candidates <= rows[1].candidates  # the long grams only ever remove candidates
         for grams in (nd.build_covering, nd.build_maximal):
             rows.append(
                 nd.rg_rows(
@@ -164,6 +171,7 @@ def test_designs_on_a_real_tree(project: Path, indexed: bool) -> None:
         assert segment["trigram_keys"] == segment["index_trigram_keys"] == exact[0]
         assert segment["sparse_postings"] > segment["trigram_postings"] == exact[1]
         assert segment["trigram_bytes"] == segment["index_bytes"]  # the size model is fstools' encoding, exactly
+        assert 0 < segment["long_postings"] < segment["sparse_postings"]
         resume = [r for r in nd.index_rows(tree, "PM_RESUME", "-n", tree.rg_files("-e", "PM_RESUME"), 1)]
         assert resume[1].candidates <= resume[0].candidates  # follow masks only ever remove candidates
         assert resume[0].postings == sum(
