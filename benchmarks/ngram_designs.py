@@ -12,12 +12,16 @@ extrapolated (the output says so).
   grep_candidates hands rg, before its literal check; that check's count is shown too);
   without an index (a) is computed with `rg -l -F` per trigram and (b) is left out.
 * (c) sparse n-grams: a gram is a substring of 3..MAX_LEN bytes whose two end byte pairs
-  both weigh more than every pair inside it (Cursor's and GitHub's code search's rule).
-  Pair weights rank pair frequencies counted over the sampled files (the rarest pair
-  weighs most, ties broken by a fixed hash), so the table is derived from the tree's own
-  sample. Whether a substring is a gram depends on the substring alone, so a gram's
-  posting list is exactly the files that contain it: candidates are computed with
-  `rg -l -F GRAM` per covering gram, without building an index.
+  both weigh more than every pair inside it (Cursor's and GitHub's code search's rule;
+  every trigram is one). Pair weights rank pair frequencies counted over the sampled files
+  (the rarest pair weighs most, ties broken by a fixed hash), so the table is derived from
+  the tree's own sample. Whether a substring is a gram depends on the substring alone, so a
+  gram's posting list is exactly the files that contain it: candidates are computed with
+  `rg -l -F GRAM` per gram, without building an index. A literal asks for its covering
+  grams (the fewest that cover it, as Cursor's query side does).
+* (d) the same index, a literal asking for all its maximal grams (more keys, fewer files).
+* (e) the real index's trigrams with follow masks, ANDed with only the sparse grams of
+  LONG..MAX_LEN bytes of each literal (an index that adds just those grams).
 
     python -m benchmarks.ngram_designs /work/corpus/linux [--sample 0.02] [--json out.json]
 
@@ -734,10 +738,11 @@ def report(result: dict[str, Any]) -> str:
             f"| {r['matching']:,} | {r['candidate_mb']:.1f} | {r['matching_mb']:.1f} | {_fmt(r['lookup_ms'])} | {_fmt(r['rg_ms'])}{note} |"
         )
     s = result["sample"]
+    state = s["seed"]
     lines += [
         "",
         f"Index size, estimated from a random {s['fraction']:.0%} of the files ({s['files']:,} text files, "
-        f"{s['mb']:.1f} MB, seed {s['seed']}): postings scaled by the file count, distinct keys by Heaps' law "
+        f"{s['mb']:.1f} MB, random state {state}): postings scaled by the file count, distinct keys by Heaps' law "
         "(half the sample against the whole).",
         "",
         "| design | distinct keys (est.) | in the sample | postings entries (est.) | bytes per posting beyond the id | extraction ms/MB |",
