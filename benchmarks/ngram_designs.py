@@ -282,7 +282,9 @@ def keys_of(query: Node) -> list[Any]:
 
 def evaluate(query: Node, postings: Callable[[Any], frozenset[str]]) -> frozenset[str] | None:
     """The files satisfying `query`, each key's files given by `postings` (None: every file)."""
-    if query[0] in ("gram", "key"):
+    if query[0] == "gram":  # a trigram with its follow mask
+        return postings(query)
+    if query[0] == "key":
         return postings(query[1])
     if query[0] == "all":
         return None
@@ -481,7 +483,7 @@ def rg_postings(tree: Tree, cache: dict[Any, frozenset[str]]) -> Callable[[Any],
     """A gram's posting list (a trigram code or the gram's bytes): the files `rg -l -F` finds it in."""
 
     def postings(key: Any) -> frozenset[str]:
-        gram = key if isinstance(key, bytes) else key.to_bytes(3, "big")
+        gram = key if isinstance(key, bytes) else key[1].to_bytes(3, "big")  # a trigram: presence only
         if gram not in cache:
             cache[gram] = tree.rg_files("-F", "-e", gram.decode("latin-1"))
         return cache[gram]
@@ -489,20 +491,34 @@ def rg_postings(tree: Tree, cache: dict[Any, frozenset[str]]) -> Callable[[Any],
     return postings
 
 
-def hybrid_row(tree: Tree, pattern: str, mode: str, follow_row: Row, long_query: Node, truth: frozenset[str],
-               cache: dict[Any, frozenset[str]], repeats: int) -> Row:  # fmt: skip
-    """Design (e): the index's trigrams with follow masks, ANDed with the long sparse grams."""
-    from fstools._index.plan import plan
+def hybrid_row(tree: Tree, pattern: str, mode: str, node: Node, weights: Any, max_len: int,
+               truth: frozenset[str], cache: dict[Any, frozenset[str]], repeats: int) -> Row:  # fmt: skip
+    """Design (e): each literal as its trigrams with follow masks (from the index) AND its sparse
+    grams of LONG bytes or more (from rg)."""
+    from fstools._index import plan as planning
 
-    postings = rg_postings(tree, cache)
-    real = plan(pattern, case_insensitive=False, fixed_strings=False)
-    tri, _ = index_candidates(tree.live, real.query, tree.root)
-    long = evaluate(long_query, postings)
-    got = tri if long is None else long if tri is None else tri & long
-    row = _design_row(tree, pattern, mode, f"e trigrams+follow, sparse >= {LONG} B", got, truth, repeats)
-    keys = keys_of(long_query)
-    row.keys = follow_row.keys + [k.decode("latin-1") for k in keys]
-    row.postings = follow_row.postings + sum(len(postings(k)) for k in keys)
+    def leaf(s: bytes) -> Node:
+        out = planning.and_trigrams(planning.ALL, {s})
+        for gram in build_long(s, weights, max_len):
+            out = planning.and_(out, ("key", gram))
+        return out
+
+    from_rg = rg_postings(tree, cache)
+
+    def postings(key: Any) -> frozenset[str]:
+        if isinstance(key, bytes):
+            return from_rg(key)
+        if key not in cache:
+            got = index_candidates(tree.live, key, tree.root)[0]
+            cache[key] = frozenset(tree.files) if got is None else got
+        return cache[key]
+
+    query = map_literals(node, leaf)
+    row = _design_row(tree, pattern, mode, f"e trigrams+follow, sparse >= {LONG} B", evaluate(query, postings),
+                      truth, repeats)  # fmt: skip
+    keys = keys_of(query)
+    row.keys = [k.decode("latin-1") if isinstance(k, bytes) else k.to_bytes(3, "big").decode("latin-1") for k in keys]
+    row.postings = sum(len(from_rg(k)) if isinstance(k, bytes) else index_postings(tree.live, k) for k in keys)
     return row
 
 
@@ -694,13 +710,11 @@ def measure(root: str, fraction: float, seed: int, max_len: int, repeats: int) -
         else:
             plain = presence_only(plan(pattern, case_insensitive=False, fixed_strings=False).query)
             rows.append(rg_rows(tree, pattern, mode, "a trigrams", plain, truth, cache, repeats))
-        follow_row = rows[-1]
         for design, grams in (("c sparse, covering", build_covering), ("d sparse, all maximal", build_maximal)):
             sparse = sparse_query(node, weights, max_len, grams)
             rows.append(rg_rows(tree, pattern, mode, design, sparse, truth, cache, repeats))
         if tree.live is not None:
-            long = sparse_query(node, weights, max_len, build_long)
-            rows.append(hybrid_row(tree, pattern, mode, follow_row, long, truth, cache, repeats))
+            rows.append(hybrid_row(tree, pattern, mode, node, weights, max_len, truth, cache, repeats))
         print(f"  {pattern}: done", file=sys.stderr)
     return {
         "root": root,

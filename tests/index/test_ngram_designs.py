@@ -151,8 +151,7 @@ def test_designs_on_a_real_tree(project: Path, indexed: bool) -> None:
         node = nd.literal_tree(pattern)
         rows = nd.index_rows(tree, pattern, mode, truth, 1) if indexed else []
         if indexed:
-            long = nd.sparse_query(node, weights, nd.MAX_LEN, nd.build_long)
-            rows.append(nd.hybrid_row(tree, pattern, mode, rows[1], long, truth, cache, 1))
+            rows.append(nd.hybrid_row(tree, pattern, mode, node, weights, nd.MAX_LEN, truth, cache, 1))
             assert rows[-1].candidates <= rows[1].candidates  # the long grams only ever remove candidates
         for grams in (nd.build_covering, nd.build_maximal):
             rows.append(
