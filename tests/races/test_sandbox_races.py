@@ -49,6 +49,9 @@ DIR_ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] = 
         fstools.grep(PATTERN, str(s.d if i % 2 else s.root), output_mode="content", hidden=True, ctx=ctx)
     ),
     "Grep files": lambda s, ctx, i: outcome(fstools.grep(PATTERN, str(s.d), ctx=ctx)),
+    "ReadMany": lambda s, ctx, i: outcome(
+        fstools.read_many([str(s.d / "peek.txt"), str(s.d / ("*.txt" if i % 2 else "tree/**"))], ctx=ctx)
+    ),
     "LS": lambda s, ctx, i: outcome(fstools.ls(str(s.d), ctx=ctx)),
     "Glob": lambda s, ctx, i: outcome(fstools.glob("**/*" if i % 2 else "*", str(s.root if i % 2 else s.d), ctx=ctx)),
     "Write new": lambda s, ctx, i: outcome(fstools.write(str(s.d / "new.txt"), "new\n", ctx=ctx)),
