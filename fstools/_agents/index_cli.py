@@ -1,4 +1,4 @@
-"""`fstools index build|status|drop [DIR]`: the search index of a directory, from the command line."""
+"""`fstools index build|status|drop|watch [DIR]`: the search index of a directory, from the command line."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 import orjson
 
-ACTIONS = ("build", "status", "drop")
+ACTIONS = ("build", "status", "drop", "watch")
 _BAR = 30
 
 
@@ -16,6 +16,7 @@ _ACTION_HELP = {
     "build": "Build (or rebuild) the index of DIR; Grep and Glob answer from it while it is fresh",
     "status": "Say whether DIR has an index and whether it is fresh",
     "drop": "Remove the index of DIR",
+    "watch": "Keep the index of DIR fresh until interrupted, answering other processes' freshness questions",
 }
 _WHERE = "The index lives in $FSTOOLS_CACHE_DIR, else $XDG_CACHE_HOME/fstools, else ~/.cache/fstools."
 # What the index needs beyond fstools' own dependencies, and the command that installs it.
@@ -25,8 +26,8 @@ INDEX_EXTRA_HINT = "the search index needs numpy: pip install 'fstools[index]'"
 def add_index_command(commands: Any) -> None:
     sub = commands.add_parser(
         "index",
-        help="Build, inspect or drop the search index Grep and Glob answer from",
-        description=f"Build (or rebuild), inspect or drop the search index of DIR. {_WHERE}",
+        help="Build, inspect, drop or watch the search index Grep and Glob answer from",
+        description=f"Build (or rebuild), inspect, drop or watch the search index of DIR. {_WHERE}",
     )
     sub.set_defaults(nested=True)
     actions = sub.add_subparsers(dest="action", metavar="ACTION", title="actions", required=True)
@@ -88,6 +89,10 @@ def run_index(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             }
         elif args.action == "status":
             info = status(root)
+        elif args.action == "watch":
+            from .._index.keeper import watch_forever
+
+            return watch_forever(root, stderr)
         else:
             info = {"root": root, "dropped": drop_index(root)}
     except (LockBusy, OSError, TimeoutError, ValueError) as exc:

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .._core.context import ExecutionContext
 from .command import GrepQuery
 
 if TYPE_CHECKING:
     from .._index.status import IndexStatus
+
+
+class Candidates(list[str]):
+    """The index's candidates; `probe()` gives what the probe after an empty result searches
+    (`.search`) and reports as too large (`.too_large`), or None when the probe must walk."""
+
+    probe: Callable[[], Any] | None = None
 
 
 def index_scope(ctx: ExecutionContext, query: GrepQuery) -> tuple[list[str] | None, IndexStatus]:
@@ -38,4 +46,8 @@ def index_scope(ctx: ExecutionContext, query: GrepQuery) -> tuple[list[str] | No
         fixed_strings=query.fixed_strings,
         filters=filters,
     )
-    return lookup.paths, lookup.status
+    if lookup.paths is None:
+        return None, lookup.status
+    found = Candidates(lookup.paths)
+    found.probe = lookup.probe
+    return found, lookup.status

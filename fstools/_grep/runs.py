@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.binaries import require_binary
 from .._core.errors import ErrorCode, ToolError
@@ -43,6 +43,7 @@ from .command import (
     proposed_argv,
     run_dir,
 )
+from .indexed import Candidates
 from .pinned import FileArgs, Pinner
 from .results import FileHit, LineHit, file_hit, line_ranges, page_order
 from .rgerrors import explain, path_messages
@@ -322,7 +323,11 @@ class Searcher:
             elapsed = time.monotonic() - started
             # After the index answered, the search took no measure of the tree: the probe gets the whole deadline.
             remaining = self.budget.remaining()
-            self.probe(remaining if indexed else min(remaining, max(1.0, 2 * elapsed)))
+            scope = candidates.probe() if isinstance(candidates, Candidates) and candidates.probe else None
+            if scope is not None:
+                self.probe_indexed(scope)
+            else:
+                self.probe(remaining if indexed else min(remaining, max(1.0, 2 * elapsed)))
         return out
 
     def fetch_page(self, files: list[FileHit], offset: int, limit: int) -> None:
@@ -471,7 +476,7 @@ class Searcher:
         Both rg runs start at once: the walk for oversized files overlaps the search. Their
         messages go to a sink of their own: only whether they finished in time counts.
         """
-        query, out, hides = self.query, self.sink, self.hides
+        query, out = self.query, self.sink
         probe = SearchOutcome()
         search_proc = self.start(probe_argv(self.rg, query), budget)
         files_proc = self.start(files_argv(self.rg, query), budget)
@@ -483,6 +488,20 @@ class Searcher:
         if unconfined is not None:
             self.budget.grant(budget)
             ends = self._probe_pinned([end.path for end in ends], probe)
+        self._report_probe(ends, self._too_large(listing))
+        out.probe_complete = not probe.timed_out
+
+    def probe_indexed(self, scope: Any) -> None:
+        """The probe answered from the index: rg searches only the binary, ignored and hidden files it
+        recorded (by name or pinned, as the walk's findings are); the oversized files are its own."""
+        probe = SearchOutcome()
+        self.budget.grant(self.budget.remaining())
+        ends = self._probe_pinned(scope.search, probe) if scope.search else []
+        self._report_probe(ends, [path for path in scope.too_large if not self.hides(path)])
+        self.sink.probe_complete = not probe.timed_out
+
+    def _report_probe(self, ends: list[FileEnd], too_large: list[str]) -> None:
+        query, out, hides = self.query, self.sink, self.hides
         for end in ends:
             if hides(end.path):
                 continue
@@ -490,13 +509,12 @@ class Searcher:
                 out.binary.append(end.path)
             elif query.respect_gitignore or not query.hidden:  # else the search saw it: the tree changed since
                 out.ignored.append(end.path)
-        out.too_large += self._too_large(listing)
+        out.too_large += too_large
         # rg walks in parallel: sorted, the lists (and the warnings naming their first paths) are stable.
         out.binary.sort()
         out.ignored.sort()
         out.too_large.sort()
         out.probed = True
-        out.probe_complete = not probe.timed_out
 
     def _too_large(self, listing: bytes) -> list[str]:
         """The files of a `rg --files` listing over the size limit (and not hidden)."""

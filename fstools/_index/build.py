@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +25,7 @@ from .._core import sandbox
 from .._core.sensitive import DEFAULT_SENSITIVE_PATTERNS
 from .._walk.ignorefiles import outside_rule_files
 from .entries import Sig, read_entry, rule_sig
-from .listing import Filters, ignore_files_above, list_files, refuse_ignore_links, walk_dirs
+from .listing import Filters, ignore_files_above, list_files, probe_files, refuse_ignore_links, walk_dirs
 from .location import builder_lock, inside, publish
 from .postings import SEGMENT_FILES, build_segment
 from .store import FORMAT_VERSION, write_index
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]
 DEFAULT_MAX_FILESIZE = 10 * 1024 * 1024
+# Segments read but not yet written wait in a directory of this prefix beside the index.
+_SPILL = "spill-"
 
 
 @dataclass(frozen=True)
@@ -134,15 +138,31 @@ def _workers() -> int:
     return max(1, min(cpus, 8))
 
 
-def collect(root: str, filters: Filters, progress: Progress | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Walk and read the tree: the header fields and arrays of a new index."""
+def _spilled(spill: str | None, name: str, arr: Any) -> Any:
+    """`arr` saved under `spill` and mapped back (None: kept in memory): a segment's arrays wait for
+    the file to be written on disk, so the builder's memory stays one segment's whatever the tree."""
+    if spill is None:
+        return arr
+    import numpy as np
+
+    path = os.path.join(spill, name + ".npy")
+    np.save(path, arr)
+    return np.load(path, mmap_mode="r")
+
+
+def collect(
+    root: str, filters: Filters, progress: Progress | None, spill: str | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Walk and read the tree: the header fields and arrays of a new index (segments spilled to
+    the directory `spill` as they arrive, when given)."""
     started = time.time()
     rule_files = outside_rule_files(root)
     rule_sigs = [rule_sig(p) for p in rule_files]
     tree = walk_dirs(root, filters)
     refuse_ignore_links(root, filters, [*tree.ignore_files, *ignore_files_above(root, rule_files)])
     paths = sorted(list_files(root, filters))
-    if any(not inside(p, root) for p in paths):
+    extra = probe_files(root, filters, paths)
+    if any(not inside(p, root) for p in [*paths, *(extra or ())]):
         raise ValueError("rg listed a path outside the root")
     chunks = [paths[i : i + SEGMENT_FILES] for i in range(0, len(paths), SEGMENT_FILES)]
     sigs: list[Sig] = []
@@ -157,11 +177,32 @@ def collect(root: str, filters: Filters, progress: Progress | None) -> tuple[dic
             seg_sigs, seg_kinds, seg_arrays = future.result()
             sigs += seg_sigs
             kinds += seg_kinds
-            arrays.update({f"s{i}.{name}": arr for name, arr in seg_arrays.items()})
+            arrays.update({f"s{i}.{name}": _spilled(spill, f"s{i}.{name}", arr) for name, arr in seg_arrays.items()})
+            del seg_arrays
             done += len(seg_sigs)
             if progress:
                 progress(done, len(paths))
-    return _assemble(root, filters, paths, sigs, kinds, tree, rule_files, rule_sigs, started, arrays)
+    header, arrays = _assemble(root, filters, paths, sigs, kinds, tree, rule_files, rule_sigs, started, arrays)
+    header["probe"] = extra is not None
+    arrays.update(_probe_arrays(root, tree, extra or []))
+    return header, arrays
+
+
+def _probe_arrays(root: str, tree: Any, extra: list[str]) -> dict[str, Any]:
+    """What answers the probe after an empty result: the ignored and hidden files, and the hidden
+    directories whose change (with the others') says the list may be out of date."""
+    from .entries import sig_of
+
+    hidden = sorted(tree.hidden_dirs)
+    probe_blob, probe_offsets = _blob([_relative(root, p) for p in extra])
+    hidden_blob, hidden_offsets = _blob([_relative(root, d) for d in hidden])
+    return {
+        "probe_paths": probe_blob,
+        "probe_offsets": probe_offsets,
+        "hidden_dirs": hidden_blob,
+        "hidden_offsets": hidden_offsets,
+        "hidden_sigs": _sigs([sig_of(tree.hidden_dirs[d]) for d in hidden]),
+    }
 
 
 def _assemble(
@@ -241,13 +282,20 @@ def build(
         for name in os.listdir(directory):
             if name.startswith("data-") and name.endswith(".tmp"):  # a killed builder's leftovers
                 os.unlink(os.path.join(directory, name))
-        header, arrays = collect(root, filters, progress)
-        name = f"data-{int(time.time() * 1000)}-{os.getpid()}"
-        tmp = os.path.join(directory, name + ".tmp")
-        with open(tmp, "wb") as f:
-            write_index(f, header, arrays)
-            f.flush()
-            os.fsync(f.fileno())
+            elif name.startswith(_SPILL):
+                shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
+        spill = tempfile.mkdtemp(prefix=_SPILL, dir=directory)
+        try:
+            header, arrays = collect(root, filters, progress, spill)
+            name = f"data-{int(time.time() * 1000)}-{os.getpid()}"
+            tmp = os.path.join(directory, name + ".tmp")
+            with open(tmp, "wb") as f:
+                write_index(f, header, arrays)
+                f.flush()
+                os.fsync(f.fileno())
+            del arrays
+        finally:
+            shutil.rmtree(spill, ignore_errors=True)
         final = os.path.join(directory, name + ".fsi")
         os.rename(tmp, final)
         publish(root, final)

@@ -50,8 +50,10 @@ class Filters:
         return cls(tuple(excludes), tuple(patterns), size)
 
 
-def files_argv(rg: str, root: str, filters: Filters, *, max_depth: int | None = None) -> list[str]:
-    argv = [rg, "--no-config", "--files", "--null"]
+def files_argv(
+    rg: str, root: str, filters: Filters, *, max_depth: int | None = None, everything: bool = False
+) -> list[str]:
+    argv = [rg, "--no-config", "--files", "--null", *(("--no-ignore", "--hidden") if everything else ())]
     for glob in filters.excludes:
         argv += ["--glob", glob]
     if max_depth is not None:
@@ -59,9 +61,12 @@ def files_argv(rg: str, root: str, filters: Filters, *, max_depth: int | None = 
     return [*argv, "--", root]
 
 
-def list_files(root: str, filters: Filters, *, timeout: float = 120.0, max_depth: int | None = None) -> list[str]:
-    """Absolute paths of the files Grep's walk reaches below `root`, secrets left out."""
-    argv = files_argv(require_binary("rg"), root, filters, max_depth=max_depth)
+def list_files(
+    root: str, filters: Filters, *, timeout: float = 120.0, max_depth: int | None = None, everything: bool = False
+) -> list[str]:
+    """Absolute paths of the files Grep's walk reaches below `root`, secrets left out (`everything`:
+    ignored and hidden files too, as the probe after an empty result walks)."""
+    argv = files_argv(require_binary("rg"), root, filters, max_depth=max_depth, everything=everything)
     with StreamingProcess(argv, timeout=timeout) as proc:
         raw = proc.read_all()
     if proc.timed_out:
@@ -73,14 +78,28 @@ def list_files(root: str, filters: Filters, *, timeout: float = 120.0, max_depth
 
 @dataclass
 class Tree:
-    """Directories (with their lstat) and the ignore files found in them."""
+    """Directories (with their lstat) and the ignore files found in them; `hidden_dirs`, the hidden
+    directories (and all below them) that only the probe for ignored and hidden files walks."""
 
     dirs: dict[str, os.stat_result] = field(default_factory=dict)
     ignore_files: list[str] = field(default_factory=list)
+    hidden_dirs: dict[str, os.stat_result] = field(default_factory=dict)
 
 
 def _pruned(name: str, patterns: tuple[str, ...]) -> bool:
     return is_hidden(name) or any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+# Past this many ignored and hidden files, the index does not record them: the probe walks.
+MAX_PROBE_FILES = 20_000
+
+
+def probe_files(root: str, filters: Filters, indexed: list[str]) -> list[str] | None:
+    """The files the probe after an empty result searches beyond the indexed ones: ignored and
+    hidden files (secrets and excluded names left out), sorted; None when there are too many."""
+    known = set(indexed)
+    extra = sorted(p for p in list_files(root, filters, everything=True) if p not in known)
+    return extra if len(extra) <= MAX_PROBE_FILES else None
 
 
 def _name_patterns(filters: Filters) -> tuple[str, ...]:
@@ -93,20 +112,23 @@ def entered(name: str, filters: Filters) -> bool:
 
 
 def walk_dirs(root: str, filters: Filters) -> Tree:
-    """Every directory below `root` (itself included) that is not hidden or excluded by name."""
+    """Every directory below `root` (itself included) that is not hidden or excluded by name, and
+    apart the hidden ones that are not excluded by name."""
     patterns = _name_patterns(filters)
     tree = Tree()
-    pending = [root]
+    pending = [(root, False)]
     while pending:
-        directory = pending.pop()
+        directory, hidden = pending.pop()
         try:
-            tree.dirs[directory] = os.lstat(directory)
+            (tree.hidden_dirs if hidden else tree.dirs)[directory] = os.lstat(directory)
             with os.scandir(directory) as it:
                 for entry in it:
-                    if entry.name in IGNORE_NAMES:
+                    if entry.name in IGNORE_NAMES and not hidden:
                         tree.ignore_files.append(entry.path)
-                    elif entry.is_dir(follow_symlinks=False) and not _pruned(entry.name, patterns):
-                        pending.append(entry.path)
+                    elif entry.is_dir(follow_symlinks=False) and not any(
+                        fnmatch.fnmatchcase(entry.name, p) for p in patterns
+                    ):
+                        pending.append((entry.path, hidden or is_hidden(entry.name)))
         except OSError:
             continue
     return tree

@@ -13,13 +13,17 @@ the call is seen without a stat pass. fstools' own writes update the overlay dir
 from __future__ import annotations
 
 import bisect
+import functools
+import itertools
 import os
+import stat
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .._core import sandbox
+from . import watchd
 from .entries import Entry, Sig, lstat_sig, read_beneath, rule_sig, sig_of
 from .grams import BINARY, LATE_NUL, TEXT, TOO_LARGE, TRANSCODED
 from .listing import IGNORE_NAMES, Filters, entered, list_files, walk_dirs
@@ -40,6 +44,8 @@ MAX_OVERLAY = 20_000
 # rg sees them; past that, reading them in one Python thread costs more than rg's parallel search.
 _VERIFY_FILES = 4000
 _VERIFY_BYTES = 8 << 20
+# Past this many candidates, every path is decoded once (and kept) rather than one at a time.
+_DECODE_ALL = 4000
 # Past this many changed directories one listing of the tree is cheaper than one per directory.
 _RELIST_DIRS = 16
 
@@ -52,9 +58,9 @@ class Unusable(Exception):
         self.reason: IndexStatus = reason
 
 
-def _strings(blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str | None) -> list[str]:
-    raw = blob.tobytes()
+def _strings(blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str | None, base: int = 0) -> list[str]:
     bounds = offsets.tolist()
+    raw = blob[base : base + bounds[-1]].tobytes() if bounds else b""
     names = [os.fsdecode(raw[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
     if root is None:
         return names
@@ -134,6 +140,24 @@ def _holds(query: Query, grams: npt.NDArray[np.uint32], follows: npt.NDArray[np.
             return any(_holds(q, grams, follows) for q in parts)
 
 
+def _bounds(paths: Sequence[str], directory: str, root: str) -> tuple[int, int]:
+    """The slice of the sorted `paths` below `directory`."""
+    if directory == root:
+        return 0, len(paths)
+    prefix = directory + "/"
+    lo = bisect.bisect_left(paths, prefix)
+    hi = bisect.bisect_left(paths, prefix[:-1] + "0")  # "0" sorts right after "/"
+    return lo, hi
+
+
+@dataclass
+class ProbeScope:
+    """The probe's files, from the index: those rg searches, and those over the size limit."""
+
+    search: list[str]
+    too_large: list[str]
+
+
 @dataclass
 class ListingSnapshot:
     """The files of the index as of the last check, for one answer.
@@ -165,29 +189,137 @@ class _Overlay(dict[str, "Entry | None"]):
         return super().pop(key, default)
 
 
+_OPENED = itertools.count()
+
+
+class PathTable(Sequence[str]):
+    """The index's sorted file paths, decoded from the mapped file one at a time: no per-file
+    Python object lives longer than the answer that asked for it. Bisect works on it as on a list."""
+
+    def __init__(self, blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str) -> None:
+        self._blob = blob
+        self._offsets = offsets
+        self._prefix = root.rstrip("/") + "/"
+        self._root = root
+        self._all: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def _one(self, i: int) -> str:
+        if i < 0:
+            i += len(self)
+        a, b = int(self._offsets[i]), int(self._offsets[i + 1])
+        return self._prefix + os.fsdecode(self._blob[a:b].tobytes()) if b > a else self._root
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            if self._all is not None:
+                return self._all[i]
+            lo, hi, step = i.indices(len(self))
+            if step != 1 or hi <= lo:
+                return [self._one(j) for j in range(lo, hi, step)]
+            return _strings(
+                self._blob, self._offsets[lo : hi + 1] - self._offsets[lo], self._root, base=int(self._offsets[lo])
+            )
+        if self._all is not None:
+            return self._all[i]
+        return self._one(i)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.every())
+
+    def every(self) -> list[str]:
+        """Every path as a list, decoded once (for the rare whole-tree passes and Glob)."""
+        if self._all is None:
+            self._all = _strings(self._blob, self._offsets, self._root)
+        return self._all
+
+    def find(self, path: str) -> int:
+        """The path's row, or -1."""
+        i = bisect.bisect_left(self, path)
+        return i if i < len(self) and self[i] == path else -1
+
+
+class _Rows:
+    """`path in rows` and `rows[path]`: the row of an indexed path, by bisection (no dictionary of every path)."""
+
+    def __init__(self, paths: PathTable) -> None:
+        self._paths = paths
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self._paths.find(path) >= 0
+
+    def __getitem__(self, path: str) -> int:
+        i = self._paths.find(path)
+        if i < 0:
+            raise KeyError(path)
+        return i
+
+
 class LiveIndex:
     def __init__(self, file: IndexFile) -> None:
         a, h = file.arrays, file.header
         self.file = file
         self.root: str = h["root"]
         self.filters = Filters.from_json(h["filters"])
-        self.paths = _strings(a["paths"], a["path_offsets"], self.root)
-        self.sigs = _sig_rows(a["sigs"])
-        self.mtimes = [sig[0] for sig in self.sigs]
+        self.paths = PathTable(a["paths"], a["path_offsets"], self.root)
+        self.sig_rows: npt.NDArray[np.int64] = a["sigs"].reshape(-1, 4)
         self.kinds: npt.NDArray[np.uint8] = a["kinds"]
         self.segments = [file.segment(i) for i in range(int(h["segments"]))]
         self.segment_files = int(h["segment_files"])
-        self.dirs = dict(zip(_strings(a["dirs"], a["dir_offsets"], self.root), _sig_rows(a["dir_sigs"]), strict=True))
-        self.ignores = dict(
-            zip(_strings(a["ignores"], a["ignore_offsets"], self.root), _sig_rows(a["ignore_sigs"]), strict=True)
-        )
-        self.rules = dict(zip(_strings(a["rules"], a["rule_offsets"], None), _sig_rows(a["rule_sigs"]), strict=True))
-        self.position = {p: i for i, p in enumerate(self.paths)}
+        self.position = _Rows(self.paths)
+        # The probe after an empty result, answered from what the build recorded while no
+        # directory has changed since (any change: the probe walks, as without an index).
+        self.probe_ok = bool(h.get("probe")) and "hidden_sigs" in a
         self.overlay = _Overlay()
         self.stale: IndexStatus | None = None
         self.checked = False
         self.watcher: Watcher | None = None
+        self.asks = False  # a watcher process serves this root: ask it instead of checking
         self.lock = threading.RLock()
+        # Names this live index's states: a reopened one starts counting its changes again.
+        self.name = f"{file.path}#{next(_OPENED)}"
+
+    # The directories, ignore files and rule files: decoded when a check needs them.
+    @functools.cached_property
+    def dirs(self) -> dict[str, Sig]:
+        a = self.file.arrays
+        return dict(zip(_strings(a["dirs"], a["dir_offsets"], self.root), _sig_rows(a["dir_sigs"]), strict=True))
+
+    @functools.cached_property
+    def ignores(self) -> dict[str, Sig]:
+        a = self.file.arrays
+        return dict(
+            zip(_strings(a["ignores"], a["ignore_offsets"], self.root), _sig_rows(a["ignore_sigs"]), strict=True)
+        )
+
+    @functools.cached_property
+    def rules(self) -> dict[str, Sig]:
+        a = self.file.arrays
+        return dict(zip(_strings(a["rules"], a["rule_offsets"], None), _sig_rows(a["rule_sigs"]), strict=True))
+
+    @functools.cached_property
+    def hidden_dirs(self) -> dict[str, Sig]:
+        a = self.file.arrays
+        if "hidden_sigs" not in a:
+            return {}
+        return dict(
+            zip(_strings(a["hidden_dirs"], a["hidden_offsets"], self.root), _sig_rows(a["hidden_sigs"]), strict=True)
+        )
+
+    @functools.cached_property
+    def probe_paths(self) -> list[str]:
+        a = self.file.arrays
+        return _strings(a["probe_paths"], a["probe_offsets"], self.root) if "probe_paths" in a else []
+
+    def sig(self, i: int) -> Sig:
+        a, b, c, d = self.sig_rows[i].tolist()
+        return (a, b, c, d)
 
     # Freshness ---------------------------------------------------------------------
     def refresh(self) -> None:
@@ -196,7 +328,7 @@ class LiveIndex:
             try:
                 if self.watcher is not None and self.checked:
                     self.watcher.drain(self)
-                else:
+                elif not (self.watcher is None and self.asks and watchd.ask(self)):
                     self.full_check()
                     self.checked = True
             except OSError:
@@ -216,6 +348,8 @@ class LiveIndex:
             self.stale = "stale"
             return
         moved = [d for d, s in self.dirs.items() if lstat_sig(d) != s]
+        if moved or any(lstat_sig(d) != s for d, s in self.hidden_dirs.items()):
+            self.probe_ok = False
         for directory in moved[:_RELIST_DIRS] if len(moved) <= _RELIST_DIRS else ():
             self.relist_dir(directory)
         if len(moved) > _RELIST_DIRS:
@@ -225,7 +359,7 @@ class LiveIndex:
         lstat = os.lstat
         overlay = self.overlay
         changed = []
-        for path, sig in zip(self.paths, self.sigs, strict=True):
+        for path, sig in zip(self.paths.every(), _sig_rows(self.sig_rows), strict=True):
             if path in overlay:
                 continue
             try:
@@ -249,17 +383,18 @@ class LiveIndex:
             return
         if entry is not None and path in self.position:
             i = self.position[path]
-            if entry.sig == self.sigs[i] and path in self.overlay:
+            if entry.sig == self.sig(i) and path in self.overlay:
                 del self.overlay[path]
                 return
         self.overlay[path] = entry
 
     def alive(self) -> set[str]:
-        base = {p for p in self.paths if p not in self.overlay}
+        base = {p for p in self.paths.every() if p not in self.overlay}
         return base | {p for p, e in self.overlay.items() if e is not None}
 
     def rewalk(self) -> None:
         """List the tree again (a directory changed): new files are read, missing ones deleted."""
+        self.probe_ok = False
         tree = walk_dirs(self.root, self.filters)
         if set(tree.ignore_files) != set(self.ignores):
             self.stale = "stale"
@@ -287,6 +422,7 @@ class LiveIndex:
         Only for a directory whose subdirectories are unchanged and that the walk enters
         (else the whole tree is listed again).
         """
+        self.probe_ok = False
         sig = lstat_sig(directory)
         try:
             subdirs = {e.path for e in os.scandir(directory) if e.is_dir(follow_symlinks=False)}
@@ -343,13 +479,13 @@ class LiveIndex:
             return True
         return any(e is not None and p.startswith(prefix) for p, e in self.overlay.items())
 
+    def files_below(self, directory: str) -> int:
+        """About how many files lie below `directory` (the build's count there)."""
+        lo, hi = self._range(directory)
+        return hi - lo
+
     def _range(self, directory: str) -> tuple[int, int]:
-        if directory == self.root:
-            return 0, len(self.paths)
-        prefix = directory + "/"
-        lo = bisect.bisect_left(self.paths, prefix)
-        hi = bisect.bisect_left(self.paths, prefix[:-1] + "0")  # "0" sorts right after "/"
-        return lo, hi
+        return _bounds(self.paths, directory, self.root)
 
     def candidates(self, query: Query, directory: str, literals: frozenset[bytes] | None = None) -> list[str]:
         """Files below `directory` that may match: those whose trigrams satisfy `query` and, when
@@ -376,7 +512,10 @@ class LiveIndex:
         )
         if (picked & (kinds == LATE_NUL)).any():
             raise Unusable("binary")
-        out = [self.paths[i] for i in np.flatnonzero(picked).tolist() if self.paths[i] not in self.overlay]
+        ids = np.flatnonzero(picked).tolist()
+        table: Sequence[str] = self.paths.every() if len(ids) > _DECODE_ALL else self.paths
+        rows = {p: i for i, p in zip(ids, map(table.__getitem__, ids), strict=True) if p not in self.overlay}
+        out = list(rows)
         prefix = directory + "/"
         for path, entry in self.overlay.items():
             if entry is None or not (directory == self.root or path.startswith(prefix)):
@@ -389,36 +528,66 @@ class LiveIndex:
                 if entry.kind == LATE_NUL:
                     raise Unusable("binary")
                 out.append(path)
-        if literals and len(out) <= _VERIFY_FILES and sum(self._entry(p)[1] for p in out) <= _VERIFY_BYTES:
-            out = [p for p in out if self._entry(p)[0] == TRANSCODED or _contains(self.root, p, literals)]
+        if literals and len(out) <= _VERIFY_FILES and sum(self._entry(p, rows)[1] for p in out) <= _VERIFY_BYTES:
+            out = [p for p in out if self._entry(p, rows)[0] == TRANSCODED or _contains(self.root, p, literals)]
         return out
 
-    def _entry(self, path: str) -> tuple[int, int]:
-        """(kind, size) of a candidate as last seen."""
+    def _entry(self, path: str, rows: dict[str, int]) -> tuple[int, int]:
+        """(kind, size) of a candidate as last seen (`rows`: the rows of those from the file)."""
         entry = self.overlay.get(path)
         if entry is not None:
             return entry.kind, entry.sig[2]
-        i = self.position[path]
-        return int(self.kinds[i]), self.sigs[i][2]
+        i = rows[path]
+        return int(self.kinds[i]), int(self.sig_rows[i, 2])
+
+    def probe_scope(self, directory: str) -> ProbeScope | None:
+        """What the probe after an empty result below `directory` must search and report, from
+        the index (None: it cannot say, the probe walks): the binary files and the ignored and
+        hidden ones within the size limit (rg searches them), and the files over the limit."""
+        import numpy as np
+
+        if not self.probe_ok:
+            return None
+        lo, hi = self._range(directory)
+        kinds = self.kinds[lo:hi]
+        scope = ProbeScope([], [])
+        for i in (np.flatnonzero((kinds == BINARY) | (kinds == LATE_NUL) | (kinds == TOO_LARGE)) + lo).tolist():
+            path = self.paths[i]
+            if path not in self.overlay:
+                (scope.too_large if kinds[i - lo] == TOO_LARGE else scope.search).append(path)
+        prefix = directory + "/"
+        for path, entry in self.overlay.items():
+            if entry is not None and entry.kind != TEXT and (directory == self.root or path.startswith(prefix)):
+                (scope.too_large if entry.kind == TOO_LARGE else scope.search).append(path)
+        lo, hi = _bounds(self.probe_paths, directory, self.root)
+        for path in self.probe_paths[lo:hi]:
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and st.st_size <= self.filters.max_filesize:
+                scope.search.append(path)
+        return scope
 
     def snapshot(self, directory: str) -> ListingSnapshot:
         """Every file below `directory` (any kind) with its mtime, as of the last check."""
         lo, hi = self._range(directory)
         overlay = self.overlay
+        every = self.paths.every()  # Glob filters every path by name: decoded once per process
+        base_mtimes = self.sig_rows[lo:hi, 0].tolist()
         if not overlay:
-            return ListingSnapshot(self.paths[lo:hi], self.mtimes[lo:hi], (self.file.path, self.version, directory))
+            return ListingSnapshot(every[lo:hi], base_mtimes, (self.name, self.version, directory))
         paths, mtimes = [], []
-        for i in range(lo, hi):
-            p = self.paths[i]
+        for p, m in zip(every[lo:hi], base_mtimes, strict=True):
             if p not in overlay:
                 paths.append(p)
-                mtimes.append(self.mtimes[i])
+                mtimes.append(m)
         prefix = directory + "/"
         for p, e in overlay.items():
             if e is not None and (directory == self.root or p.startswith(prefix)):
                 paths.append(p)
                 mtimes.append(e.mtime_ns)
-        return ListingSnapshot(paths, mtimes, (self.file.path, self.version, directory))
+        return ListingSnapshot(paths, mtimes, (self.name, self.version, directory))
 
     def counts(self) -> dict[str, int]:
         import numpy as np

@@ -9,6 +9,7 @@ more than the query it serves). A file that fails any check is `CorruptIndex`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import os
@@ -30,6 +31,8 @@ FORMAT_VERSION = 2  # 2: follow masks
 _PREFIX = struct.Struct("<8sII")
 _ALIGN = 8
 _POSTINGS = "blob"
+# Next to a data file: the identity of the file whose checksums a process has checked.
+VERIFIED = ".verified"
 
 
 class CorruptIndex(Exception):
@@ -51,7 +54,11 @@ def write_index(f: BinaryIO, header: dict[str, Any], arrays: Mapping[str, npt.ND
     for name, arr in arrays.items():
         sections[name] = [offset, arr.dtype.str, int(arr.size)]
         offset += arr.nbytes + _pad(arr.nbytes)
-    crcs = {name: zlib.crc32(arr.tobytes()) for name, arr in arrays.items() if not name.endswith(_POSTINGS)}
+    crcs = {}
+    for name, arr in arrays.items():
+        if not name.endswith(_POSTINGS):
+            crcs[name] = zlib.crc32(arr.tobytes())
+            _drop_pages(arr)
     head = dict(header, sections=sections, crc=crcs)
     text = json.dumps(head, sort_keys=True).encode()
     data_start = _PREFIX.size + len(text) + _pad(_PREFIX.size + len(text))
@@ -68,6 +75,15 @@ def write_index(f: BinaryIO, header: dict[str, Any], arrays: Mapping[str, npt.ND
     for arr in arrays.values():
         f.write(arr.tobytes())
         f.write(b"\0" * _pad(arr.nbytes))
+        _drop_pages(arr)
+
+
+def _drop_pages(arr: Any) -> None:
+    """A spilled segment's array (a file mapping) read once: its pages leave this process's memory."""
+    mapping = getattr(arr, "_mmap", None)
+    if isinstance(mapping, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        with contextlib.suppress(OSError, ValueError):
+            mapping.madvise(mmap.MADV_DONTNEED)
 
 
 @dataclass
@@ -130,7 +146,9 @@ def open_index(path: str) -> IndexFile:
     import numpy as np
 
     with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
+        st = os.fstat(f.fileno())
+        size = st.st_size
+        identity = f"{st.st_dev} {st.st_ino} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns}\n"
         if size == 0:
             raise CorruptIndex("corrupt", "empty file")
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
@@ -138,9 +156,10 @@ def open_index(path: str) -> IndexFile:
         header = _read_header(mm, size)
         base = int(header["data_start"])
         arrays: dict[str, npt.NDArray[Any]] = {}
+        verified = _verified(path, identity)
         for name, (offset, dtype, count) in header["sections"].items():
             arr = np.frombuffer(mm, dtype=np.dtype(dtype), count=count, offset=base + offset)
-            if name in header["crc"] and zlib.crc32(arr.data) != header["crc"][name]:
+            if not verified and name in header["crc"] and zlib.crc32(arr.data) != header["crc"][name]:
                 raise CorruptIndex("corrupt", f"section {name} fails its checksum")
             arrays[name] = arr
         _check_segments(header, arrays)
@@ -150,7 +169,31 @@ def open_index(path: str) -> IndexFile:
     except (KeyError, TypeError, ValueError) as exc:
         _release(mm, locals())
         raise CorruptIndex("corrupt", f"malformed header: {exc}") from None
+    if not verified:
+        _mark_verified(path, identity)
     return IndexFile(path, header, arrays, mm)
+
+
+def _verified(path: str, identity: str) -> bool:
+    """Whether a process already checked every checksum of this very file (same inode, size,
+    mtime and ctime: any rewrite changes the ctime, which no user call can set back)."""
+    try:
+        with open(path + VERIFIED, encoding="ascii") as f:
+            return f.read() == identity
+    except (OSError, ValueError):
+        return False
+
+
+def _mark_verified(path: str, identity: str) -> None:
+    """Spare later processes the checksums (~20 ms on the kernel's index); best effort."""
+    tmp = f"{path}{VERIFIED}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="ascii") as f:
+            f.write(identity)
+        os.replace(tmp, path + VERIFIED)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 def _release(mm: mmap.mmap, names: dict[str, Any]) -> None:

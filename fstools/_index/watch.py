@@ -32,7 +32,10 @@ MASK = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | I
     IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW
 )
 _EVENT = struct.Struct("iIII")
+# Past this many directories with new names, the tree is listed once instead of each of them.
+RELIST_DIRS = 16
 _APPEARED = IN_CREATE | IN_MOVED_TO
+_LISTING = _APPEARED | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -63,6 +66,7 @@ class Watcher:
             return None
         watcher = cls(lib, fd)
         watcher.add(live.dirs)
+        watcher.add(live.hidden_dirs)
         if not watcher.complete:
             watcher.close()
             return None
@@ -103,6 +107,7 @@ class Watcher:
         rewalk = False
         overflow = False
         appeared: dict[str, list[str]] = {}
+        touched: dict[str, None] = {}
         pos = 0
         while pos + _EVENT.size <= len(data):
             wd, mask, _cookie, size = _EVENT.unpack_from(data, pos)
@@ -114,6 +119,10 @@ class Watcher:
             directory = self.dirs.get(wd)
             if directory is None or mask & IN_IGNORED:
                 continue
+            if mask & _LISTING:  # the probe's recorded files may have changed
+                live.probe_ok = False
+            if directory in live.hidden_dirs:  # only the probe looks there
+                continue
             if mask & (IN_DELETE_SELF | IN_MOVE_SELF):
                 rewalk = True
             elif name in IGNORE_NAMES or name == ".git":
@@ -123,12 +132,14 @@ class Watcher:
             elif not is_hidden(name):
                 path = os.path.join(directory, name)
                 if path in live.position or path in live.overlay:
-                    live.refresh_file(path)
+                    touched.setdefault(path)  # a write's modify and close events: one read
                 elif mask & _APPEARED:
                     appeared.setdefault(directory, []).append(path)
+        for path in touched:
+            live.refresh_file(path)
         if overflow:
             live.full_check()
-        elif rewalk:
+        elif rewalk or len(appeared) > RELIST_DIRS:  # one listing of the tree beats many of a directory
             live.rewalk()
         else:
             for directory, paths in appeared.items():

@@ -205,3 +205,57 @@ def test_every_line_from_a_single_candidate(tmp_path: Path) -> None:
     without = fstools.grep("UNIQUEWORD", output_mode="content", head_limit=0, ctx=off)
     assert with_index.metadata["index"] == "used"
     assert with_index.output == without.output == f"{root}/src/only.c:1> int UNIQUEWORD = 1;"
+
+
+@pytest.mark.parametrize("watching", [True, False], ids=["inotify", "stat-check"])
+def test_the_probe_after_an_empty_result_is_answered_from_the_index(
+    tmp_path: Path, watching: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pattern found nowhere Grep looks: the binary, ignored, hidden and oversized files that the
+    probe reports come from the index (no walk) while no directory changed, and equal the walk's
+    after in-place edits; after a create or delete the probe walks again, with the same answer."""
+    from fstools._grep import runs
+
+    set_watching(watching)
+    root = (tmp_path / "proj").resolve()
+    make_tree(root, seed=4, files=20)
+    write(root / ".hidden" / "deep" / "d.txt", "nothing\n")
+    write(root / "ignored" / "x.txt", "ZQPROBE in an ignored dir\n")
+    write(root / ".hidden" / "h.txt", "ZQPROBE hidden\n")
+    write(root / "bin.dat", b"\0\x01foo ZQPROBE bar\n")
+    build(str(root), max_filesize=MAX_FILESIZE)
+    on, off = contexts(root)
+    walks: list[str] = []
+    real_probe = runs.Searcher.probe
+    monkeypatch.setattr(runs.Searcher, "probe", lambda *a: walks.append("walk") or real_probe(*a))
+
+    def same(pattern: str, expect_walk: bool) -> dict:
+        walks.clear()
+        with_index = fstools.grep(pattern, ctx=on)
+        assert with_index.metadata["index"] == "used"
+        assert bool(walks) == expect_walk, (pattern, walks)
+        without = fstools.grep(pattern, ctx=off)
+        assert comparable(with_index) == comparable(without), pattern
+        return with_index.metadata
+
+    try:
+        meta = same("ZQPROBE", expect_walk=False)
+        assert meta["total_matches"] == 0 and meta["skipped"] and meta["skipped_paths"], meta
+        same("NOT_THERE_AT_ALL", expect_walk=False)
+        # In place: an ignored file loses the pattern, a hidden one gains it, a text file grows past the limit.
+        write(root / "ignored" / "x.txt", "gone\n")
+        write(root / ".hidden" / "deep" / "d.txt", "ZQPROBE now\n")
+        with open(root / "docs" / "grown.md", "w") as f:
+            f.write("ZQPROBE padding\n" * (MAX_FILESIZE // 10 + 5))
+        same("ZQPROBE", expect_walk=True)  # grown.md is new: its directory changed
+        same("ZQPROBE", expect_walk=True)  # and stays unproven until a rebuild
+        build(str(root), max_filesize=MAX_FILESIZE)
+        same("ZQPROBE", expect_walk=False)
+        with open(root / "docs" / "grown.md", "a") as f:
+            f.write("more\n")
+        write(root / ".hidden" / "deep" / "d.txt", "nothing again\n")
+        same("ZQPROBE", expect_walk=False)
+        write(root / ".hidden" / "deep" / "new.txt", "ZQPROBE created\n")  # a hidden directory changed
+        same("ZQPROBE", expect_walk=True)
+    finally:
+        set_watching(True)

@@ -228,7 +228,7 @@ def seen_by(live: LiveIndex, path: str) -> Sig:
     if path in live.overlay:
         entry = live.overlay[path]
         return MISSING if entry is None else entry.sig
-    return live.sigs[live.position[path]] if path in live.position else MISSING
+    return live.sig(live.position[path]) if path in live.position else MISSING
 
 
 def _patch_setup(tree: Path) -> tuple[fstools.ExecutionContext, Path, Path]:

@@ -1,0 +1,171 @@
+"""A process that asks a watcher process (`fstools index watch`) instead of checking every file:
+the same results as without the index after external changes, and its own check when the
+watcher is gone."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import fstools
+from fstools._index import opened as registry
+from fstools._index import watchd
+from fstools._index.build import build
+from fstools._index.live import LiveIndex
+from fstools._index.service import open_live
+from tests.helpers.indexed import MAX_FILESIZE, comparable, make_tree, mutate, random_query
+
+MODES = [
+    {"output_mode": "files_with_matches", "head_limit": 0},
+    {"output_mode": "content", "head_limit": 0},
+    {"output_mode": "content", "head_limit": 3, "offset": 1, "-C": 1},
+]
+
+
+def _forget(root: Path) -> None:
+    """Drop this process's live index, as a fresh process starts without one."""
+    with registry.lock:
+        registry.forget(str(root))
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Path, subprocess.Popen[bytes]]]:
+    root = (tmp_path / "proj").resolve()
+    root.mkdir()
+    make_tree(root, seed=8, files=25)
+    build(str(root), max_filesize=MAX_FILESIZE)
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    server = subprocess.Popen(
+        [sys.executable, "-m", "fstools", "index", "watch", str(root)], env=env, stderr=subprocess.PIPE
+    )
+    sock = watchd.socket_path(str(root))
+    assert sock is not None
+    deadline = time.monotonic() + 60
+    while not os.path.exists(sock) and time.monotonic() < deadline and server.poll() is None:
+        time.sleep(0.05)
+    assert os.path.exists(sock), server.stderr.read() if server.stderr else ""
+    _forget(root)
+    yield root, server
+    server.send_signal(signal.SIGTERM)
+    server.wait(timeout=30)
+    _forget(root)
+
+
+def _contexts(root: Path) -> tuple[fstools.ExecutionContext, fstools.ExecutionContext]:
+    on = fstools.ExecutionContext(working_dir=str(root), grep_max_filesize=MAX_FILESIZE)
+    off = fstools.ExecutionContext(working_dir=str(root), grep_max_filesize=MAX_FILESIZE, search_index="off")
+    return on, off
+
+
+def test_a_process_asking_the_watcher_sees_every_external_change(
+    served: tuple[Path, subprocess.Popen[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _ = served
+    checks: list[str] = []
+    real_check = LiveIndex.full_check
+    monkeypatch.setattr(LiveIndex, "full_check", lambda self: checks.append("check") or real_check(self))
+    on, off = _contexts(root)
+    registry_ = fstools.create_registry()
+    rng = random.Random(12)
+    used = 0
+    for i in range(40):
+        change = mutate(root, rng)
+        if i % 3 == 0:
+            _forget(root)  # the next call is a fresh process's first
+        args = {**random_query(rng), **MODES[i % len(MODES)]}
+        with_index = registry_.run("Grep", on, **args)
+        without = registry_.run("Grep", off, **args)
+        assert comparable(with_index) == comparable(without), (change, args)
+        used += with_index.metadata["index"] == "used"
+        globbed = registry_.run("Glob", on, pattern=rng.choice(["**/*.c", "**", "src/*"]))
+        assert comparable(globbed) == comparable(registry_.run("Glob", off, pattern=globbed.metadata["pattern"]))
+    live = open_live(str(root))
+    assert live.asks and live.watcher is None, "a served root is asked, not watched by every process"
+    assert used and not checks, "no check of every file of its own while the watcher answers"
+
+
+def test_without_a_live_watcher_the_process_checks_by_itself(
+    served: tuple[Path, subprocess.Popen[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, server = served
+    server.send_signal(signal.SIGKILL)  # its socket stays behind, nobody answers
+    server.wait(timeout=30)
+    sock = watchd.socket_path(str(root))
+    assert sock is not None and os.path.exists(sock)
+    checks: list[str] = []
+    real_check = LiveIndex.full_check
+    monkeypatch.setattr(LiveIndex, "full_check", lambda self: checks.append("check") or real_check(self))
+    on, off = _contexts(root)
+    registry_ = fstools.create_registry()
+    rng = random.Random(3)
+    for _ in range(5):
+        mutate(root, rng)
+        args = random_query(rng)
+        assert comparable(registry_.run("Grep", on, **args)) == comparable(registry_.run("Grep", off, **args)), args
+    assert checks, "a dead watcher proves nothing: the process checks every file itself"
+
+
+def test_a_reply_that_proves_nothing_is_not_applied(tmp_path: Path) -> None:
+    root = (tmp_path / "proj").resolve()
+    root.mkdir()
+    make_tree(root, seed=2, files=5)
+    build(str(root), max_filesize=MAX_FILESIZE)
+    _forget(root)
+    live = open_live(str(root))
+    assert not watchd.apply(live, {"status": "stale"})
+    assert not watchd.apply(live, {"status": "fresh"})
+    assert watchd.answer(live, "/elsewhere/data-1.fsi") == {"status": "other"}
+    fresh = watchd.answer(live, live.file.path)
+    assert fresh["status"] == "fresh" and fresh["changed"] == []
+    (root / "src").mkdir(exist_ok=True)
+    (root / "src" / "new.c").write_text("int ZQNEW;\n")
+    live.checked = False  # the next refresh proves again
+    told = watchd.answer(live, live.file.path)
+    assert [str(root / "src" / "new.c"), None] not in told["changed"]
+    assert any(path == str(root / "src" / "new.c") and sig for path, sig in told["changed"])
+
+
+def test_a_long_lived_watch_reads_a_written_file_once_and_lists_many_directories_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fstools._index import live as live_module
+    from fstools._index.watch import RELIST_DIRS
+
+    root = (tmp_path / "proj").resolve()
+    root.mkdir()
+    make_tree(root, seed=6, files=10)
+    for d in range(RELIST_DIRS + 4):
+        (root / "many" / f"d{d}").mkdir(parents=True)
+        (root / "many" / f"d{d}" / "old.c").write_text("int old;\n")
+    build(str(root), max_filesize=MAX_FILESIZE)
+    _forget(root)
+    on, off = _contexts(root)
+    assert fstools.grep("ZQNOWHERE", ctx=on).metadata["index"] == "used"
+    live = open_live(str(root))
+    assert live.watcher is not None
+    reads: list[str] = []
+    real_read = live_module.read_beneath
+    monkeypatch.setattr(live_module, "read_beneath", lambda r, p, m: reads.append(p) or real_read(r, p, m))
+    calls: list[str] = []
+    for name in ("rewalk", "relist_dir"):
+        real = getattr(LiveIndex, name)
+        monkeypatch.setattr(LiveIndex, name, lambda self, *a, _n=name, _r=real: calls.append(_n) or _r(self, *a))
+    target = root / "many" / "d0" / "old.c"
+    with open(target, "w") as f:  # modify, then close-write: two events, one read
+        f.write("int changed_once;\n")
+    assert fstools.grep("changed_once", ctx=on).metadata["total_files"] == 1
+    assert reads == [str(target)] and not calls
+    for d in range(RELIST_DIRS + 4):
+        (root / "many" / f"d{d}" / "new.c").write_text("int ZQMANY;\n")
+    with_index = fstools.grep("ZQMANY", ctx=on)
+    assert comparable(with_index) == comparable(fstools.grep("ZQMANY", ctx=off))
+    assert with_index.metadata["total_files"] == RELIST_DIRS + 4
+    assert calls == ["rewalk"], calls
