@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,8 +51,21 @@ def _same(
     without = registry.run("Grep", off, **args)
     # A scan of 6 GB can run out of the call's time on a loaded machine: say so, not "differs".
     assert not without.metadata.get("timed_out") and not with_index.metadata.get("timed_out"), args
-    assert comparable(with_index) == comparable(without), (args, _differences(with_index, without))
+    if any("ran out of time" in w for w in without.metadata.get("warnings", [])):
+        # The plain path's walk for skipped files stopped early (a loaded machine): its counts
+        # are a part of the whole, the index's answer must hold at least them.
+        partial = ("skipped", "skipped_paths", "warnings")
+        assert _without(with_index, partial) == _without(without, partial), (args, _differences(with_index, without))
+        for kind, count in without.metadata["skipped"].items():
+            assert with_index.metadata["skipped"][kind] >= count, (args, kind)
+    else:
+        assert comparable(with_index) == comparable(without), (args, _differences(with_index, without))
     return str(with_index.metadata.get("index"))
+
+
+def _without(result: fstools.ToolResult, keys: tuple[str, ...]) -> tuple[Any, ...]:
+    success, output, error, code, meta = comparable(result)
+    return success, output, error, code, {k: v for k, v in meta.items() if k not in keys}
 
 
 def _differences(a: fstools.ToolResult, b: fstools.ToolResult) -> dict[str, tuple[object, object]]:
