@@ -1,8 +1,9 @@
 """fstools: fast, safe file tools for AI coding agents.
 
-Tools to read, write, edit, patch, move, delete, list and search files, as plain functions
-returning a ToolResult, as agent tools with OpenAI/Anthropic schemas, as an MCP server and a CLI
-(`file_tools()` lists them).
+Tools to read (one file, many, or an outline), write, edit (text and notebooks), patch, move,
+delete, list and search files, and to take changes back, as plain functions returning a
+ToolResult, as agent tools with OpenAI/Anthropic schemas, as an MCP server and a CLI
+(`file_tools()` and `journal_tools()` list them).
 
 The public names live in private subpackages and load on first use, so `import fstools`
 costs about a millisecond and an agent that only greps never loads the PDF or image code.

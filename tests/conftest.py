@@ -29,6 +29,9 @@ def _private_index_cache() -> None:
 
 _private_index_cache()
 
+# The race batteries' `scene` fixture, shared by tests/races and tests/journal.
+pytest_plugins = ["tests.helpers.races"]
+
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:

@@ -54,7 +54,7 @@ def register_file_tools(registry: ToolRegistry, *, journal: bool = False) -> Too
 
     Args:
         registry: The registry to add the tools to; ValueError if it already holds one of their names.
-        journal: Also register Checkpoint, Changes, Rewind and Undo (see journal_tools).
+        journal: Also register the change journal's tools (see journal_tools).
     """
     for tool in file_tools() + (journal_tools() if journal else []):
         registry.register(tool)
@@ -63,8 +63,8 @@ def register_file_tools(registry: ToolRegistry, *, journal: bool = False) -> Too
 
 def create_registry(*, journal: bool = False) -> ToolRegistry:
     """A new ToolRegistry holding every fstools file tool (`file_tools()`, in that order); with
-    `journal=True` also Checkpoint, Changes, Rewind and Undo, for a model that should take its own
-    changes back (the CLI and the MCP server include them).
+    `journal=True` also the change journal's tools (`journal_tools()`), for a model that should
+    take its own changes back (the CLI and the MCP server include them).
 
     Hand `get_all_schemas("openai")` or `get_all_schemas("anthropic")` to the model, then run each
     tool call it makes with `execute(name, context, **arguments)` (or `run` without an event loop).

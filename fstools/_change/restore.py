@@ -163,7 +163,8 @@ class Reverter:
         except BaseException:
             recording.abort()
             raise
-        if self.group is None and self.tool != "Undo" and recording.entry is not None:
+        # An undo takes back one entry (`undoes`); a rewind's recordings form one group.
+        if self.group is None and self.undoes is None and recording.entry is not None:
             self.group = recording.entry.seq
         self.reverted.extend(c.path for c in changes)
         return True

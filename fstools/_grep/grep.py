@@ -254,6 +254,18 @@ def _result(
     )
 
 
+def _context(flag: str, where: str, py_name: str) -> ToolParameter:
+    """One of rg's context flags -A, -B and -C."""
+    return ToolParameter(
+        flag,
+        "integer",
+        f"Lines of context {where} each match (content mode)",
+        minimum=0,
+        maximum=MAX_CONTEXT,
+        py_name=py_name,
+    )
+
+
 @tool(
     name="Grep",
     cli_match_count="total_matches",
@@ -293,30 +305,9 @@ def _result(
         ),
         ToolParameter("-i", "boolean", "Case insensitive search", default=False, py_name="case_insensitive"),
         ToolParameter("-n", "boolean", "Show line numbers (content mode)", default=True, py_name="line_numbers"),
-        ToolParameter(
-            "-A",
-            "integer",
-            "Lines of context after each match (content mode)",
-            minimum=0,
-            maximum=MAX_CONTEXT,
-            py_name="after_context",
-        ),
-        ToolParameter(
-            "-B",
-            "integer",
-            "Lines of context before each match (content mode)",
-            minimum=0,
-            maximum=MAX_CONTEXT,
-            py_name="before_context",
-        ),
-        ToolParameter(
-            "-C",
-            "integer",
-            "Lines of context before and after each match (content mode)",
-            minimum=0,
-            maximum=MAX_CONTEXT,
-            py_name="context",
-        ),
+        _context("-A", "after", "after_context"),
+        _context("-B", "before", "before_context"),
+        _context("-C", "before and after", "context"),
         ToolParameter("multiline", "boolean", "Let patterns span lines ('.' matches newlines too)", default=False),
         ToolParameter(
             "head_limit",

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -172,9 +173,10 @@ def collect(
     if progress:
         progress(0, len(paths))
     with ThreadPoolExecutor(max_workers=_workers()) as pool:
-        futures = [pool.submit(_in_child, root, chunk, filters.max_filesize) for chunk in chunks]
-        for i, future in enumerate(futures):
-            seg_sigs, seg_kinds, seg_arrays = future.result()
+        pending = deque(pool.submit(_in_child, root, chunk, filters.max_filesize) for chunk in chunks)
+        for i in range(len(chunks)):
+            # Popped: a finished future holds its segment for as long as it is referenced.
+            seg_sigs, seg_kinds, seg_arrays = pending.popleft().result()
             sigs += seg_sigs
             kinds += seg_kinds
             arrays.update({f"s{i}.{name}": _spilled(spill, f"s{i}.{name}", arr) for name, arr in seg_arrays.items()})

@@ -8,6 +8,7 @@ trigram is the 24-bit number `b0 << 16 | b1 << 8 | b2`.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -38,8 +39,23 @@ def trigrams(data: bytes) -> npt.NDArray[np.uint32]:
     if len(data) < 3:
         return np.zeros(0, dtype=np.uint32)
     b = np.frombuffer(data, dtype=np.uint8)
-    codes = (b[:-2].astype(np.uint32) << 16) | (b[1:-1].astype(np.uint32) << 8) | b[2:]
-    return np.unique(codes)
+    w = b.astype(np.uint32)
+    codes: npt.NDArray[np.uint32] = (w[:-2] << np.uint32(16)) | (w[1:-1] << np.uint32(8)) | w[2:]
+    return _distinct(codes)
+
+
+def _distinct(values: npt.NDArray[np.uint32]) -> npt.NDArray[np.uint32]:
+    """The distinct values, sorted; `values` is sorted in place.
+
+    numpy 2.3+ answers `np.unique` with a hash table, 4.5x slower than a sort on a file's
+    trigrams (41 ms against 9 ms for a 340 KB file): the build's main cost."""
+    import numpy as np
+
+    values.sort()
+    keep = np.empty(len(values), dtype=bool)
+    keep[:1] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
 
 
 ANY_FOLLOW = 0xFF
@@ -59,16 +75,28 @@ def trigrams_and_follows(data: bytes) -> tuple[npt.NDArray[np.uint32], npt.NDArr
     if len(data) < 3:
         return np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint8)
     b = np.frombuffer(data, dtype=np.uint8)
-    codes = (b[:-2].astype(np.uint32) << 16) | (b[1:-1].astype(np.uint32) << 8) | b[2:]
-    nxt = np.zeros(len(codes), dtype=np.uint32)  # the last trigram has no next byte: bit 0, harmless
-    nxt[:-1] = b[3:]
-    keys = np.unique((codes << 3) | ((nxt * np.uint32(_FIB)) >> 29))
-    grams = (keys >> 3).astype(np.uint32)
+    w = b.astype(np.uint32)
+    # Each key: the trigram (24 bits) above the follow bit's index (3 bits) of the byte after it.
+    keys: npt.NDArray[np.uint32] = w[:-2] << np.uint32(19)
+    keys |= w[1:-1] << np.uint32(11)
+    keys |= w[2:] << np.uint32(3)
+    keys[:-1] |= _follow_index()[b[3:]]  # the last trigram has no next byte: index 0, harmless
+    keys = _distinct(keys)
+    grams = keys >> np.uint32(3)
     new = np.ones(len(grams), dtype=bool)
     new[1:] = grams[1:] != grams[:-1]
     starts = np.flatnonzero(new)
-    bits = (np.uint8(1) << (keys & 7).astype(np.uint8)).astype(np.uint8)
+    bits = np.left_shift(np.uint8(1), (keys & 7).astype(np.uint8))
     return grams[starts], np.bitwise_or.reduceat(bits, starts).astype(np.uint8)
+
+
+@cache
+def _follow_index() -> npt.NDArray[np.uint32]:
+    """`follow_bit`'s bit index for each byte value, as a lookup table."""
+    import numpy as np
+
+    table: npt.NDArray[np.uint32] = (np.arange(256, dtype=np.uint32) * np.uint32(_FIB)) >> np.uint32(29)
+    return table
 
 
 def gram_of(three: bytes) -> int:

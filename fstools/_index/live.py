@@ -28,7 +28,7 @@ from .entries import Entry, Sig, lstat_sig, read_beneath, rule_sig, sig_of
 from .grams import BINARY, LATE_NUL, TEXT, TOO_LARGE, TRANSCODED
 from .listing import IGNORE_NAMES, Filters, entered, list_files, walk_dirs
 from .location import inside
-from .plan import ALL, Query
+from .plan import AllFiles, And, Gram, Or, Query
 from .store import IndexFile
 
 if TYPE_CHECKING:
@@ -76,37 +76,38 @@ def _evaluate(query: Query, segment: Any, nfiles: int) -> npt.NDArray[np.bool_] 
     """The segment's files that satisfy `query` (None: all of them)."""
     import numpy as np
 
-    op = query[0]
-    if op == "all":
-        return None
-    if op == "gram":
-        row = segment.lookup(query[1])
-        return segment.mask(row, nfiles, query[2]) if row >= 0 else np.zeros(nfiles, dtype=bool)
-    if op == "and":
-        # Shortest posting lists first, and stop as soon as no file is left.
-        out: npt.NDArray[np.bool_] | None = None
-        for q in sorted(query[1], key=lambda q: _cost(q, segment)):
-            m = _evaluate(q, segment, nfiles)
-            if m is not None:
-                out = m.copy() if out is None else out & m
-                if not out.any():
-                    return out
-        return out
-    masks = [_evaluate(q, segment, nfiles) for q in query[1]]
-    known = [m for m in masks if m is not None]
-    if len(known) < len(masks):
-        return None
-    out = known[0].copy()
-    for m in known[1:]:
-        out |= m
-    return out
+    match query:
+        case AllFiles():
+            return None
+        case Gram(code, follow):
+            row = segment.lookup(code)
+            return segment.mask(row, nfiles, follow) if row >= 0 else np.zeros(nfiles, dtype=bool)
+        case And(parts):
+            # Shortest posting lists first, and stop as soon as no file is left.
+            out: npt.NDArray[np.bool_] | None = None
+            for q in sorted(parts, key=lambda q: _cost(q, segment)):
+                m = _evaluate(q, segment, nfiles)
+                if m is not None:
+                    out = m.copy() if out is None else out & m
+                    if not out.any():
+                        return out
+            return out
+        case Or(parts):
+            masks = [_evaluate(q, segment, nfiles) for q in parts]
+            known = [m for m in masks if m is not None]
+            if len(known) < len(masks):
+                return None
+            out = known[0].copy()
+            for m in known[1:]:
+                out |= m
+            return out
 
 
 def _cost(query: Query, segment: Any) -> int:
     """About how much reading `query`'s lists costs (a missing trigram costs nothing and empties an AND)."""
-    if query[0] != "gram":
+    if not isinstance(query, Gram):
         return 1 << 40
-    row = segment.lookup(query[1])
+    row = segment.lookup(query.code)
     return -1 if row < 0 else int(segment.offsets[row + 1]) - int(segment.offsets[row])
 
 
@@ -125,16 +126,18 @@ def _holds(query: Query, grams: npt.NDArray[np.uint32], follows: npt.NDArray[np.
     """Whether a file with these (sorted) trigrams and follow masks satisfies `query`."""
     import numpy as np
 
-    op = query[0]
-    if op == "all":
-        return True
-    if op == "gram":
-        i = int(np.searchsorted(grams, np.uint32(query[1])))
-        if i >= len(grams) or int(grams[i]) != query[1]:
-            return False
-        return follows is None or bool(int(follows[i]) & query[2])
-    parts = (_holds(q, grams, follows) for q in query[1])
-    return all(parts) if op == "and" else any(parts)
+    match query:
+        case AllFiles():
+            return True
+        case Gram(code, follow):
+            i = int(np.searchsorted(grams, np.uint32(code)))
+            if i >= len(grams) or int(grams[i]) != code:
+                return False
+            return follows is None or bool(int(follows[i]) & follow)
+        case And(parts):
+            return all(_holds(q, grams, follows) for q in parts)
+        case Or(parts):
+            return any(_holds(q, grams, follows) for q in parts)
 
 
 def _bounds(paths: Sequence[str], directory: str, root: str) -> tuple[int, int]:
@@ -498,7 +501,7 @@ class LiveIndex:
             if stop <= lo or start >= hi:
                 masks.append(np.zeros(stop - start, dtype=bool))
                 continue
-            m = None if query == ALL else _evaluate(query, segment, stop - start)
+            m = None if isinstance(query, AllFiles) else _evaluate(query, segment, stop - start)
             masks.append(np.ones(stop - start, dtype=bool) if m is None else m)
         mask = np.concatenate(masks) if masks else np.zeros(0, dtype=bool)
         mask[:lo] = False

@@ -16,7 +16,7 @@ become "any character".
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeAlias
 
 from .grams import ANY_FOLLOW, follow_bit
 
@@ -34,47 +34,77 @@ class Unsupported(Exception):
     """The pattern uses something this parser does not model."""
 
 
-# A query: ("all",), ("gram", code, follow), ("and", (q, ...)), ("or", (q, ...)); `follow` is the
-# follow-mask bit of the byte after the trigram in the literal, or ANY_FOLLOW at its end.
-Query = tuple[Any, ...]
-ALL: Query = ("all",)
+@dataclass(frozen=True, slots=True)
+class AllFiles:
+    """Every file is a candidate: nothing narrows the search."""
+
+
+@dataclass(frozen=True, slots=True)
+class Gram:
+    """Files holding trigram `code`, followed by a byte in `follow` (the follow-mask bit of the
+    byte after the trigram in the literal, or ANY_FOLLOW at its end)."""
+
+    code: int
+    follow: int
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    """Files satisfying every one of `parts`."""
+
+    parts: tuple[Query, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    """Files satisfying at least one of `parts`."""
+
+    parts: tuple[Query, ...]
+
+
+Query: TypeAlias = AllFiles | Gram | And | Or
+ALL = AllFiles()
 
 
 def and_(a: Query, b: Query) -> Query:
-    if a == ALL:
+    if isinstance(a, AllFiles):
         return b
-    if b == ALL or a == b:
+    if isinstance(b, AllFiles) or a == b:
         return a
-    parts = (a[1] if a[0] == "and" else (a,)) + (b[1] if b[0] == "and" else (b,))
-    return ("and", tuple(dict.fromkeys(parts)))
+    parts = (a.parts if isinstance(a, And) else (a,)) + (b.parts if isinstance(b, And) else (b,))
+    return And(tuple(dict.fromkeys(parts)))
 
 
 def or_(a: Query, b: Query) -> Query:
-    if a == ALL or b == ALL:
+    if isinstance(a, AllFiles) or isinstance(b, AllFiles):
         return ALL
     if a == b:
         return a
-    parts = (a[1] if a[0] == "or" else (a,)) + (b[1] if b[0] == "or" else (b,))
-    return ("or", tuple(dict.fromkeys(parts)))
+    parts = (a.parts if isinstance(a, Or) else (a,)) + (b.parts if isinstance(b, Or) else (b,))
+    return Or(tuple(dict.fromkeys(parts)))
 
 
 def _gram(s: bytes, i: int) -> int:
     return (s[i] << 16) | (s[i + 1] << 8) | s[i + 2]
 
 
+def _all_trigrams(s: bytes) -> Query:
+    """Every trigram of `s`, each with the follow bit of the byte after it (ANY_FOLLOW at the end)."""
+    grams = tuple(
+        dict.fromkeys(
+            Gram(_gram(s, i), follow_bit(s[i + 3]) if i + 3 < len(s) else ANY_FOLLOW) for i in range(len(s) - 2)
+        )
+    )
+    return grams[0] if len(grams) == 1 else And(grams)
+
+
 def and_trigrams(q: Query, strings: set[bytes]) -> Query:
     """`q` AND (one of `strings` occurs): the OR of each string's trigrams ANDed (no-op if one is short)."""
     if not strings or min(len(s) for s in strings) < 3:
         return q
-    alternatives: Query | None = None
-    for s in sorted(strings):
-        each: Query = ALL
-        for i in range(len(s) - 2):
-            follow = follow_bit(s[i + 3]) if i + 3 < len(s) else ANY_FOLLOW
-            each = and_(each, ("gram", _gram(s, i), follow))
-        alternatives = each if alternatives is None else or_(alternatives, each)
-    assert alternatives is not None
-    return and_(q, alternatives)
+    # Built in one pass each: what folding and_ over the trigrams and or_ over the strings gives.
+    alternatives = tuple(dict.fromkeys(_all_trigrams(s) for s in sorted(strings)))
+    return and_(q, alternatives[0] if len(alternatives) == 1 else Or(alternatives))
 
 
 def _cross(a: set[bytes], b: set[bytes]) -> set[bytes]:
@@ -430,11 +460,3 @@ def _finish(info: Info) -> Query:
     info.simplify(True)
     info.add_exact()
     return info.match
-
-
-def grams_of(query: Query) -> set[int]:
-    if query[0] == "gram":
-        return {query[1]}
-    if query[0] in ("and", "or"):
-        return set().union(*(grams_of(q) for q in query[1]))
-    return set()

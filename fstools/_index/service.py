@@ -21,7 +21,7 @@ from . import opened
 from .listing import Filters
 from .live import ListingSnapshot, LiveIndex, ProbeScope, Unusable
 from .location import covering_root, current_file, drop
-from .plan import ALL, plan
+from .plan import AllFiles, plan
 from .status import IndexStatus
 from .store import CorruptIndex, open_index
 
@@ -101,7 +101,7 @@ def grep_candidates(
     try:
         live = _usable(path, filters)
         query = plan(pattern, case_insensitive=case_insensitive, fixed_strings=fixed_strings)
-        if query.query == ALL:  # nothing to narrow by: rg's own walk is the fastest way through every file
+        if isinstance(query.query, AllFiles):  # nothing narrows it: rg's own walk is the fastest way through all
             return Lookup("unselective")
         with live.lock:
             paths = live.candidates(query.query, path, query.literals)

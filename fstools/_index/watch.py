@@ -11,7 +11,6 @@ to a full stat check.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import os
 import struct
@@ -39,13 +38,16 @@ _LISTING = _APPEARED | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF
 
 
 def _libc() -> ctypes.CDLL | None:
-    name = ctypes.util.find_library("c")
-    try:
-        lib = ctypes.CDLL(name or "libc.so.6", use_errno=True)
-        lib.inotify_init1, lib.inotify_add_watch  # noqa: B018 - both must exist
-    except (OSError, AttributeError):
-        return None
-    return lib
+    # The interpreter's own symbols hold libc's: `ctypes.util.find_library` would spawn
+    # `ldconfig`, a fork that a multithreaded caller's other threads can deadlock.
+    for name in (None, "libc.so.6"):
+        try:
+            lib = ctypes.CDLL(name, use_errno=True)
+            lib.inotify_init1, lib.inotify_add_watch  # noqa: B018 - both must exist
+        except (OSError, AttributeError):
+            continue
+        return lib
+    return None
 
 
 class Watcher:

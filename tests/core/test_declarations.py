@@ -23,14 +23,15 @@ from fstools._core.spec import named_paths
 from tests.helpers.probes import gather, gather_registry
 
 PACKAGE = Path(fstools.__file__).parent
-TOOL_NAMES = fstools.create_registry().names()
+TOOL_NAMES = frozenset(fstools.create_registry(journal=True).names())
 
 
-def _string_literals(path: Path) -> list[tuple[int, str]]:
+def _tool_names_in(source: str) -> list[tuple[int, str]]:
+    """(line, value) of every string literal in `source` that is a tool's name."""
     return [
         (node.lineno, node.value)
-        for node in ast.walk(ast.parse(path.read_text()))
-        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in TOOL_NAMES
     ]
 
 
@@ -43,20 +44,17 @@ def test_no_tool_name_is_a_string_literal_where_every_tool_is_served(family):
     """
     found = [
         f"{path.relative_to(PACKAGE)}:{line}: {value!r}"
-        for path in sorted((PACKAGE / family).glob("*.py"))
-        for line, value in _string_literals(path)
-        if value in TOOL_NAMES
+        for path in sorted((PACKAGE / family).rglob("*.py"))
+        for line, value in _tool_names_in(path.read_text())
     ]
     assert found == []
 
 
 def test_the_literal_check_sees_a_tool_name():
-    source = 'RULES = {"MultiEdit": ("Edit",)}\n'
-    assert [v for _, v in _string_literals_of(source) if v in TOOL_NAMES] == ["MultiEdit", "Edit"]
-
-
-def _string_literals_of(source: str) -> list[tuple[int, str]]:
-    return [(n.lineno, n.value) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Constant)]
+    """The check above finds a name as a key, in a tuple, as a default and as a journal tool's."""
+    source = 'RULES = {"MultiEdit": ("Edit",)}\ndef f(tool="Undo"):\n    return "Checkpoint " + "Grep"\n'
+    assert sorted(_tool_names_in(source)) == [(1, "Edit"), (1, "MultiEdit"), (2, "Undo"), (3, "Grep")]
+    assert {"Checkpoint", "Changes", "Rewind", "Undo", "ReadMany", "Outline", "NotebookEdit"} <= TOOL_NAMES
 
 
 # The facade is the list of tools -----------------------------------------------------------

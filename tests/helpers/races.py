@@ -15,9 +15,13 @@ import multiprocessing
 import os
 import shutil
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
+
+import fstools
 
 RENAME_EXCHANGE = 2
 CANARY = "CANARY-outside-7f3a"
@@ -144,6 +148,21 @@ def build_scene(tmp: Path) -> Scene:
     (root / ".fswap").symlink_to(outside / "f.txt")
     (root / ".gswap").symlink_to(outside / "g.txt")
     return Scene(root, outside, os.open(root / "d", os.O_PATH | os.O_DIRECTORY))
+
+
+@pytest.fixture
+def scene(tmp_path: Path) -> Iterator[Scene]:
+    """The scene in `tmp_path` (the test is skipped where renameat2 cannot exchange names)."""
+    if not renameat2_supported(tmp_path):
+        pytest.skip("renameat2(RENAME_EXCHANGE) is not available here")
+    s = build_scene(tmp_path)
+    yield s
+    os.close(s.inside_dir_fd)
+
+
+def outcome(r: fstools.ToolResult) -> str:
+    """Everything a call produced, as text to search for the canary (it starts `success=True` or `=False`)."""
+    return f"success={r.success}\n{r.output}\n{r.error}\n{r.metadata!r}"
 
 
 def _flip(a: str, b: str, stop: threading.Event | None, done: object, flips: object) -> None:

@@ -15,7 +15,7 @@ from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS, SensitiveMatcher
 from fstools._index.build import build
 from fstools._index.grams import ANY_FOLLOW
 from fstools._index.listing import Filters
-from fstools._index.plan import Query, plan
+from fstools._index.plan import And, Gram, Or, Query, plan
 from fstools._index.service import grep_candidates, open_live, set_watching
 from fstools._walk.excludes import exclusion_globs
 from tests.helpers.indexed import MAX_FILESIZE, comparable, make_tree, mutate, random_query, write
@@ -155,10 +155,10 @@ def test_glob_results_are_identical_with_and_without_the_index(tree: Path) -> No
 
 def _without_follows(query: Query) -> Query:
     """The same query with every trigram checked for presence only."""
-    if query[0] == "gram":
-        return ("gram", query[1], ANY_FOLLOW)
-    if query[0] in ("and", "or"):
-        return (query[0], tuple(_without_follows(q) for q in query[1]))
+    if isinstance(query, Gram):
+        return Gram(query.code, ANY_FOLLOW)
+    if isinstance(query, (And, Or)):
+        return type(query)(tuple(_without_follows(q) for q in query.parts))
     return query
 
 

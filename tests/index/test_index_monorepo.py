@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,13 +49,38 @@ def _same(
 ) -> str:
     with_index = registry.run("Grep", on, **args)
     without = registry.run("Grep", off, **args)
-    assert comparable(with_index) == comparable(without), args
+    # The reference scan reads 6 GB (its context allows 10 minutes): a timeout is named, not a "difference".
+    assert not without.metadata.get("timed_out") and not with_index.metadata.get("timed_out"), args
+    if any("ran out of time" in w for w in without.metadata.get("warnings", [])):
+        # The plain path's walk for skipped files stopped early (a loaded machine): its counts
+        # are a part of the whole, the index's answer must hold at least them.
+        partial = ("skipped", "skipped_paths", "warnings")
+        assert _without(with_index, partial) == _without(without, partial), (args, _differences(with_index, without))
+        for kind, count in without.metadata["skipped"].items():
+            assert with_index.metadata["skipped"][kind] >= count, (args, kind)
+    else:
+        assert comparable(with_index) == comparable(without), (args, _differences(with_index, without))
     return str(with_index.metadata.get("index"))
+
+
+def _without(result: fstools.ToolResult, keys: tuple[str, ...]) -> tuple[Any, ...]:
+    success, output, error, code, meta = comparable(result)
+    return success, output, error, code, {k: v for k, v in meta.items() if k not in keys}
+
+
+def _differences(a: fstools.ToolResult, b: fstools.ToolResult) -> dict[str, tuple[object, object]]:
+    """What differs between two results, field by field (the output as its first differing line)."""
+    diff = {k: (a.metadata.get(k), b.metadata.get(k)) for k in a.metadata.keys() | b.metadata.keys()}
+    diff = {k: v for k, v in diff.items() if v[0] != v[1] and k not in ("index", "backend")}
+    lines = [(x, y) for x, y in zip(a.output.splitlines(), b.output.splitlines(), strict=False) if x != y]
+    if lines or a.output.count("\n") != b.output.count("\n"):
+        diff["output"] = lines[0] if lines else (a.output.count("\n"), b.output.count("\n"))
+    return diff
 
 
 def test_monorepo_grep_is_identical_with_and_without_the_index(tree: Path) -> None:
     on = fstools.ExecutionContext(working_dir=str(tree))
-    off = fstools.ExecutionContext(working_dir=str(tree), search_index="off")
+    off = fstools.ExecutionContext(working_dir=str(tree), search_index="off", timeout=600)
     registry = fstools.create_registry()
     statuses = []
     for i, pattern in enumerate(WHOLE_TREE):
@@ -71,7 +97,7 @@ def test_monorepo_results_follow_external_changes(tree: Path) -> None:
     """Creates, edits, renames and deletes in a scratch directory, here and from another process."""
     scratch = tree / "k4" / "kernel" / "fstools-scratch"
     on = fstools.ExecutionContext(working_dir=str(tree))
-    off = fstools.ExecutionContext(working_dir=str(tree), search_index="off")
+    off = fstools.ExecutionContext(working_dir=str(tree), search_index="off", timeout=600)
     registry = fstools.create_registry()
     below = str(tree / "k4" / "kernel")
     try:

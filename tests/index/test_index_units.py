@@ -84,6 +84,22 @@ def test_follow_masks_hold_every_next_byte() -> None:
     assert follows.tolist() == [follow_bit(ord("d")), 1]  # `bcd` ends the file: bit 0, never a byte's absence
 
 
+def test_trigrams_and_follows_equal_a_plain_python_reading() -> None:
+    """The vectorised extraction (sort, not np.unique) against a byte-by-byte reference."""
+    rng = random.Random(24)
+    texts = [b"", b"ab", b"abc", b"\xff" * 9, bytes(range(256)) * 3, Path(__file__).read_bytes()]
+    texts += [bytes(rng.randrange(256) for _ in range(rng.randrange(3, 3000))) for _ in range(20)]
+    for data in texts:
+        expected: dict[int, int] = {}
+        for i in range(len(data) - 2):
+            nxt = follow_bit(data[i + 3]) if i + 3 < len(data) else 1
+            expected[gram_of(data[i : i + 3])] = expected.get(gram_of(data[i : i + 3]), 0) | nxt
+        grams, follows = trigrams_and_follows(data)
+        assert grams.dtype == np.uint32 and follows.dtype == np.uint8
+        assert dict(zip(grams.tolist(), follows.tolist(), strict=True)) == expected
+        assert grams.tolist() == sorted(expected) == trigrams(data).tolist()
+
+
 def test_a_segment_holds_at_most_its_size() -> None:
     try:
         build_segment([np.zeros(0, dtype=np.uint32)] * (SEGMENT_FILES + 1))

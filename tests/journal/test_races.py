@@ -1,23 +1,18 @@
 """The race battery for Undo and Rewind: a flipper swaps the directory `d` with a symlink to outside
 (renameat2 RENAME_EXCHANGE) while changes in `d` are made and taken back; nothing outside may be
-read, created, changed or deleted. (The helpers are the sandbox battery's.)"""
+read, created, changed or deleted. (The `scene` fixture and the helpers are the sandbox battery's,
+in tests/helpers/races.py.)"""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 import fstools
-from tests.helpers.races import CANARY, Flipper, Scene, build_scene, renameat2_supported
+from tests.helpers.races import CANARY, Flipper, Scene, outcome
 
 CALLS = 40
-
-
-def _text(r: fstools.ToolResult) -> str:
-    return f"success={r.success}\n{r.output}\n{r.error}\n{r.metadata!r}"
 
 
 def _undo(s: Scene, ctx: fstools.ExecutionContext, i: int) -> str:
@@ -27,7 +22,7 @@ def _undo(s: Scene, ctx: fstools.ExecutionContext, i: int) -> str:
         fstools.edit(str(target), "inside", f"edited {i}", ctx=ctx)
     else:
         fstools.delete(str(target), ctx=ctx)
-    return _text(fstools.undo(str(target), ctx=ctx))
+    return outcome(fstools.undo(str(target), ctx=ctx))
 
 
 def _rewind(s: Scene, ctx: fstools.ExecutionContext, i: int) -> str:
@@ -35,23 +30,14 @@ def _rewind(s: Scene, ctx: fstools.ExecutionContext, i: int) -> str:
     fstools.write(str(s.d / "made" / f"new{i}.txt"), "new\n", ctx=ctx)
     fstools.delete(str(s.d / "tree"), recursive=True, ctx=ctx)
     fstools.move(str(s.d / "victim.txt"), str(s.d / "moved.txt"), ctx=ctx)
-    produced = _text(fstools.rewind(mark, ctx=ctx))
+    produced = outcome(fstools.rewind(mark, ctx=ctx))
     if "success=False" in produced:  # what the refused rewind left is put back for the next round
         forced = fstools.rewind(mark, force=True, ctx=ctx)
-        produced += _text(forced)
+        produced += outcome(forced)
     return produced
 
 
 ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] = {"Undo": _undo, "Rewind": _rewind}
-
-
-@pytest.fixture
-def scene(tmp_path: Path):
-    if not renameat2_supported(tmp_path):
-        pytest.skip("renameat2(RENAME_EXCHANGE) is not available here")
-    s = build_scene(tmp_path)
-    yield s
-    os.close(s.inside_dir_fd)
 
 
 @pytest.mark.parametrize("process", [False, True], ids=["thread", "process"])

@@ -21,7 +21,7 @@ from tests.helpers.races import (
     Flipper,
     Scene,
     build_cross_scene,
-    build_scene,
+    outcome,
     renameat2_supported,
     restore,
     snapshot,
@@ -37,34 +37,33 @@ STRESS_CALLS = 2000
 LEAVES = 24
 
 
-def _text(r: fstools.ToolResult) -> str:
-    return f"success={r.success}\n{r.output}\n{r.error}\n{r.metadata!r}"
-
-
 def _read_then(tool: Callable[..., fstools.ToolResult], path: Path, ctx, **args) -> str:
     fstools.read(str(path), ctx=ctx)
-    return _text(tool(str(path), ctx=ctx, **args))
+    return outcome(tool(str(path), ctx=ctx, **args))
 
 
 # Each attack makes one call and returns everything it produced, to be searched for the canary.
 DIR_ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] = {
-    "Read": lambda s, ctx, i: _text(fstools.read(str(s.d / ("peek.txt" if i % 2 else "secret.txt")), ctx=ctx)),
-    "Grep": lambda s, ctx, i: _text(
+    "Read": lambda s, ctx, i: outcome(fstools.read(str(s.d / ("peek.txt" if i % 2 else "secret.txt")), ctx=ctx)),
+    "Grep": lambda s, ctx, i: outcome(
         fstools.grep(PATTERN, str(s.d if i % 2 else s.root), output_mode="content", hidden=True, ctx=ctx)
     ),
-    "Grep files": lambda s, ctx, i: _text(fstools.grep(PATTERN, str(s.d), ctx=ctx)),
-    "LS": lambda s, ctx, i: _text(fstools.ls(str(s.d), ctx=ctx)),
-    "Glob": lambda s, ctx, i: _text(fstools.glob("**/*" if i % 2 else "*", str(s.root if i % 2 else s.d), ctx=ctx)),
-    "Write new": lambda s, ctx, i: _text(fstools.write(str(s.d / "new.txt"), "new\n", ctx=ctx)),
+    "Grep files": lambda s, ctx, i: outcome(fstools.grep(PATTERN, str(s.d), ctx=ctx)),
+    "ReadMany": lambda s, ctx, i: outcome(
+        fstools.read_many([str(s.d / "peek.txt"), str(s.d / ("*.txt" if i % 2 else "tree/**"))], ctx=ctx)
+    ),
+    "LS": lambda s, ctx, i: outcome(fstools.ls(str(s.d), ctx=ctx)),
+    "Glob": lambda s, ctx, i: outcome(fstools.glob("**/*" if i % 2 else "*", str(s.root if i % 2 else s.d), ctx=ctx)),
+    "Write new": lambda s, ctx, i: outcome(fstools.write(str(s.d / "new.txt"), "new\n", ctx=ctx)),
     "Write": lambda s, ctx, i: _read_then(fstools.write, s.d / "file.txt", ctx, content=f"written {i}\n"),
     "Edit": lambda s, ctx, i: _read_then(fstools.edit, s.d / "file.txt", ctx, old_string="inside", new_string="edit"),
     "MultiEdit": lambda s, ctx, i: _read_then(
         fstools.multi_edit, s.d / "file.txt", ctx, edits=[{"old_string": "inside", "new_string": "multi"}]
     ),
-    "Delete": lambda s, ctx, i: _text(fstools.delete(str(s.d / "victim.txt"), ctx=ctx)),
-    "Move": lambda s, ctx, i: _text(fstools.move(str(s.d / "victim.txt"), str(s.d / "moved.txt"), ctx=ctx)),
-    "Delete recursive": lambda s, ctx, i: _text(fstools.delete(str(s.d / "tree"), recursive=True, ctx=ctx)),
-    "ApplyPatch": lambda s, ctx, i: _text(fstools.apply_patch(_patch(s.d, i), ctx=ctx)),
+    "Delete": lambda s, ctx, i: outcome(fstools.delete(str(s.d / "victim.txt"), ctx=ctx)),
+    "Move": lambda s, ctx, i: outcome(fstools.move(str(s.d / "victim.txt"), str(s.d / "moved.txt"), ctx=ctx)),
+    "Delete recursive": lambda s, ctx, i: outcome(fstools.delete(str(s.d / "tree"), recursive=True, ctx=ctx)),
+    "ApplyPatch": lambda s, ctx, i: outcome(fstools.apply_patch(_patch(s.d, i), ctx=ctx)),
 }
 
 
@@ -78,8 +77,8 @@ def _patch(d: Path, i: int) -> str:
 
 
 FILE_ATTACKS: dict[str, Callable[[Scene, fstools.ExecutionContext, int], str]] = {
-    "Read": lambda s, ctx, i: _text(fstools.read(str(s.root / "f.txt"), ctx=ctx)),
-    "Grep": lambda s, ctx, i: _text(fstools.grep(PATTERN, str(s.root / "f.txt"), output_mode="content", ctx=ctx)),
+    "Read": lambda s, ctx, i: outcome(fstools.read(str(s.root / "f.txt"), ctx=ctx)),
+    "Grep": lambda s, ctx, i: outcome(fstools.grep(PATTERN, str(s.root / "f.txt"), output_mode="content", ctx=ctx)),
     "Write": lambda s, ctx, i: _read_then(fstools.write, s.root / "g.txt", ctx, content=f"written {i}\n"),
     "Edit": lambda s, ctx, i: _read_then(fstools.edit, s.root / "g.txt", ctx, old_string="inside", new_string="e"),
     "MultiEdit": lambda s, ctx, i: _read_then(
@@ -113,15 +112,6 @@ def run_battery(scene: Scene, attack, pair: tuple[str, str], calls: int, *, proc
             i += 1
     assert flipper.flips >= calls, f"the flipper swapped only {flipper.flips} times in {calls} calls"
     return escapes, succeeded
-
-
-@pytest.fixture
-def scene(tmp_path: Path):
-    if not renameat2_supported(tmp_path):
-        pytest.skip("renameat2(RENAME_EXCHANGE) is not available here")
-    s = build_scene(tmp_path)
-    yield s
-    os.close(s.inside_dir_fd)
 
 
 @pytest.mark.parametrize("tool", sorted(DIR_ATTACKS))
@@ -253,7 +243,7 @@ def run_cross_battery(scene: CrossScene, where: str, calls: int) -> tuple[int, i
             r = fstools.move(str(top), str(scene.other / top.name), ctx=ctx)
             flipper.hold()
             succeeded += r.success
-            if CANARY in _text(r) or scene.canary_inside() or snapshot(scene.outside) != before:
+            if CANARY in outcome(r) or scene.canary_inside() or snapshot(scene.outside) != before:
                 escapes += 1
                 restore(scene.outside, before)
             scene.clear()
