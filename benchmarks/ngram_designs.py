@@ -190,7 +190,23 @@ def gram_hash(gram: bytes) -> int:
 
 # Queries as AND/OR trees of literals ----------------------------------------------------------
 
-Node = tuple[Any, ...]  # ("all",), ("lit", bytes), ("and", parts), ("or", parts)
+
+@dataclass(frozen=True)
+class Lit:
+    """A literal every match contains (a leaf of the literal tree)."""
+
+    text: bytes
+
+
+@dataclass(frozen=True)
+class Key:
+    """A sparse gram looked up as one key."""
+
+    gram: bytes
+
+
+# fstools' query nodes (AllFiles, Gram, And, Or) with Lit and Key leaves besides Gram.
+Node = Any
 
 
 def literal_tree(pattern: str) -> Node:
@@ -202,10 +218,10 @@ def literal_tree(pattern: str) -> Node:
     def keep(q: Node, strings: set[bytes]) -> Node:
         if not strings or min(len(s) for s in strings) < 3:
             return q
-        alternatives: Node | None = None
+        alternatives: Node = None
         for s in sorted(strings):
-            alternatives = ("lit", s) if alternatives is None else planning.or_(alternatives, ("lit", s))
-        assert alternatives is not None
+            leaf: Node = Lit(s)  # the plan's and_/or_ combine any leaf
+            alternatives = leaf if alternatives is None else planning.or_(alternatives, leaf)
         return planning.and_(q, alternatives)
 
     def keep_set(info: Any, strings: set[bytes], suffix: bool) -> set[bytes]:
@@ -223,25 +239,27 @@ def literal_tree(pattern: str) -> Node:
 
 def _drop_inner(node: Node) -> Node:
     """The tree without literals of an AND that another literal of the same AND contains."""
-    if node[0] not in ("and", "or"):
+    from fstools._index.plan import And, Or
+
+    if not isinstance(node, (And, Or)):
         return node
-    parts = tuple(_drop_inner(p) for p in node[1])
-    if node[0] == "and":
-        lits = [p[1] for p in parts if p[0] == "lit"]
-        parts = tuple(p for p in parts if p[0] != "lit" or not any(p[1] != o and p[1] in o for o in lits))
-    return parts[0] if len(parts) == 1 else (node[0], parts)
+    parts = tuple(_drop_inner(p) for p in node.parts)
+    if isinstance(node, And):
+        lits = [p.text for p in parts if isinstance(p, Lit)]
+        parts = tuple(p for p in parts if not isinstance(p, Lit) or not any(p.text != o and p.text in o for o in lits))
+    return parts[0] if len(parts) == 1 else type(node)(parts)
 
 
 def map_literals(node: Node, leaf: Callable[[bytes], Node]) -> Node:
     """The tree with each literal replaced by `leaf(literal)`, combined as the plan combines."""
-    from fstools._index.plan import ALL, and_, or_
+    from fstools._index.plan import ALL, And, Or, and_, or_
 
-    if node[0] == "lit":
-        return leaf(node[1])
-    if node[0] in ("and", "or"):
-        join = and_ if node[0] == "and" else or_
+    if isinstance(node, Lit):
+        return leaf(node.text)
+    if isinstance(node, (And, Or)):
+        join = and_ if isinstance(node, And) else or_
         out: Node | None = None
-        for part in node[1]:
+        for part in node.parts:
             mapped = map_literals(part, leaf)
             out = mapped if out is None else join(out, mapped)
         return out if out is not None else ALL
@@ -251,11 +269,12 @@ def map_literals(node: Node, leaf: Callable[[bytes], Node]) -> Node:
 def presence_only(query: Node) -> Node:
     """A trigram query with its follow masks dropped: plain trigrams."""
     from fstools._index.grams import ANY_FOLLOW
+    from fstools._index.plan import And, Gram, Or
 
-    if query[0] == "gram":
-        return ("gram", query[1], ANY_FOLLOW)
-    if query[0] in ("and", "or"):
-        return (query[0], tuple(dict.fromkeys(presence_only(q) for q in query[1])))
+    if isinstance(query, Gram):
+        return Gram(query.code, ANY_FOLLOW)
+    if isinstance(query, (And, Or)):
+        return type(query)(tuple(dict.fromkeys(presence_only(q) for q in query.parts)))
     return query
 
 
@@ -266,30 +285,38 @@ def sparse_query(node: Node, weights: Any, max_len: int, grams: Callable[..., li
     def leaf(s: bytes) -> Node:
         out: Node = ALL
         for gram in grams(s, weights, max_len):
-            out = and_(out, ("key", gram))
+            key: Node = Key(gram)
+            out = and_(out, key)
         return out
 
     return map_literals(node, leaf)
 
 
 def keys_of(query: Node) -> list[Any]:
-    if query[0] in ("gram", "key"):
-        return [query[1]]
-    if query[0] in ("and", "or"):
-        return list(dict.fromkeys(k for q in query[1] for k in keys_of(q)))
+    """The keys a query looks up: trigram codes and sparse grams' bytes."""
+    from fstools._index.plan import And, Gram, Or
+
+    if isinstance(query, Gram):
+        return [query.code]
+    if isinstance(query, Key):
+        return [query.gram]
+    if isinstance(query, (And, Or)):
+        return list(dict.fromkeys(k for q in query.parts for k in keys_of(q)))
     return []
 
 
 def evaluate(query: Node, postings: Callable[[Any], frozenset[str]]) -> frozenset[str] | None:
     """The files satisfying `query`, each key's files given by `postings` (None: every file)."""
-    if query[0] == "gram":  # a trigram with its follow mask
+    from fstools._index.plan import And, Gram
+
+    if isinstance(query, Gram):  # a trigram with its follow mask
         return postings(query)
-    if query[0] == "key":
-        return postings(query[1])
-    if query[0] == "all":
+    if isinstance(query, Key):
+        return postings(query.gram)
+    if not hasattr(query, "parts"):
         return None
-    parts = [evaluate(q, postings) for q in query[1]]
-    if query[0] == "and":
+    parts = [evaluate(q, postings) for q in query.parts]
+    if isinstance(query, And):
         known = [p for p in parts if p is not None]
         return frozenset.intersection(*known) if known else None
     if any(p is None for p in parts):
@@ -483,7 +510,7 @@ def rg_postings(tree: Tree, cache: dict[Any, frozenset[str]]) -> Callable[[Any],
     """A gram's posting list (a trigram code or the gram's bytes): the files `rg -l -F` finds it in."""
 
     def postings(key: Any) -> frozenset[str]:
-        gram = key if isinstance(key, bytes) else key[1].to_bytes(3, "big")  # a trigram: presence only
+        gram = key if isinstance(key, bytes) else key.code.to_bytes(3, "big")  # a trigram: presence only
         if gram not in cache:
             cache[gram] = tree.rg_files("-F", "-e", gram.decode("latin-1"))
         return cache[gram]
@@ -500,7 +527,8 @@ def hybrid_row(tree: Tree, pattern: str, mode: str, node: Node, weights: Any, ma
     def leaf(s: bytes) -> Node:
         out = planning.and_trigrams(planning.ALL, {s})
         for gram in build_long(s, weights, max_len):
-            out = planning.and_(out, ("key", gram))
+            key: Node = Key(gram)
+            out = planning.and_(out, key)
         return out
 
     from_rg = rg_postings(tree, cache)

@@ -16,6 +16,7 @@ import pytest
 import fstools
 from benchmarks import ngram_designs as nd
 from fstools._index.grams import trigrams
+from fstools._index.plan import ALL, Or
 
 
 def _random_weights(seed: int) -> np.ndarray:
@@ -110,11 +111,12 @@ def test_pair_weights_rank_rarity_without_ties() -> None:
 
 
 def test_literal_tree_keeps_whole_literals() -> None:
-    assert nd.literal_tree("PM_RESUME") == ("lit", b"PM_RESUME")
-    assert nd.literal_tree("[A-Z]+_RESUME") == ("lit", b"_RESUME")
-    assert nd.literal_tree("ERR_SYS|PME_TURN_OFF") == ("or", (("lit", b"ERR_SYS"), ("lit", b"PME_TURN_OFF")))
-    assert nd.literal_tree("foo(bar|baz)qux") == ("or", (("lit", b"foobarqux"), ("lit", b"foobazqux")))
-    assert nd.literal_tree(r"\w+\s+") == ("all",)
+    lit = nd.Lit
+    assert nd.literal_tree("PM_RESUME") == lit(b"PM_RESUME")
+    assert nd.literal_tree("[A-Z]+_RESUME") == lit(b"_RESUME")
+    assert nd.literal_tree("ERR_SYS|PME_TURN_OFF") == Or((lit(b"ERR_SYS"), lit(b"PME_TURN_OFF")))
+    assert nd.literal_tree("foo(bar|baz)qux") == Or((lit(b"foobarqux"), lit(b"foobazqux")))
+    assert nd.literal_tree(r"\w+\s+") == ALL
 
 
 def _tree(project: Path) -> None:
