@@ -399,9 +399,12 @@ class LiveIndex:
         if set(tree.ignore_files) != set(self.ignores):
             self.stale = "stale"
             return
+        dirs = {d: sig_of(st) for d, st in tree.dirs.items()}
         if self.watcher is not None:  # before listing, so nothing created in them meanwhile is missed
-            self.watcher.add([d for d in tree.dirs if d not in self.dirs])
-        self.dirs = {d: sig_of(st) for d, st in tree.dirs.items()}
+            # A directory moved to a new path (or swapped for another) is watched again there:
+            # inotify gives its existing watch, whose events then name the path it has now.
+            self.watcher.add([d for d, s in dirs.items() if d not in self.dirs or self.dirs[d][3] != s[3]])
+        self.dirs = dirs
         listed = set(list_files(self.root, self.filters))
         current = self.alive()
         for path in current - listed:

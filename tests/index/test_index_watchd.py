@@ -169,3 +169,69 @@ def test_a_long_lived_watch_reads_a_written_file_once_and_lists_many_directories
     assert comparable(with_index) == comparable(fstools.grep("ZQMANY", ctx=off))
     assert with_index.metadata["total_files"] == RELIST_DIRS + 4
     assert calls == ["rewalk"], calls
+
+
+# Attacks on the watch's proof: each compares the index's answer with the plain scan's.
+
+
+def _watched(tmp_path: Path, files: dict[str, str]) -> tuple[Path, fstools.ExecutionContext, fstools.ExecutionContext]:
+    root = (tmp_path / "proj").resolve()
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for name, body in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(body)
+    build(str(root), max_filesize=MAX_FILESIZE)
+    _forget(root)
+    on, off = _contexts(root)
+    assert fstools.grep("ZQNOWHERE", ctx=on).metadata["index"] == "used"
+    assert open_live(str(root)).watcher is not None
+    return root, on, off
+
+
+def _same(pattern: str, on: fstools.ExecutionContext, off: fstools.ExecutionContext) -> fstools.ToolResult:
+    with_index = fstools.grep(pattern, ctx=on, output_mode="content")
+    assert comparable(with_index) == comparable(fstools.grep(pattern, ctx=off, output_mode="content")), pattern
+    return with_index
+
+
+def test_a_directory_replaced_by_another_is_watched_at_its_new_place(tmp_path: Path) -> None:
+    """`rm -rf b && mv a b` (a build output swapped in): later writes in b are seen, not credited to a."""
+    root, on, off = _watched(tmp_path, {"a/x.c": "int from_a;\n", "b/x.c": "int from_b;\n", "c/y.c": "int c;\n"})
+    import shutil
+
+    shutil.rmtree(root / "b")
+    os.rename(root / "a", root / "b")
+    _same("from_", on, off)  # one drain sees both
+    (root / "b" / "x.c").write_text("int ZQWRITTEN_LATER;\n")
+    assert _same("ZQWRITTEN_LATER", on, off).metadata["total_files"] == 1
+
+
+def test_two_directories_swapped_are_watched_at_their_new_places(tmp_path: Path) -> None:
+    root, on, off = _watched(tmp_path, {"a/x.c": "int from_a;\n", "b/y.c": "int from_b;\n"})
+    os.rename(root / "a", root / "t")
+    os.rename(root / "b", root / "a")
+    os.rename(root / "t", root / "b")
+    _same("from_", on, off)
+    (root / "a" / "y.c").write_text("int ZQSWAPPED_A;\n")
+    (root / "b" / "x.c").write_text("int ZQSWAPPED_B;\n")
+    assert _same("ZQSWAPPED_", on, off).metadata["total_files"] == 2
+
+
+def test_an_overflowed_queue_falls_back_to_the_check_of_every_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kernel dropped events (IN_Q_OVERFLOW): what they said is found by the stat pass."""
+    from fstools._index import watch as watch_module
+
+    root, on, off = _watched(tmp_path, {"a/x.c": "int old;\n", "b/y.c": "int old;\n"})
+    watcher = open_live(str(root)).watcher
+    assert watcher is not None
+    real_read = watch_module.Watcher._read
+    overflow = watch_module._EVENT.pack(-1, watch_module.IN_Q_OVERFLOW, 0, 0)
+    monkeypatch.setattr(watch_module.Watcher, "_read", lambda self: real_read(self) and overflow)
+    (root / "a" / "x.c").write_text("int ZQLOST_EVENT;\n")
+    (root / "b" / "new.c").write_text("int ZQLOST_EVENT;\n")
+    (root / "d").mkdir()
+    (root / "d" / "z.c").write_text("int ZQLOST_EVENT;\n")
+    assert _same("ZQLOST_EVENT", on, off).metadata["total_files"] == 3
