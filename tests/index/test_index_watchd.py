@@ -269,3 +269,41 @@ def test_a_file_written_through_a_shared_mapping(tmp_path: Path) -> None:
         m[:14] = b"int ZQMAPPED_1"
         m.flush()  # still open: no close-after-write event either
         assert _same("ZQMAPPED_1", on, off).metadata["total_files"] == 1
+
+
+def test_the_probe_after_an_empty_result_through_the_watcher(
+    served: tuple[Path, subprocess.Popen[bytes]],
+) -> None:
+    """Each change the probe's record must notice, made just before a fresh process's first Grep,
+    which asks the watcher: the binary, ignored, hidden and oversized files it reports are the scan's."""
+    root, _ = served
+    on, off = _contexts(root)
+    first, second = sorted(p for p in root.rglob("f*.*") if ".git" not in p.parts)[:2]
+    changes = [  # in place first: the probe's record still holds
+        lambda: (root / "run.log").write_text("ZQPROBE now in the ignored log\n"),
+        lambda: first.write_bytes(b"\0ZQPROBE turned binary\n"),
+        lambda: second.write_text("ZQPROBE grown\n" * (MAX_FILESIZE // 8)),
+        lambda: (root / ".hidden" / "h.txt").write_text("ZQPROBE rewritten hidden file\n"),
+        lambda: (root / "ignored" / "x.txt").write_text("ZQPROBE a grown ignored file\n" * (MAX_FILESIZE // 8)),
+        lambda: (root / "bin.dat").write_text("ZQPROBE a binary file turned text\n"),
+        lambda: (root / "ignored" / "new.txt").write_text("ZQPROBE in a new ignored file\n"),
+        lambda: (root / ".hidden" / "deeper").mkdir(),
+        lambda: (root / ".hidden" / "deeper" / "h2.txt").write_text("ZQPROBE deeper in a hidden dir\n"),
+        lambda: os.rename(root / "ignored" / "new.txt", root / "ignored" / "renamed.txt"),
+        lambda: (root / ".gitignore").write_text("ignored/\n"),
+    ]
+    used = []
+    for i, change in enumerate(changes):
+        change()
+        _forget(root)  # a fresh process's first call
+        with_index = fstools.grep("ZQPROBE", ctx=on)
+        without = fstools.grep("ZQPROBE", ctx=off)
+        assert comparable(with_index) == comparable(without), (i, with_index.metadata, without.metadata)
+        assert live_asks(root), i
+        used.append(with_index.metadata["index"])
+        assert with_index.metadata["index"] == "stale" or open_live(str(root)).probe_ok == (i < 6), i
+    assert used == ["used"] * (len(changes) - 1) + ["stale"], used
+
+
+def live_asks(root: Path) -> bool:
+    return open_live(str(root)).asks
