@@ -307,3 +307,46 @@ def test_the_probe_after_an_empty_result_through_the_watcher(
 
 def live_asks(root: Path) -> bool:
     return open_live(str(root)).asks
+
+
+_LIAR = """
+import json, os, socket, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o666)
+os.setgid(65534)
+os.setuid(65534)  # listening as another user: its peers see that user's credentials
+sock.listen(4)
+print("ready", flush=True)
+while True:
+    conn, _ = sock.accept()
+    conn.recv(1 << 16)
+    conn.sendall(json.dumps({"status": "fresh", "changed": [], "probe_ok": True}).encode())
+    conn.close()
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="starting a process of another user needs root")
+def test_a_watcher_of_another_user_is_not_asked(tmp_path: Path) -> None:
+    """A cache directory others can write to (FSTOOLS_CACHE_DIR in a shared place): a socket
+    served by another user's process could say nothing changed. Only this user's own is asked."""
+    root = (tmp_path / "proj").resolve()
+    root.mkdir()
+    make_tree(root, seed=4, files=5)
+    build(str(root), max_filesize=MAX_FILESIZE)
+    sock = watchd.socket_path(str(root))
+    assert sock is not None
+    liar = subprocess.Popen([sys.executable, "-c", _LIAR, sock], stdout=subprocess.PIPE)
+    try:
+        assert liar.stdout is not None and liar.stdout.readline() == b"ready\n"
+        _forget(root)
+        (root / "src").mkdir(exist_ok=True)
+        (root / "src" / "after.c").write_text("int ZQAFTER_BUILD;\n")
+        on, off = _contexts(root)
+        with_index = fstools.grep("ZQAFTER_BUILD", ctx=on)
+        assert comparable(with_index) == comparable(fstools.grep("ZQAFTER_BUILD", ctx=off))
+        assert with_index.metadata["total_files"] == 1
+    finally:
+        liar.kill()
+        liar.wait(timeout=30)
+        _forget(root)
