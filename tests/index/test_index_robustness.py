@@ -372,3 +372,24 @@ def test_paths_that_sort_differently_as_bytes_and_as_text(tmp_path: Path) -> Non
             assert comparable(with_index) == comparable(fstools.grep(pattern, where, ctx=off, output_mode="content"))
         globbed = fstools.glob("**/*", where, ctx=on)
         assert comparable(globbed) == comparable(fstools.glob("**/*", where, ctx=off)), sub
+
+
+def test_an_ignore_file_edited_during_the_build(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The listing followed the old rules: the index must not record the edited file as the one it read."""
+    from fstools._index import build as build_module
+
+    real_probe_files = build_module.probe_files
+
+    def listed_then_edited(*args: Any) -> Any:
+        found = real_probe_files(*args)  # the files are listed by now
+        with open(tree / ".gitignore", "a") as f:  # another process edits the rules meanwhile
+            f.write("src/\n")
+        return found
+
+    monkeypatch.setattr(build_module, "probe_files", listed_then_edited)
+    write(tree / "src" / "zq.c", "int ZQEDITED_RULES;\n")
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    reopen()
+    with_index, without = grep_both(tree, "ZQEDITED_RULES")
+    assert comparable(with_index) == comparable(without)
+    assert with_index.metadata["index"] == "stale"
