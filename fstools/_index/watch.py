@@ -17,6 +17,7 @@ import struct
 from typing import TYPE_CHECKING
 
 from .._walk.excludes import is_hidden
+from .entries import rule_sig
 from .listing import IGNORE_NAMES
 
 if TYPE_CHECKING:
@@ -104,6 +105,9 @@ class Watcher:
         """Apply every queued event to `live` (at most one listing of the tree per drain)."""
         if not self.complete:
             live.full_check()
+            return
+        if any(rule_sig(p) != s for p, s in live.rules.items()):  # in no watched directory: a stat each
+            live.stale = "stale"
             return
         data = self._read()
         rewalk = False

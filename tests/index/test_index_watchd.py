@@ -174,10 +174,13 @@ def test_a_long_lived_watch_reads_a_written_file_once_and_lists_many_directories
 # Attacks on the watch's proof: each compares the index's answer with the plain scan's.
 
 
-def _watched(tmp_path: Path, files: dict[str, str]) -> tuple[Path, fstools.ExecutionContext, fstools.ExecutionContext]:
+def _watched(
+    tmp_path: Path, files: dict[str, str], *, repo: bool = True
+) -> tuple[Path, fstools.ExecutionContext, fstools.ExecutionContext]:
     root = (tmp_path / "proj").resolve()
     root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    if repo:
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
     for name, body in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(body)
@@ -350,3 +353,19 @@ def test_a_watcher_of_another_user_is_not_asked(tmp_path: Path) -> None:
         liar.kill()
         liar.wait(timeout=30)
         _forget(root)
+
+
+@pytest.mark.parametrize("rules", [".git/info/exclude", "../.gitignore"])
+def test_rules_outside_the_watched_directories_edited(tmp_path: Path, rules: str) -> None:
+    """The repository's info/exclude and an ancestor's .gitignore lie in no watched directory."""
+    if rules.startswith(".."):  # the indexed root is a directory of a repository
+        subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    files = {"a/x.c": "int ZQRULED;\n", "b/y.c": "int ZQRULED;\n"}
+    root, on, off = _watched(tmp_path, files, repo=not rules.startswith(".."))
+    target = (root / rules).resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "a") as f:
+        f.write("\nx.c\n")
+    with_index = _same("ZQRULED", on, off)
+    assert with_index.metadata["total_files"] == 1
+    assert with_index.metadata["index"] == "stale"
