@@ -131,13 +131,14 @@ def test_a_build_killed_midway_leaves_the_previous_index_usable(tree: Path) -> N
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    assert any(n.startswith("spill-") for n in os.listdir(index_dir(str(tree)))), "killed with its segments spilled"
     assert data_file(tree) == before
     reopen()
     with_index, without = grep_both(tree)
     assert with_index.metadata["index"] == "used"
     assert comparable(with_index) == comparable(without)
     build(str(tree), max_filesize=MAX_FILESIZE)  # the next build clears the leftovers
-    assert not any(n.endswith(".tmp") for n in os.listdir(index_dir(str(tree))))
+    assert not any(n.endswith(".tmp") or n.startswith("spill-") for n in os.listdir(index_dir(str(tree))))
 
 
 def test_two_builders_take_turns(tree: Path) -> None:
