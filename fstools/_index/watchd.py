@@ -100,7 +100,7 @@ def _own(conn: socket.socket) -> bool:
     """Whether the server is a process of this user: in a cache directory others can write to,
     another user's could say that nothing changed."""
     _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
-    return uid == os.geteuid()
+    return bool(uid == os.geteuid())
 
 
 def ask(live: LiveIndex) -> bool:
