@@ -141,6 +141,8 @@ class Watcher:
                     touched.setdefault(path)  # a write's modify and close events: one read
                 elif mask & _APPEARED:
                     appeared.setdefault(directory, []).append(path)
+        for path in live.linked_changed():  # written through a name no watch sees
+            touched.setdefault(path)
         for path in touched:
             live.refresh_file(path)
         if overflow:
