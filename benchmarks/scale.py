@@ -127,7 +127,10 @@ def fresh_rows(root: str, repeats: int) -> list[dict[str, Any]]:
         assert watcher.stderr is not None
         watcher.stderr.readline()  # "watching ...": the watch is up and its first check done
         rss = int(subprocess.run(fresh, capture_output=True, text=True, env=env, check=True).stdout.split()[2])
-        got = medians({"fstools": quiet(fresh, env), "rg": rg}, repeats)
+        # What any new interpreter pays at this load, for reading the row: start, numpy's import.
+        bare = quiet([sys.executable, "-c", "pass"], env)
+        numpy = quiet([sys.executable, "-c", "import numpy"], env)
+        got = medians({"fstools": quiet(fresh, env), "rg": rg, "python": bare, "numpy": numpy}, repeats)
         rows.append({"case": "first Grep of a fresh process (watcher running)", "index": out[0], **got,
                      "rss_mb": rss / 1024})  # fmt: skip
     finally:
@@ -159,6 +162,10 @@ def main() -> None:
             f"| {r['case']} | {r['fstools']:.1f} ms | {r['rg']:.1f} ms | {r['fstools'] / r['rg']:.2f}× | {cs} | {r['index']} |"
         )
     print(f"resident memory of the long-lived process answering from the index: {rss_mb:.0f} MB (peak)")
+    last = rows[-1]
+    print(
+        f"a new interpreter at this load: `python -c pass` {last['python']:.0f} ms, `import numpy` {last['numpy']:.0f} ms"
+    )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)
