@@ -383,3 +383,22 @@ def test_rules_outside_the_watched_directories_edited(tmp_path: Path, rules: str
     with_index = _same("ZQRULED", on, off)
     assert with_index.metadata["total_files"] == 1
     assert with_index.metadata["index"] == "stale"
+
+
+def test_a_watch_that_reached_its_limit_checks_every_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No watch could be added for a new directory (max_user_watches reached): what changes in it
+    is still found, by the stat pass."""
+    from fstools._index import watch as watch_module
+
+    root, on, off = _watched(tmp_path, {"a/x.c": "int old;\n"})
+
+    def full(self: watch_module.Watcher, dirs: object) -> None:
+        self.complete = False  # as inotify_add_watch failing with ENOSPC
+
+    monkeypatch.setattr(watch_module.Watcher, "add", full)
+    (root / "new").mkdir()
+    (root / "new" / "n.c").write_text("int ZQUNWATCHED_0;\n")
+    assert _same("ZQUNWATCHED_", on, off).metadata["total_files"] == 1
+    for i in range(1, 3):
+        (root / "new" / "n.c").write_text(f"int ZQUNWATCHED_{i};\n")
+        assert _same(f"ZQUNWATCHED_{i}", on, off).metadata["total_files"] == 1
