@@ -59,7 +59,7 @@ def index_listing(
     key = (*snap.key, regex, glob, glob_ignore_case)
     listing = _recent.get(key)
     if listing is None:
-        paths, mtimes = snap.paths, snap.mtimes
+        paths, mtimes = _utf8_only(snap.paths, snap.mtimes)
         if regex is not None:
             # The walk's own matcher: the glob as an automaton (no backtracking on a crafted name).
             match = (
@@ -75,3 +75,21 @@ def index_listing(
     # seen every change that completed before this call, and Glob reports only names and the
     # indexed mtimes, so no re-check through the sandbox is owed (it cost a realpath a path).
     return Listing(list(listing[0]), "index", list(listing[1]), confined=True), "used"
+
+
+def _utf8_only(paths: list[str], mtimes: list[int]) -> tuple[list[str], list[int]]:
+    """The paths whose names are UTF-8, as the walk keeps them (it leaves the others out)."""
+    try:
+        "\0".join(paths).encode("utf-8")
+    except UnicodeEncodeError:
+        kept = [(p, m) for p, m in zip(paths, mtimes, strict=True) if p.isascii() or _encodes(p)]
+        return [p for p, _ in kept], [m for _, m in kept]
+    return paths, mtimes
+
+
+def _encodes(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -160,6 +160,8 @@ def collect(
     rule_files = outside_rule_files(root)
     rule_sigs = [rule_sig(p) for p in rule_files]
     tree = walk_dirs(root, filters)
+    # Before rg reads them: an edit made while the tree is listed must show as a change.
+    tree.ignore_sigs = {p: rule_sig(p) for p in tree.ignore_files}
     refuse_ignore_links(root, filters, [*tree.ignore_files, *ignore_files_above(root, rule_files)])
     paths = sorted(list_files(root, filters))
     extra = probe_files(root, filters, paths)
@@ -239,7 +241,7 @@ def _assemble(
         "dir_sigs": _sigs([sig_of(tree.dirs[d]) for d in dirs]),
         "ignores": ign_blob,
         "ignore_offsets": ign_offsets,
-        "ignore_sigs": _sigs([rule_sig(p) for p in ignore]),
+        "ignore_sigs": _sigs([tree.ignore_sigs[p] for p in ignore]),
         "rules": rule_blob,
         "rule_offsets": rule_offsets,
         "rule_sigs": _sigs(rule_sigs),

@@ -84,6 +84,8 @@ class Tree:
     dirs: dict[str, os.stat_result] = field(default_factory=dict)
     ignore_files: list[str] = field(default_factory=list)
     hidden_dirs: dict[str, os.stat_result] = field(default_factory=dict)
+    # The ignore files' signatures, taken before rg reads them (a builder records these).
+    ignore_sigs: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
 
 def _pruned(name: str, patterns: tuple[str, ...]) -> bool:

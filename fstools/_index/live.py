@@ -68,6 +68,13 @@ def _strings(blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str | None
     return [prefix + n if n else root for n in names]
 
 
+def _has_links(path: str) -> bool:
+    try:
+        return os.lstat(path).st_nlink > 1
+    except OSError:
+        return False
+
+
 def _sig_rows(arr: npt.NDArray[Any]) -> list[Sig]:
     return [(a, b, c, d) for a, b, c, d in arr.reshape(-1, 4).tolist()]
 
@@ -281,6 +288,9 @@ class LiveIndex:
         self.checked = False
         self.watcher: Watcher | None = None
         self.asks = False  # a watcher process serves this root: ask it instead of checking
+        # Files with another name (a hard link) as last seen: a write through a name outside the
+        # tree raises no event in a watched directory, so a watch stats them at each drain.
+        self.linked: set[str] = set()
         self.lock = threading.RLock()
         # Names this live index's states: a reopened one starts counting its changes again.
         self.name = f"{file.path}#{next(_OPENED)}"
@@ -369,6 +379,8 @@ class LiveIndex:
                 continue
             if (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino & 0x7FFF_FFFF_FFFF_FFFF) != sig:
                 changed.append(path)
+            elif st.st_nlink > 1:
+                self.linked.add(path)
         for path, entry in list(overlay.items()):
             if entry is not None and lstat_sig(path) != entry.sig:
                 changed.append(path)
@@ -378,6 +390,10 @@ class LiveIndex:
     def refresh_file(self, path: str) -> None:
         """Read one file again (a file that is gone or no longer regular is recorded as deleted)."""
         entry = read_beneath(self.root, path, self.filters.max_filesize)
+        if entry is not None and _has_links(path):
+            self.linked.add(path)
+        else:
+            self.linked.discard(path)
         if entry is None and path not in self.position:
             self.overlay.pop(path, None)
             return
@@ -387,6 +403,17 @@ class LiveIndex:
                 del self.overlay[path]
                 return
         self.overlay[path] = entry
+
+    def linked_changed(self) -> list[str]:
+        """The files with another name whose signature is not the one last seen."""
+        changed = []
+        for path in self.linked:
+            entry = self.overlay.get(path)
+            if entry is None and (path in self.overlay or path not in self.position):
+                changed.append(path)  # gone since: read again, it is dropped from the set
+            elif lstat_sig(path) != (entry.sig if entry is not None else self.sig(self.position[path])):
+                changed.append(path)
+        return changed
 
     def alive(self) -> set[str]:
         base = {p for p in self.paths.every() if p not in self.overlay}
@@ -399,9 +426,12 @@ class LiveIndex:
         if set(tree.ignore_files) != set(self.ignores):
             self.stale = "stale"
             return
+        dirs = {d: sig_of(st) for d, st in tree.dirs.items()}
         if self.watcher is not None:  # before listing, so nothing created in them meanwhile is missed
-            self.watcher.add([d for d in tree.dirs if d not in self.dirs])
-        self.dirs = {d: sig_of(st) for d, st in tree.dirs.items()}
+            # A directory moved to a new path (or swapped for another) is watched again there:
+            # inotify gives its existing watch, whose events then name the path it has now.
+            self.watcher.add([d for d, s in dirs.items() if d not in self.dirs or self.dirs[d][3] != s[3]])
+        self.dirs = dirs
         listed = set(list_files(self.root, self.filters))
         current = self.alive()
         for path in current - listed:

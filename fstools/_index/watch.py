@@ -17,6 +17,7 @@ import struct
 from typing import TYPE_CHECKING
 
 from .._walk.excludes import is_hidden
+from .entries import rule_sig
 from .listing import IGNORE_NAMES
 
 if TYPE_CHECKING:
@@ -105,6 +106,9 @@ class Watcher:
         if not self.complete:
             live.full_check()
             return
+        if any(rule_sig(p) != s for p, s in live.rules.items()):  # in no watched directory: a stat each
+            live.stale = "stale"
+            return
         data = self._read()
         rewalk = False
         overflow = False
@@ -137,6 +141,8 @@ class Watcher:
                     touched.setdefault(path)  # a write's modify and close events: one read
                 elif mask & _APPEARED:
                     appeared.setdefault(directory, []).append(path)
+        for path in live.linked_changed():  # written through a name no watch sees
+            touched.setdefault(path)
         for path in touched:
             live.refresh_file(path)
         if overflow:

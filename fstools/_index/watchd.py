@@ -10,7 +10,9 @@ not already hold. Any doubt — no server, a dead or slow one, another data file
 index — and the asking process checks by itself, as without a server.
 
 The socket lives in the user's own cache directory and is made readable by its owner
-only: a process that could lie through it could change the files themselves.
+only: a process that could lie through it could change the files themselves. A process
+asks only a server running as its own user (a cache directory set to a shared place could
+hold another user's socket).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import json
 import logging
 import os
 import socket
+import struct
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -93,6 +96,13 @@ def apply(live: LiveIndex, reply: dict[str, Any]) -> bool:
     return True
 
 
+def _own(conn: socket.socket) -> bool:
+    """Whether the server is a process of this user: in a cache directory others can write to,
+    another user's could say that nothing changed."""
+    _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    return bool(uid == os.geteuid())
+
+
 def ask(live: LiveIndex) -> bool:
     """Ask the server of `live`'s root and apply its answer; False when there is none to trust."""
     path = socket_path(live.root)
@@ -102,6 +112,8 @@ def ask(live: LiveIndex) -> bool:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(ASK_TIMEOUT)
             conn.connect(path)
+            if not _own(conn):
+                return False
             conn.sendall(json.dumps({"data": live.file.path}).encode() + b"\n")
             conn.shutdown(socket.SHUT_WR)
             chunks = []

@@ -131,13 +131,14 @@ def test_a_build_killed_midway_leaves_the_previous_index_usable(tree: Path) -> N
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    assert any(n.startswith("spill-") for n in os.listdir(index_dir(str(tree)))), "killed with its segments spilled"
     assert data_file(tree) == before
     reopen()
     with_index, without = grep_both(tree)
     assert with_index.metadata["index"] == "used"
     assert comparable(with_index) == comparable(without)
     build(str(tree), max_filesize=MAX_FILESIZE)  # the next build clears the leftovers
-    assert not any(n.endswith(".tmp") for n in os.listdir(index_dir(str(tree))))
+    assert not any(n.endswith(".tmp") or n.startswith("spill-") for n in os.listdir(index_dir(str(tree))))
 
 
 def test_two_builders_take_turns(tree: Path) -> None:
@@ -336,3 +337,60 @@ def test_a_symlink_swapped_in_during_a_build_never_brings_outside_bytes(
     live.notify([str(root / "sub" / "v000.txt"), str(root / "top.txt")])
     assert not _canary_grams(live)
     assert seen_by(live, str(root / "sub" / "v000.txt")) == MISSING
+
+
+def test_paths_that_sort_differently_as_bytes_and_as_text(tmp_path: Path) -> None:
+    """Names with bytes that are not UTF-8, characters past U+FFFF, neighbours of "/" and very long
+    paths: the mapped file table's bisection finds the same files below every directory as rg."""
+    root = (tmp_path / "proj").resolve()
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    broot = os.fsencode(root)
+    long_dir = b"/".join([b"d" * 200] * 15)
+    names = [
+        b"\xff.c", b"caf\xc3\xa9.c", b"\xed\xa0\x80.c", b"\xf0\x90\x80\x80.c", b"a-b/x.c", b"a.b/x.c", b"a/x.c",
+        b"a0/x.c", b"a/\xff/x.c", b"\xff/x.c", b"\xf0\x90\x80\x80/x.c", b"\xef\xbf\xbd/x.c", long_dir + b"/x.c",
+    ]  # fmt: skip
+    for i, name in enumerate(names):
+        path = broot + b"/" + name
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(b"int ZQNAMED_%d;\n" % i)
+    with open(broot + b"/\xfe.bin", "wb") as f:
+        f.write(b"\0ZQNAMED_BINARY\n")
+    build(str(root), max_filesize=MAX_FILESIZE)
+    opened.forget(str(root))
+    on = fstools.ExecutionContext(working_dir=str(root), grep_max_filesize=MAX_FILESIZE)
+    off = fstools.ExecutionContext(working_dir=str(root), grep_max_filesize=MAX_FILESIZE, search_index="off")
+    with open(broot + b"/a/\xfc-after-build.c", "wb") as f:  # seen by the first check
+        f.write(b"int ZQNAMED_LATE;\n")
+    below = ["", "a", "\U00010000", "\ufffd", "a0", "a.b", "/".join(["d" * 200] * 7)]  # a non-UTF-8 one is refused
+    for sub in below:
+        where = os.path.join(str(root), sub) if sub else str(root)
+        for pattern in ("ZQNAMED_", "ZQNAMED_1", "ZQNOT_THERE"):
+            with_index = fstools.grep(pattern, where, ctx=on, output_mode="content")
+            assert with_index.metadata.get("index") == "used", (sub, with_index.output[:300])
+            assert comparable(with_index) == comparable(fstools.grep(pattern, where, ctx=off, output_mode="content"))
+        globbed = fstools.glob("**/*", where, ctx=on)
+        assert comparable(globbed) == comparable(fstools.glob("**/*", where, ctx=off)), sub
+
+
+def test_an_ignore_file_edited_during_the_build(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The listing followed the old rules: the index must not record the edited file as the one it read."""
+    from fstools._index import build as build_module
+
+    real_probe_files = build_module.probe_files
+
+    def listed_then_edited(*args: Any) -> Any:
+        found = real_probe_files(*args)  # the files are listed by now
+        with open(tree / ".gitignore", "a") as f:  # another process edits the rules meanwhile
+            f.write("src/\n")
+        return found
+
+    monkeypatch.setattr(build_module, "probe_files", listed_then_edited)
+    write(tree / "src" / "zq.c", "int ZQEDITED_RULES;\n")
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    reopen()
+    with_index, without = grep_both(tree, "ZQEDITED_RULES")
+    assert comparable(with_index) == comparable(without)
+    assert with_index.metadata["index"] == "stale"

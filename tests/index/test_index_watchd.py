@@ -169,3 +169,236 @@ def test_a_long_lived_watch_reads_a_written_file_once_and_lists_many_directories
     assert comparable(with_index) == comparable(fstools.grep("ZQMANY", ctx=off))
     assert with_index.metadata["total_files"] == RELIST_DIRS + 4
     assert calls == ["rewalk"], calls
+
+
+# Attacks on the watch's proof: each compares the index's answer with the plain scan's.
+
+
+def _watched(
+    tmp_path: Path, files: dict[str, str], *, repo: bool = True
+) -> tuple[Path, fstools.ExecutionContext, fstools.ExecutionContext]:
+    root = (tmp_path / "proj").resolve()
+    root.mkdir(exist_ok=True)
+    if repo:
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for name, body in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(body)
+    build(str(root), max_filesize=MAX_FILESIZE)
+    _forget(root)
+    on, off = _contexts(root)
+    assert fstools.grep("ZQNOWHERE", ctx=on).metadata["index"] == "used"
+    assert open_live(str(root)).watcher is not None
+    return root, on, off
+
+
+def _same(pattern: str, on: fstools.ExecutionContext, off: fstools.ExecutionContext) -> fstools.ToolResult:
+    with_index = fstools.grep(pattern, ctx=on, output_mode="content")
+    assert comparable(with_index) == comparable(fstools.grep(pattern, ctx=off, output_mode="content")), pattern
+    return with_index
+
+
+def test_a_directory_replaced_by_another_is_watched_at_its_new_place(tmp_path: Path) -> None:
+    """`rm -rf b && mv a b` (a build output swapped in): later writes in b are seen, not credited to a."""
+    root, on, off = _watched(tmp_path, {"a/x.c": "int from_a;\n", "b/x.c": "int from_b;\n", "c/y.c": "int c;\n"})
+    import shutil
+
+    shutil.rmtree(root / "b")
+    os.rename(root / "a", root / "b")
+    _same("from_", on, off)  # one drain sees both
+    (root / "b" / "x.c").write_text("int ZQWRITTEN_LATER;\n")
+    assert _same("ZQWRITTEN_LATER", on, off).metadata["total_files"] == 1
+
+
+def test_two_directories_swapped_are_watched_at_their_new_places(tmp_path: Path) -> None:
+    root, on, off = _watched(tmp_path, {"a/x.c": "int from_a;\n", "b/y.c": "int from_b;\n"})
+    os.rename(root / "a", root / "t")
+    os.rename(root / "b", root / "a")
+    os.rename(root / "t", root / "b")
+    _same("from_", on, off)
+    (root / "a" / "y.c").write_text("int ZQSWAPPED_A;\n")
+    (root / "b" / "x.c").write_text("int ZQSWAPPED_B;\n")
+    assert _same("ZQSWAPPED_", on, off).metadata["total_files"] == 2
+
+
+def test_an_overflowed_queue_falls_back_to_the_check_of_every_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kernel dropped events (IN_Q_OVERFLOW): what they said is found by the stat pass."""
+    from fstools._index import watch as watch_module
+
+    root, on, off = _watched(tmp_path, {"a/x.c": "int old;\n", "b/y.c": "int old;\n"})
+    watcher = open_live(str(root)).watcher
+    assert watcher is not None
+    real_read = watch_module.Watcher._read
+    overflow = watch_module._EVENT.pack(-1, watch_module.IN_Q_OVERFLOW, 0, 0)
+    monkeypatch.setattr(watch_module.Watcher, "_read", lambda self: real_read(self) and overflow)
+    (root / "a" / "x.c").write_text("int ZQLOST_EVENT;\n")
+    (root / "b" / "new.c").write_text("int ZQLOST_EVENT;\n")
+    (root / "d").mkdir()
+    (root / "d" / "z.c").write_text("int ZQLOST_EVENT;\n")
+    assert _same("ZQLOST_EVENT", on, off).metadata["total_files"] == 3
+
+
+@pytest.mark.parametrize("when", ["before the build", "after the first check"])
+def test_a_file_written_through_a_hard_link_outside_the_tree(tmp_path: Path, when: str) -> None:
+    """inotify tells a directory's watch only of changes made through that directory: a write
+    through another link to the same file (a package store, `cp -al`) raises no event there."""
+    outside = tmp_path / "store.c"
+    outside.write_text("int stored_once;\n")
+    if when == "before the build":
+        (tmp_path / "proj").mkdir()
+        os.link(outside, tmp_path / "proj" / "linked.c")
+    root, on, off = _watched(tmp_path, {"keep.c": "int keep;\n"})
+    if when != "before the build":
+        os.link(outside, root / "linked.c")
+    _same("stored_", on, off)
+    for n in range(3):
+        with open(outside, "r+") as f:  # in place: the inode both names share
+            f.write(f"int ZQLINKED{n}")
+        assert _same(f"ZQLINKED{n}", on, off).metadata["total_files"] == 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a hard link made outside the tree to a file inside raises no event in a watched directory: "
+    "writes through it go unseen by a watch until a stat pass",
+)
+def test_a_file_given_a_hard_link_outside_the_tree_after_the_check(tmp_path: Path) -> None:
+    root, on, off = _watched(tmp_path, {"inside.c": "int inside_once;\n", "keep.c": "int keep;\n"})
+    os.link(root / "inside.c", tmp_path / "outside.c")
+    with open(tmp_path / "outside.c", "r+") as f:
+        f.write("int ZQLINKED")
+    assert _same("ZQLINKED", on, off).metadata["total_files"] == 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a write through a shared mapping raises no inotify event: while the writer keeps the file "
+    "open, a watch (this process's or a watcher process's) keeps the file's old entry",
+)
+def test_a_file_written_through_a_shared_mapping(tmp_path: Path) -> None:
+    """A write through mmap raises no inotify event at all (only the mtime changes)."""
+    import mmap
+
+    root, on, off = _watched(tmp_path, {"mapped.c": "int mapped_before;\n", "keep.c": "int keep;\n"})
+    with open(root / "mapped.c", "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
+        m[:14] = b"int ZQMAPPED_1"
+        m.flush()  # still open: no close-after-write event either
+        assert _same("ZQMAPPED_1", on, off).metadata["total_files"] == 1
+
+
+def test_the_probe_after_an_empty_result_through_the_watcher(
+    served: tuple[Path, subprocess.Popen[bytes]],
+) -> None:
+    """Each change the probe's record must notice, made just before a fresh process's first Grep,
+    which asks the watcher: the binary, ignored, hidden and oversized files it reports are the scan's."""
+    root, _ = served
+    on, off = _contexts(root)
+    first, second = sorted(p for p in root.rglob("f*.*") if ".git" not in p.parts)[:2]
+    changes = [  # in place first: the probe's record still holds
+        lambda: (root / "run.log").write_text("ZQPROBE now in the ignored log\n"),
+        lambda: first.write_bytes(b"\0ZQPROBE turned binary\n"),
+        lambda: second.write_text("ZQPROBE grown\n" * (MAX_FILESIZE // 8)),
+        lambda: (root / ".hidden" / "h.txt").write_text("ZQPROBE rewritten hidden file\n"),
+        lambda: (root / "ignored" / "x.txt").write_text("ZQPROBE a grown ignored file\n" * (MAX_FILESIZE // 8)),
+        lambda: (root / "bin.dat").write_text("ZQPROBE a binary file turned text\n"),
+        lambda: (root / "ignored" / "new.txt").write_text("ZQPROBE in a new ignored file\n"),
+        lambda: (root / ".hidden" / "deeper").mkdir(),
+        lambda: (root / ".hidden" / "deeper" / "h2.txt").write_text("ZQPROBE deeper in a hidden dir\n"),
+        lambda: os.rename(root / "ignored" / "new.txt", root / "ignored" / "renamed.txt"),
+        lambda: (root / ".gitignore").write_text("ignored/\n"),
+    ]
+    used = []
+    for i, change in enumerate(changes):
+        change()
+        _forget(root)  # a fresh process's first call
+        with_index = fstools.grep("ZQPROBE", ctx=on)
+        without = fstools.grep("ZQPROBE", ctx=off)
+        assert comparable(with_index) == comparable(without), (i, with_index.metadata, without.metadata)
+        assert live_asks(root), i
+        used.append(with_index.metadata["index"])
+        assert with_index.metadata["index"] == "stale" or open_live(str(root)).probe_ok == (i < 6), i
+    assert used == ["used"] * (len(changes) - 1) + ["stale"], used
+
+
+def live_asks(root: Path) -> bool:
+    return open_live(str(root)).asks
+
+
+_LIAR = """
+import json, os, socket, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o666)
+os.setgid(65534)
+os.setuid(65534)  # listening as another user: its peers see that user's credentials
+sock.listen(4)
+print("ready", flush=True)
+while True:
+    conn, _ = sock.accept()
+    conn.recv(1 << 16)
+    conn.sendall(json.dumps({"status": "fresh", "changed": [], "probe_ok": True}).encode())
+    conn.close()
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="starting a process of another user needs root")
+def test_a_watcher_of_another_user_is_not_asked(tmp_path: Path) -> None:
+    """A cache directory others can write to (FSTOOLS_CACHE_DIR in a shared place): a socket
+    served by another user's process could say nothing changed. Only this user's own is asked."""
+    root = (tmp_path / "proj").resolve()
+    root.mkdir()
+    make_tree(root, seed=4, files=5)
+    build(str(root), max_filesize=MAX_FILESIZE)
+    sock = watchd.socket_path(str(root))
+    assert sock is not None
+    liar = subprocess.Popen([sys.executable, "-c", _LIAR, sock], stdout=subprocess.PIPE)
+    try:
+        assert liar.stdout is not None and liar.stdout.readline() == b"ready\n"
+        _forget(root)
+        (root / "src").mkdir(exist_ok=True)
+        (root / "src" / "after.c").write_text("int ZQAFTER_BUILD;\n")
+        on, off = _contexts(root)
+        with_index = fstools.grep("ZQAFTER_BUILD", ctx=on)
+        assert comparable(with_index) == comparable(fstools.grep("ZQAFTER_BUILD", ctx=off))
+        assert with_index.metadata["total_files"] == 1
+    finally:
+        liar.kill()
+        liar.wait(timeout=30)
+        _forget(root)
+
+
+@pytest.mark.parametrize("rules", [".git/info/exclude", "../.gitignore"])
+def test_rules_outside_the_watched_directories_edited(tmp_path: Path, rules: str) -> None:
+    """The repository's info/exclude and an ancestor's .gitignore lie in no watched directory."""
+    if rules.startswith(".."):  # the indexed root is a directory of a repository
+        subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    files = {"a/x.c": "int ZQRULED;\n", "b/y.c": "int ZQRULED;\n"}
+    root, on, off = _watched(tmp_path, files, repo=not rules.startswith(".."))
+    target = (root / rules).resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "a") as f:
+        f.write("\nx.c\n")
+    with_index = _same("ZQRULED", on, off)
+    assert with_index.metadata["total_files"] == 1
+    assert with_index.metadata["index"] == "stale"
+
+
+def test_a_watch_that_reached_its_limit_checks_every_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No watch could be added for a new directory (max_user_watches reached): what changes in it
+    is still found, by the stat pass."""
+    from fstools._index import watch as watch_module
+
+    root, on, off = _watched(tmp_path, {"a/x.c": "int old;\n"})
+
+    def full(self: watch_module.Watcher, dirs: object) -> None:
+        self.complete = False  # as inotify_add_watch failing with ENOSPC
+
+    monkeypatch.setattr(watch_module.Watcher, "add", full)
+    (root / "new").mkdir()
+    (root / "new" / "n.c").write_text("int ZQUNWATCHED_0;\n")
+    assert _same("ZQUNWATCHED_", on, off).metadata["total_files"] == 1
+    for i in range(1, 3):
+        (root / "new" / "n.c").write_text(f"int ZQUNWATCHED_{i};\n")
+        assert _same(f"ZQUNWATCHED_{i}", on, off).metadata["total_files"] == 1
