@@ -66,8 +66,10 @@ __all__ = [
     "outline",
     "read",
     "read_many",
+    "references",
     "register_file_tools",
     "rewind",
+    "symbols",
     "undo",
     "write",
 ]
@@ -89,6 +91,8 @@ _TOOLS: dict[str, str] = {
     "ls": "_find.ls",
     "glob": "_find.glob",
     "grep": "_grep.grep",
+    "symbols": "_nav.symbols",
+    "references": "_nav.references",
 }
 
 # The change journal's tools: in the CLI and the MCP server, in a registry with create_registry(journal=True).
@@ -182,6 +186,8 @@ if TYPE_CHECKING:
     from ._find.ls import LSTool, ls
     from ._grep.grep import GrepTool, grep
     from ._index.service import build_index
+    from ._nav.references import references
+    from ._nav.symbols import symbols
     from ._read.many import read_many
     from ._read.outline import outline
     from ._read.read import ReadTool, read
