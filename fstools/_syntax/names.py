@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
@@ -57,6 +58,9 @@ _IDENTIFIERS["typescript"] = _IDENTIFIERS["tsx"] = (*_IDENTIFIERS["javascript"],
 # Extra patterns: shell names that are words in some places only.
 _EXTRA: dict[str, str] = {
     "bash": "(command_name (word) @id) (function_definition name: (word) @id)",
+    # `from __future__ import x` names a module; `type(self).x = y` is read as a type alias (a grammar
+    # slip), whose `type` is then the builtin used.
+    "python": '(future_import_statement "__future__" @id) (type_alias_statement "type" @soft left: (_) @left)',
 }
 # The statements whose names are imports.
 _IMPORTS: dict[str, tuple[str, ...]] = {
@@ -212,10 +216,17 @@ def file_names(language: Language, source: bytes) -> FileNames | None:
     captures = tree_sitter.QueryCursor(query).captures(found.tree.root_node)
     starts = _line_starts(source)
     names: dict[str, list[tuple[int, int, int]]] = {}
+    normalize = language.name == "python"  # Python reads identifiers NFKC-normalized: 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 is Unicode
     for node in captures.get("id", []):
         text = source[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
+        if normalize and not text.isascii():
+            text = unicodedata.normalize("NFKC", text)
         point = node.start_point
         names.setdefault(text, []).append((node.start_byte, point.row + 1, point.column + 1))
+    for keyword, left in zip(captures.get("soft", []), captures.get("left", [])):
+        inner = left.named_children[0] if left.named_children else left
+        if inner.type not in ("identifier", "generic_type"):
+            _add(source, keyword.start_byte, keyword.end_byte, starts, names)
     for node in captures.get("macro", []):
         _add_tokens(source, node.start_byte, node.end_byte, starts, names)
     for start, end in found.blanked:

@@ -389,11 +389,23 @@ def _header(source: bytes, node: tree_sitter.Node, span: tree_sitter.Node, kind:
     return text if len(text) <= MAX_HEADER_CHARS else text[: MAX_HEADER_CHARS - 3] + "..."
 
 
-def _lines(node: tree_sitter.Node) -> tuple[int, int]:
+def _lines(node: tree_sitter.Node, language: Language | None = None) -> tuple[int, int]:
     end_row = node.end_point.row
+    if language is not None and language.name == "python":  # trailing comments are no part of a block
+        end_row = _last_code(node).end_point.row
     if node.end_point.column == 0 and end_row > node.start_point.row:
         end_row -= 1  # ends just after a line break: the break belongs to the line before
     return node.start_point.row + 1, end_row + 1
+
+
+def _last_code(node: tree_sitter.Node) -> tree_sitter.Node:
+    """The last descendant of `node` that is not a comment, along its last children."""
+    while node.children:
+        code = [child for child in node.children if child.type != "comment"]
+        if not code:
+            break
+        node = code[-1]
+    return node
 
 
 def _nested(
@@ -415,7 +427,7 @@ def _nested(
         if "::" in name and language.name == "cpp":  # int ns::Parser::size() const { ... }, outside its class
             outer, _, name = name.rpartition("::")
             parent_name = ".".join(filter(None, [parent_name, outer.replace("::", ".")]))
-        start, end = _lines(span)
+        start, end = _lines(span, language)
         symbol = Symbol(
             name,
             kind,
