@@ -60,7 +60,7 @@ _EXTRA: dict[str, str] = {
     "bash": "(command_name (word) @id) (function_definition name: (word) @id)",
     # `from __future__ import x` names a module; `type(self).x = y` is read as a type alias (a grammar
     # slip), whose `type` is then the builtin used.
-    "python": '(future_import_statement "__future__" @id) (type_alias_statement "type" @soft left: (_) @left)',
+    "python": '(future_import_statement "__future__" @id) (type_alias_statement) @alias',
 }
 # The statements whose names are imports.
 _IMPORTS: dict[str, tuple[str, ...]] = {
@@ -223,9 +223,10 @@ def file_names(language: Language, source: bytes) -> FileNames | None:
             text = unicodedata.normalize("NFKC", text)
         point = node.start_point
         names.setdefault(text, []).append((node.start_byte, point.row + 1, point.column + 1))
-    for keyword, left in zip(captures.get("soft", []), captures.get("left", [])):
-        inner = left.named_children[0] if left.named_children else left
-        if inner.type not in ("identifier", "generic_type"):
+    for alias in captures.get("alias", []):
+        keyword, left = alias.children[0], alias.child_by_field_name("left")
+        inner = left.named_children[0] if left is not None and left.named_children else left
+        if keyword.type == "type" and inner is not None and inner.type not in ("identifier", "generic_type"):
             _add(source, keyword.start_byte, keyword.end_byte, starts, names)
     for node in captures.get("macro", []):
         _add_tokens(source, node.start_byte, node.end_byte, starts, names)

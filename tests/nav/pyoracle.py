@@ -73,15 +73,21 @@ def uses(source: bytes) -> Counter[tuple[int, str]]:
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             for name in node.names:
                 found[(_token_line(tokens, node.lineno, node.end_lineno, name), name)] += 1
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            found[(node.lineno, node.name)] += 1
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            found[(_token_line(tokens, node.lineno, node.end_lineno, node.rest), node.rest)] += 1
-        elif isinstance(node, ast.MatchClass):
-            for name in node.kwd_attrs:
-                found[(_token_line(tokens, node.lineno, node.end_lineno, name), name)] += 1
+        else:
+            _pattern_names(node, tokens, found)
     del text_lines
     return found
+
+
+def _pattern_names(node: ast.AST, tokens: dict[int, list[tuple[int, str]]], found: Counter[tuple[int, str]]) -> None:
+    """The names a match statement's patterns bind or name."""
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+        found[(node.lineno, node.name)] += 1
+    elif isinstance(node, ast.MatchMapping) and node.rest:
+        found[(_token_line(tokens, node.lineno, node.end_lineno, node.rest), node.rest)] += 1
+    elif isinstance(node, ast.MatchClass):
+        for name in node.kwd_attrs:
+            found[(_token_line(tokens, node.lineno, node.end_lineno, name), name)] += 1
 
 
 def _token_line(tokens: dict[int, list[tuple[int, str]]], first: int, last: int | None, name: str) -> int:

@@ -69,7 +69,9 @@ def test_definitions_and_uses_equal_asts_on_the_whole_standard_library():
 
 
 def test_the_oracle_itself_on_a_known_file():
-    source = b"import os.path as p\n@dec\nclass A:\n    async def f(self, x=1, *a, k, **kw):\n        return p.join(x)\n"
+    source = (
+        b"import os.path as p\n@dec\nclass A:\n    async def f(self, x=1, *a, k, **kw):\n        return p.join(x)\n"
+    )
     assert pyoracle.definitions(source) == [("A", "class", 2, 5), ("A.f", "method", 4, 5)]
     uses = pyoracle.uses(source)
     for expected in [(1, "os"), (1, "path"), (1, "p"), (2, "dec"), (3, "A"), (4, "f"), (4, "kw"), (5, "join")]:
