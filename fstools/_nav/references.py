@@ -15,9 +15,9 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._syntax.names import Occurrence, line_of
-from .common import DEFAULT_LIMIT, MAX_LIMIT, page_notice, parts_of, seen_at
+from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
 from .files import read_source, sources
-from .resolve import rank
+from .resolve import rank, resolvers
 
 MAX_SOURCE_CHARS = 200  # of each use's line in the output
 
@@ -115,6 +115,9 @@ def references(
         definitions += sum(1 for d in names.definitions if d.name == identifier)
     uses.sort(key=lambda item: item[0])
     everything = [use for _, use in uses]
+    resolved = _resolved(ctx, seen, identifier, everything) if seen is not None else None
+    if resolved is not None:
+        everything = resolved
     page = everything[offset : offset + limit]
     files = len({use.path for use in everything})
     meta: dict[str, Any] = {
@@ -129,7 +132,7 @@ def references(
         "truncated": offset + len(page) < len(everything),
         "next_offset": offset + len(page) if offset + len(page) < len(everything) else None,
         "definitions": definitions,
-        "resolution": "name",
+        "resolution": "language_server" if resolved is not None else "name",
     }
     if found.index is not None:
         meta["index"] = found.index
@@ -138,7 +141,7 @@ def references(
     warnings = found.report()
     text = _render(ctx, page, warnings) if page else _nothing(ctx, identifier, target.display, len(everything))
     notes = [page_notice(ctx, "uses", offset, len(page), len(everything))]
-    if everything:
+    if everything and resolved is None:
         notes.append(_by_name(identifier, definitions))
     notice = " ".join(note for note in notes if note)
     if notice:
@@ -147,6 +150,18 @@ def references(
     if warnings:
         meta["warnings"] = warnings
     return ToolResult.ok(text, **meta)
+
+
+def _resolved(ctx: ExecutionContext, seen: Seen, name: str, uses: list[Use]) -> list[Use] | None:
+    """The uses a resolver names (those of `uses` on its lines), or None when no resolver answers."""
+    if seen.line is None:
+        return None
+    for resolver in resolvers():
+        places = resolver.references(ctx, seen.path, seen.line, name)
+        if places is not None:
+            wanted = {(p.path, p.line) for p in places}
+            return [use for use in uses if (use.path, use.at.line) in wanted]
+    return None
 
 
 def _by_name(identifier: str, definitions: int) -> str:

@@ -15,9 +15,9 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._syntax.names import Definition
-from .common import DEFAULT_LIMIT, MAX_LIMIT, page_notice, parts_of, seen_at
+from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
 from .files import Sources, sources
-from .resolve import rank
+from .resolve import rank, resolvers
 
 # The kinds Outline reports, in every language.
 KINDS = (
@@ -140,6 +140,9 @@ def symbols(
 
         _load(ctx, [seen.path], found)  # its imports rank the others, even when it holds no definition
     matches = _matches(found, parts, kind, exact, seen.path if seen else None)
+    resolution = _resolved(ctx, seen, parts[-1], matches) if seen is not None else None
+    if resolution is not None:
+        matches = resolution
     page = matches[offset : offset + limit]
     meta: dict[str, Any] = {
         "query": query,
@@ -156,7 +159,7 @@ def symbols(
     if found.index is not None:
         meta["index"] = found.index
     if seen is not None:
-        meta["resolution"] = "name"
+        meta["resolution"] = "language_server" if resolution is not None else "name"
     if found.partial:
         meta["parse_errors"] = found.partial
     text = "\n".join(m.line() for m in page) if page else _nothing(ctx, query, target.display, exact, kind, matches)
@@ -190,6 +193,21 @@ def _matches(found: Sources, parts: list[str], kind: str | None, exact: bool, se
             matches.append(Match(path, d, (where, closeness, path, d.start_line, d.name_byte)))
     matches.sort(key=lambda m: m.order)
     return matches
+
+
+def _resolved(ctx: ExecutionContext, seen: Seen, name: str, matches: list[Match]) -> list[Match] | None:
+    """The definitions a resolver says the use refers to (those of `matches` holding its places), or None."""
+    if seen.line is None:
+        return None
+    for resolver in resolvers():
+        places = resolver.definitions(ctx, seen.path, seen.line, name)
+        if places is not None:
+            return [
+                m
+                for m in matches
+                if any(p.path == m.path and m.definition.start_line <= p.line <= m.definition.end_line for p in places)
+            ]
+    return None
 
 
 def _nothing(ctx: ExecutionContext, query: str, where: str, exact: bool, kind: str | None, matches: list[Match]) -> str:

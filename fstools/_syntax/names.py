@@ -197,6 +197,10 @@ def _query(language: Language) -> tree_sitter.Query | None:
         patterns.append("(preproc_arg) @macro")
     if language.name in ("c", "cpp"):
         patterns.append("(preproc_include path: (_) @include)")
+    if language.name in ("javascript", "typescript", "tsx"):
+        patterns.append("(import_statement source: (_) @include)")
+    if language.name == "go":
+        patterns.append("(import_spec path: (_) @include)")
     if language.name in _EXTRA:
         patterns.append(_EXTRA[language.name])
     query: tree_sitter.Query = tree_sitter.Query(loaded, "\n".join(patterns))
@@ -260,7 +264,7 @@ def _imported(
     imports: list[tuple[int, int]],
     includes: list[tree_sitter.Node],
 ) -> list[str]:
-    """The identifiers inside import statements, and the file stems `#include` names."""
+    """The identifiers inside import statements, and the file stems `#include` and import paths name."""
     found: set[str] = set()
     if imports:
         starts = [start for start, _ in imports]
@@ -271,7 +275,7 @@ def _imported(
                     found.add(name)
                     break
     for node in includes:
-        path = source[node.start_byte : node.end_byte].strip(b'"<>').decode("utf-8", "replace")
+        path = source[node.start_byte : node.end_byte].strip(b"\"'`<>").decode("utf-8", "replace")
         found.add(path.rsplit("/", 1)[-1].split(".", 1)[0])
     return sorted(found)
 
