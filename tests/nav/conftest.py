@@ -29,17 +29,17 @@ def parse_config(text, *, strict=False):
 def parse_config_v2(text):
     return parse_config(text)
 '''
-UTIL = '''from parser import parse_config
+UTIL = """from parser import parse_config
 
 
 def helper(x):
     return parse_config(x)
-'''
-MAIN_C = '''#include "slab.h"
+"""
+MAIN_C = """#include "slab.h"
 /* parse_config in a comment */
 int parse_config(const char *s) { return 0; }
 int main(void) { return parse_config("parse_config"); }
-'''
+"""
 
 
 @pytest.fixture

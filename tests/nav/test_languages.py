@@ -21,7 +21,12 @@ EXPECTED = {
         ["parse", "parser"],
     ),
     "a.ts": (
-        [("Options", "interface", 2, 2), ("Parse", "type", 3, 3), ("Parser", "class", 4, 6), ("Parser.feed", "method", 5, 5)],
+        [
+            ("Options", "interface", 2, 2),
+            ("Parse", "type", 3, 3),
+            ("Parser", "class", 4, 6),
+            ("Parser.feed", "method", 5, 5),
+        ],
         [(1, 10, "import", None), (5, 40, "ref", "Parser.feed")],
         ["parse", "parser"],
     ),
@@ -31,7 +36,12 @@ EXPECTED = {
         ["strings"],
     ),
     "a.rs": (
-        [("Parser", "struct", 3, 3), ("Parser", "impl", 5, 7), ("Parser.feed", "method", 6, 6), ("parse", "function", 9, 9)],
+        [
+            ("Parser", "struct", 3, 3),
+            ("Parser", "impl", 5, 7),
+            ("Parser.feed", "method", 6, 6),
+            ("parse", "function", 9, 9),
+        ],
         [(6, 44, "ref", "Parser.feed"), (9, 4, "def", None)],
         ["Display", "fmt", "std"],
     ),

@@ -61,9 +61,10 @@ def test_pages_as_grep_does(tree, nav_ctx):
     assert first.output.splitlines()[-1] == "(Showing definitions 1-2 of 4: call again with offset=2 for more.)"
     second = fstools.symbols("parse", offset=2, limit=2, ctx=nav_ctx)
     assert second.metadata["returned"] == 2 and second.metadata["next_offset"] is None
-    assert first.metadata["symbols"] + second.metadata["symbols"] == fstools.symbols("parse", ctx=nav_ctx).metadata[
-        "symbols"
-    ]
+    assert (
+        first.metadata["symbols"] + second.metadata["symbols"]
+        == fstools.symbols("parse", ctx=nav_ctx).metadata["symbols"]
+    )
     past = fstools.symbols("parse", offset=9, ctx=nav_ctx)
     assert past.success and "past the last of 4" in past.output
 
@@ -100,7 +101,11 @@ def test_ignored_hidden_and_secret_files_are_not_searched(tree):
     names = {s["name"] for s in fstools.symbols("parse_config", ctx=ctx).metadata["symbols"]}
     assert names == {"parse_config", "parse_config_v2"}
     refs = fstools.references("parse_config", ctx=ctx)
-    assert {r["path"] for r in refs.metadata["references"]} == {f"{tree}/parser.py", f"{tree}/util.py", f"{tree}/main.c"}
+    assert {r["path"] for r in refs.metadata["references"]} == {
+        f"{tree}/parser.py",
+        f"{tree}/util.py",
+        f"{tree}/main.c",
+    }
 
 
 def test_a_deny_rule_hides_a_file(tree):
