@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 MAX_SOURCE_BYTES = 8 * 1024 * 1024  # as Outline: a larger file is generated or data, not parsed
 PARSERS = 2  # threads parsing files: tree-sitter parses without the GIL
-_EXAMPLES = 10
+_EXAMPLES = 3
 
 
 @dataclass
@@ -73,19 +73,27 @@ def word_pattern(word: str) -> str:
 
 
 def sources(
-    ctx: ExecutionContext, spec: ToolSpec, target: SafePath, word: str, *, whole_word: bool, case_insensitive: bool
+    ctx: ExecutionContext,
+    spec: ToolSpec,
+    target: SafePath,
+    word: str,
+    *,
+    whole_word: bool,
+    case_insensitive: bool,
+    uses: bool = True,
 ) -> Sources:
-    """The parsed names of the source files under `target` (a directory or a file) that hold `word`."""
+    """The parsed names of the source files under `target` (a directory or a file) that hold `word`
+    (`uses=False`: their definitions are enough)."""
     if not target.is_dir:
         language = _language(target.path)
         if language is None:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Not a source file fstools parses: {target.display}")
         found = Sources({})
-        _load(ctx, [target.path], found)
+        _load(ctx, [target.path], found, uses)
         return found
     paths, index, warnings = _candidates(ctx, spec, target, word, whole_word, case_insensitive)
     found = Sources({}, index, warnings)
-    _load(ctx, paths, found)
+    _load(ctx, paths, found, uses)
     return found
 
 
@@ -117,7 +125,7 @@ def _candidates(
     return paths, index, warnings
 
 
-def _load(ctx: ExecutionContext, paths: list[str], found: Sources) -> None:
+def _load(ctx: ExecutionContext, paths: list[str], found: Sources, uses: bool = True) -> None:
     """Fill `found.names` for `paths`: from the store when fresh, else parsed (and stored)."""
     stamps: dict[str, store.Fingerprint] = {}
     for path in paths:
@@ -128,16 +136,15 @@ def _load(ctx: ExecutionContext, paths: list[str], found: Sources) -> None:
         if stat.S_ISREG(st.st_mode):
             stamps[path] = store.fingerprint(st)
     root = _root(ctx, paths)
-    held = store.lookup(root, stamps) if root else {}
+    held = store.lookup(root, stamps, uses) if root else {}
     missing = [path for path in stamps if path not in held]
     parsed: list[tuple[str, store.Fingerprint, int, FileNames]] = []
     if missing:
-        work = (lambda path: _parse(ctx, path, found)) if len(missing) > 1 else None
-        if work is not None and len(missing) > 4:
+        if len(missing) > 4:
             with ThreadPoolExecutor(PARSERS, thread_name_prefix="fstools-names") as pool:
-                results = list(pool.map(work, missing))
+                results = list(pool.map(lambda path: _parse(ctx, path, found, uses), missing))
         else:
-            results = [_parse(ctx, path, found) for path in missing]
+            results = [_parse(ctx, path, found, uses) for path in missing]
         parsed = [r for r in results if r is not None]
         if root:
             store.store(root, parsed)
@@ -151,7 +158,9 @@ def _root(ctx: ExecutionContext, paths: list[str]) -> str | None:
     return root_of(ctx, paths[0]) if paths else None
 
 
-def _parse(ctx: ExecutionContext, path: str, found: Sources) -> tuple[str, store.Fingerprint, int, FileNames] | None:
+def _parse(
+    ctx: ExecutionContext, path: str, found: Sources, uses: bool = True
+) -> tuple[str, store.Fingerprint, int, FileNames] | None:
     """One file read beneath its root and parsed; None (with the reason in `found.unparsed`) when it cannot be."""
     recorded = store.now_ns()
     try:
@@ -163,7 +172,7 @@ def _parse(ctx: ExecutionContext, path: str, found: Sources) -> tuple[str, store
     if looks_binary(data[:SNIFF_BYTES]):
         return None  # rg took it for text, the outline's test for binary: not source
     language = _language(path)
-    names = file_names(language, data) if language is not None else None
+    names = file_names(language, data, uses=uses) if language is not None else None
     if names is None:
         label = language.package if language is not None else "?"
         found.unparsed[path] = f"the grammar is not installed ({label}): pip install 'fstools[syntax]'"

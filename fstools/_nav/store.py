@@ -66,24 +66,24 @@ def _database(root: str) -> sqlite3.Connection | None:
     return connection
 
 
-def lookup(root: str, paths: dict[str, Fingerprint]) -> dict[str, FileNames]:
-    """The stored names of those `paths` (path -> its fingerprint now) that are fresh."""
+def lookup(root: str, paths: dict[str, Fingerprint], uses: bool = True) -> dict[str, FileNames]:
+    """The stored names of those `paths` (path -> its fingerprint now) that are fresh (`uses`: and complete)."""
     found: dict[str, FileNames] = {}
     missing: list[str] = []
     with _lock:
         for path, now in paths.items():
             held = _memory.get(path)
-            if held is not None and held[0] == now and _trusted(now, held[1]):
+            if held is not None and held[0] == now and _trusted(now, held[1]) and (held[2].complete or not uses):
                 _memory.move_to_end(path)
                 found[path] = held[2]
             else:
                 missing.append(path)
         if missing:
-            found.update(_from_disk(root, {path: paths[path] for path in missing}))
+            found.update(_from_disk(root, {path: paths[path] for path in missing}, uses))
     return found
 
 
-def _from_disk(root: str, paths: dict[str, Fingerprint]) -> dict[str, FileNames]:
+def _from_disk(root: str, paths: dict[str, Fingerprint], uses: bool) -> dict[str, FileNames]:
     connection = _database(root)
     if connection is None:
         return {}
@@ -101,7 +101,7 @@ def _from_disk(root: str, paths: dict[str, Fingerprint]) -> dict[str, FileNames]
                 if stored != paths[path] or not _trusted(stored, recorded):
                     continue
                 names = FileNames.from_data(_loads(data))
-                if names is not None:
+                if names is not None and (names.complete or not uses):
                     found[path] = names
                     _remember(path, stored, recorded, names)
     except sqlite3.Error:

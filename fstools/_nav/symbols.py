@@ -134,7 +134,8 @@ def symbols(
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
     authorize(ctx, symbols.spec, target.path)
     seen = seen_at(ctx, symbols.spec, file_path, line)
-    found = sources(ctx, symbols.spec, target, parts[-1], whole_word=exact, case_insensitive=not exact)
+    uses = seen is not None  # ranking by imports needs each file's import names; definitions alone do otherwise
+    found = sources(ctx, symbols.spec, target, parts[-1], whole_word=exact, case_insensitive=not exact, uses=uses)
     if seen is not None and seen.path not in found.names and target.is_dir:
         from .files import _load
 

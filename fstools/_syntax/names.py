@@ -25,7 +25,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from .languages import Language, grammar
-from .outline import MAX_HEADER_CHARS, extract, supports
+from .outline import MAX_HEADER_CHARS, Extraction, extract, supports
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -123,6 +123,7 @@ class FileNames:
     imports: list[tuple[int, int]]  # byte ranges of import statements, in order
     error_lines: list[int]
     imported: list[str] = field(default_factory=list)  # the names in its imports (and C includes' file stems)
+    complete: bool = True  # False: the definitions only (`file_names(..., uses=False)`), no identifiers
     _def_bytes: dict[int, Definition] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -172,15 +173,15 @@ class FileNames:
             )
             for d in self.definitions
         ]
-        return (FORMAT, self.language, defs, self.names, self.imports, self.error_lines, self.imported)
+        return (FORMAT, self.language, defs, self.names, self.imports, self.error_lines, self.imported, self.complete)
 
     @classmethod
     def from_data(cls, data: Any) -> FileNames | None:
         """The FileNames stored by `as_data`, or None for data of another format."""
-        if not isinstance(data, tuple) or len(data) != 7 or data[0] != FORMAT:
+        if not isinstance(data, tuple) or len(data) != 8 or data[0] != FORMAT:
             return None
-        _, language, defs, names, imports, error_lines, imported = data
-        return cls(language, [Definition(*d) for d in defs], names, imports, error_lines, imported)
+        _, language, defs, names, imports, error_lines, imported, complete = data
+        return cls(language, [Definition(*d) for d in defs], names, imports, error_lines, imported, complete)
 
 
 @cache
@@ -207,14 +208,18 @@ def _query(language: Language) -> tree_sitter.Query | None:
     return query
 
 
-def file_names(language: Language, source: bytes) -> FileNames | None:
-    """The names of `source`; None when the language has no outline or its grammar is not installed."""
+def file_names(language: Language, source: bytes, *, uses: bool = True) -> FileNames | None:
+    """The names of `source` (`uses=False`: its definitions only, cheaper); None when the language has no
+    outline or its grammar is not installed."""
     if not supports(language):
         return None
     found = extract(language, source)
     query = _query(language)
     if found is None or query is None:
         return None
+    if not uses:
+        starts = _line_starts(source)
+        return FileNames(language.name, _definitions(found, source, starts), {}, [], found.error_lines, [], False)
     import tree_sitter
 
     captures = tree_sitter.QueryCursor(query).captures(found.tree.root_node)
@@ -240,7 +245,11 @@ def file_names(language: Language, source: bytes) -> FileNames | None:
         occurrences.sort()
     imports = sorted({(node.start_byte, node.end_byte) for node in captures.get("import", [])})
     imported = _imported(source, names, imports, captures.get("include", []))
-    definitions = [
+    return FileNames(language.name, _definitions(found, source, starts), names, imports, found.error_lines, imported)
+
+
+def _definitions(found: Extraction, source: bytes, starts: list[int]) -> list[Definition]:
+    return [
         Definition(
             s.name,
             s.qualified,
@@ -255,7 +264,6 @@ def file_names(language: Language, source: bytes) -> FileNames | None:
         )
         for s in found.symbols
     ]
-    return FileNames(language.name, definitions, names, imports, found.error_lines, imported)
 
 
 def _imported(

@@ -242,12 +242,15 @@ def error_lines(tree: tree_sitter.Tree) -> list[int]:
 # where their names were, which are uses of those macros all the same.
 _UNDERSCORED = re.compile(rb"\b__[A-Za-z0-9_]+\b")
 _ARGUMENTS = re.compile(rb"[ \t]*\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\)(?=\s*[A-Za-z_])")
-_STORAGE_BEFORE = re.compile(rb"(?:\b(?:static|inline|extern)|\s)[ \t]*$")
 _WORD_BEFORE = re.compile(rb"[A-Za-z0-9_*][ \t]*$")
-_DECLARATOR_AFTER = re.compile(rb"[ \t]+\**[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*[(;,)=\[]|[ \t]+\*")
+_DECLARATOR_AFTER = re.compile(rb"\s+\**[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*[(;,)=\[]|[ \t]+\*")
 _NOT_A_TYPE = frozenset(
     b"static inline extern const volatile register typedef return case goto sizeof struct union enum".split()
 )
+_TAG_AFTER = re.compile(rb"\s+[A-Za-z_][A-Za-z0-9_]*\s*\{")
+_LEADING_AFTER = re.compile(rb"[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]+\**[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*\(")
+_AFTER_DECLARATOR_BEFORE = re.compile(rb"(?:[A-Za-z0-9_\]]|\})[ \t]*$")
+_AFTER_DECLARATOR = re.compile(rb"[ \t]*(?:[=;,)]|[A-Za-z_][A-Za-z0-9_]*[ \t]*;)")
 _TYPE_AFTER = re.compile(rb"[ \t]+(?![A-Za-z_][A-Za-z0-9_]*[ \t]*\()[A-Za-z_]")
 # Spelled by the grammar itself: left as they are.
 _GRAMMAR_WORDS = frozenset(
@@ -322,11 +325,16 @@ def prepare(language: Language, source: bytes) -> Prepared:
 def _bare_attribute(source: bytes, line_start: int, start: int, end: int) -> bool:
     """Whether the word at start..end sits where only an attribute can: see the comment above `_UNDERSCORED`."""
     before = source[line_start:start]
-    if _STORAGE_BEFORE.search(before) and before.strip() and _TYPE_AFTER.match(source, end):
-        return not before.rstrip().endswith((b",", b"(", b"=", b";", b"{", b"}"))
     words = before.split()
-    if not words or words[-1] in _NOT_A_TYPE:  # `static __u32 f(...)`: the word is the type
-        return False
+    if not words:  # `__init void f(void)` at the start of a line
+        return bool(_LEADING_AFTER.match(source, end))
+    if words[-1] in (b"struct", b"union", b"enum"):  # `struct __packed name {`, not the tag of `struct __kernel_x t;`
+        return bool(_TAG_AFTER.match(source, end))
+    if words[-1] in _NOT_A_TYPE:
+        # `static __always_inline void f()`; but `static __u32 f()`: the word is the type
+        return words[-1] in (b"static", b"inline", b"extern") and bool(_TYPE_AFTER.match(source, end))
+    if _AFTER_DECLARATOR_BEFORE.search(before) and _AFTER_DECLARATOR.match(source, end):
+        return True  # `int x __read_mostly = 1;`, `t[] __initdata = {`, `} __packed name;`, `int a __maybe_unused,`
     return bool(_WORD_BEFORE.search(before) and _DECLARATOR_AFTER.match(source, end))
 
 

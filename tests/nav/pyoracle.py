@@ -68,8 +68,9 @@ def uses(source: bytes) -> Counter[tuple[int, str]]:
                 found[(_token_line(tokens, node.lineno, node.end_lineno, part), part)] += 1
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             found[(node.lineno, node.name)] += 1
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            found[(node.lineno, node.name)] += 1
+        elif isinstance(node, ast.ExceptHandler) and node.name:  # `as name` may follow a multi-line type
+            last = node.type.end_lineno if node.type is not None else node.lineno
+            found[(_token_line(tokens, node.lineno, last, node.name), node.name)] += 1
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             for name in node.names:
                 found[(_token_line(tokens, node.lineno, node.end_lineno, name), name)] += 1

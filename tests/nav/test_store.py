@@ -27,7 +27,9 @@ def test_a_warm_call_parses_nothing_and_answers_byte_for_byte_as_parsing_now(tre
     cold = _calls(nav_ctx)
     parsed: list[str] = []
     real = files._parse
-    monkeypatch.setattr(files, "_parse", lambda ctx, path, found: parsed.append(path) or real(ctx, path, found))
+    monkeypatch.setattr(
+        files, "_parse", lambda ctx, path, found, uses=True: parsed.append(path) or real(ctx, path, found, uses)
+    )
     assert _calls(nav_ctx) == cold and parsed == []  # from this process's memory
     store.forget()
     assert _calls(nav_ctx) == cold and parsed == []  # from the disk, as another process would
@@ -51,7 +53,7 @@ def test_differential_over_random_edits(tree, nav_ctx, monkeypatch):
         warm = _calls(nav_ctx)
         with monkeypatch.context() as cold:
             cold.setattr(store, "_database", lambda root: None)
-            cold.setattr(store, "lookup", lambda root, paths: {})
+            cold.setattr(store, "lookup", lambda root, paths, uses=True: {})
             assert _calls(nav_ctx) == warm, round_
 
 
@@ -79,7 +81,9 @@ def test_a_racily_recorded_entry_is_parsed_again(tree, nav_ctx, monkeypatch):
     fstools.symbols("helper", ctx=nav_ctx)  # just written: recorded within RACY_NS of its change
     parsed: list[str] = []
     real = files._parse
-    monkeypatch.setattr(files, "_parse", lambda ctx, path, found: parsed.append(path) or real(ctx, path, found))
+    monkeypatch.setattr(
+        files, "_parse", lambda ctx, path, found, uses=True: parsed.append(path) or real(ctx, path, found, uses)
+    )
     fstools.symbols("helper", ctx=nav_ctx)
     assert f"{tree}/util.py" in parsed
 
