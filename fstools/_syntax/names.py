@@ -59,8 +59,10 @@ _IDENTIFIERS["typescript"] = _IDENTIFIERS["tsx"] = (*_IDENTIFIERS["javascript"],
 _EXTRA: dict[str, str] = {
     "bash": "(command_name (word) @id) (function_definition name: (word) @id)",
     # `from __future__ import x` names a module; `type(self).x = y` is read as a type alias (a grammar
-    # slip), whose `type` is then the builtin used.
-    "python": '(future_import_statement "__future__" @id) (type_alias_statement) @alias',
+    # slip), whose `type` is then the builtin used; `print >> f` and `exec "x"` are Python 2 statements
+    # to the grammar, and names (the builtins) to Python 3.
+    "python": '(future_import_statement "__future__" @id) (type_alias_statement) @alias '
+    '(print_statement "print" @id) (exec_statement "exec" @id)',
 }
 # The statements whose names are imports.
 _IMPORTS: dict[str, tuple[str, ...]] = {
