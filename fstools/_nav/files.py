@@ -115,7 +115,7 @@ def _candidates(
         root=target.path,
         root_is_file=False,
         case_insensitive=case_insensitive,
-        max_filesize=MAX_SOURCE_BYTES,
+        max_filesize=ctx.grep_max_filesize,  # Grep's, so the search index (built with it) can answer
         excludes=rules.rg_excludes(),
     )
     out, index = _search(ctx, target, query, rules, content=False, offset=0, head_limit=0, line_numbers=False)

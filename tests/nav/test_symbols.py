@@ -158,6 +158,7 @@ def test_a_partial_parse_and_an_unparsable_file_are_reported(tree, nav_ctx, monk
     write(tree / "big.py", "def parse_config_big():\n" + "    x = 1\n" * 40)
     result = fstools.symbols("parse_config", ctx=nav_ctx)
     assert "parse_config_big" not in result.output
+    assert any("could not be parsed" in w and "big.py" in w for w in result.metadata["warnings"])
     alone = fstools.symbols("parse_config", path=str(tree / "big.py"), ctx=nav_ctx)
     assert any("could not be parsed" in w and "big.py" in w for w in alone.metadata["warnings"])
 
