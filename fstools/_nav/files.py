@@ -27,6 +27,7 @@ from .._syntax.outline import supports
 from . import store
 
 if TYPE_CHECKING:
+    from .._grep.command import GrepQuery
     from .._index.status import IndexStatus
 
 MAX_SOURCE_BYTES = 8 * 1024 * 1024  # as Outline: a larger file is generated or data, not parsed
@@ -118,11 +119,30 @@ def _candidates(
         max_filesize=ctx.grep_max_filesize,  # Grep's, so the search index (built with it) can answer
         excludes=rules.rg_excludes(),
     )
+    indexed = _indexed(ctx, spec, query)
+    if indexed is not None:
+        return indexed, "used", []
     out, index = _search(ctx, target, query, rules, content=False, offset=0, head_limit=0, line_numbers=False)
     _, warnings = _report_skipped(ctx, out, query)
     warnings = [w for w in warnings if not w.startswith(("1 binary", "binary")) and "binary file(s)" not in w]
     paths = sorted(hit.path for hit in out.files if _language(hit.path) is not None)
     return paths, index, warnings
+
+
+def _indexed(ctx: ExecutionContext, spec: ToolSpec, query: GrepQuery) -> list[str] | None:
+    """The index's candidate source files, when a fresh index answers; None: search with rg.
+
+    The candidates are a superset of the files holding the word (trigrams, not words): the
+    parse decides, and a warm store makes the extra files cost a stat each. They were listed
+    with Grep's rules (secrets never indexed); the deny rules are applied here.
+    """
+    from .._core.permissions import drop_denied
+    from .._grep.indexed import index_scope
+
+    candidates, status = index_scope(ctx, query)
+    if candidates is None or status != "used":
+        return None
+    return sorted(p for p in drop_denied(ctx, spec, list(candidates)) if _language(p) is not None)
 
 
 def _load(ctx: ExecutionContext, paths: list[str], found: Sources, uses: bool = True) -> None:

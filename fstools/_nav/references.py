@@ -14,7 +14,7 @@ from .._core.paths import resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._syntax.names import Occurrence, line_of
+from .._syntax.names import Occurrence
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
 from .files import read_source, sources
 from .resolve import rank, resolvers
@@ -175,14 +175,15 @@ def _render(ctx: ExecutionContext, page: list[Use], warnings: list[str]) -> str:
     """The page grouped by file (a blank line between files), each use with its source line."""
     blocks: list[str] = []
     current: str | None = None
-    source = b""
+    lines: list[bytes] = []
     for use in page:
         if use.path != current:
             current = use.path
-            source = _source(ctx, use.path, warnings)
+            lines = _source(ctx, use.path, warnings).split(b"\n")
             if blocks:
                 blocks.append("")
-        text = line_of(source, use.at.line).strip()
+        raw = lines[use.at.line - 1] if 0 < use.at.line <= len(lines) else b""
+        text = raw.decode("utf-8", "replace").strip()
         if len(text) > MAX_SOURCE_CHARS:
             text = text[: MAX_SOURCE_CHARS - 3] + "..."
         enclosing = use.at.enclosing or "(top level)"

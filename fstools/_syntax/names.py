@@ -321,13 +321,3 @@ def _add_tokens(
         word = match.group(0)
         if word[:1] not in b"\"'/" and word not in _C_KEYWORDS:
             _add(source, match.start(), match.end(), starts, names)
-
-
-def line_of(source: bytes, line: int) -> str:
-    """Line `line` (1-based) of `source`, without its line break, decoded."""
-    starts = _line_starts(source)
-    if not 0 < line <= len(starts):
-        return ""
-    start = starts[line - 1]
-    end = starts[line] - 1 if line < len(starts) else len(source)
-    return source[start:end].decode("utf-8", "replace").rstrip("\r")

@@ -122,3 +122,28 @@ def test_a_store_that_cannot_be_written_loses_nothing(tree, nav_ctx, monkeypatch
     result = fstools.symbols("parse_config", ctx=nav_ctx)
     assert result.success and result.metadata["total"] == 3
     store.forget()
+
+
+def test_the_index_chooses_the_files_and_the_answers_are_the_same(tree):
+    import pytest
+
+    pytest.importorskip("numpy")
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    built = fstools.build_index(str(tree))
+    assert built.files >= 3
+    indexed = fstools.ExecutionContext(working_dir=str(tree), search_index="auto")
+    scanned = fstools.ExecutionContext(working_dir=str(tree), search_index="off")
+    for name in ("parse_config", "helper", "Parser.feed"):
+        with_index = fstools.references(name, ctx=indexed)
+        assert with_index.metadata["index"] == "used"
+        assert with_index.output == fstools.references(name, ctx=scanned).output
+        symbols = fstools.symbols(name, ctx=indexed)
+        assert symbols.metadata["index"] == "used"
+        assert symbols.output == fstools.symbols(name, ctx=scanned).output
+    write(tree / "late.py", "def parse_config_late():\n    return parse_config(1)\n")  # the index sees it too
+    assert "parse_config_late" in fstools.symbols("parse_config", ctx=indexed).output
+    rules = fstools.PermissionManager(
+        rules=[fstools.PermissionRule(tool="References", path="**/util.py", action="deny")]
+    )
+    denied = fstools.ExecutionContext(working_dir=str(tree), permissions=rules)
+    assert "util.py" not in fstools.references("parse_config", ctx=denied).output
