@@ -16,7 +16,7 @@ import fstools
 
 from . import corpus, refs
 from .api import bind, ok
-from .cases import Budget, Case, Ref, case
+from .cases import TOOL_BUDGET, Budget, Case, Ref, case
 from .index_cases import built
 
 RG_W = "rg -n -w"
@@ -104,7 +104,7 @@ def typical_symbols(t: corpus.Typical) -> Case:
     return _warm(t.root, "Symbols", {"query": TYPICAL_NAME, "exact": True}, TYPICAL_NAME, "symbols")
 
 
-@case("typical", "references-warm", f"References {TYPICAL_NAME!r}, warm", ("References",), budgets=(WARM_TYPICAL,),
+@case("typical", "references-warm", f"References {TYPICAL_NAME!r}, warm", ("References",), budgets=(TOOL_BUDGET,),
       repeats=9)  # fmt: skip
 def typical_references(t: corpus.Typical) -> Case:
     return _warm(t.root, "References", {"name": TYPICAL_NAME}, TYPICAL_NAME, "references")
