@@ -41,6 +41,8 @@ EXIT_USAGE = 2
 # A search that reports a match count exits as grep and rg do: 0 a match, 1 none, 2 an error.
 EXIT_NO_MATCH = 1
 EXIT_SEARCH_ERROR = 2
+# The metadata a search reports about the index (metadata["index"]): such a command takes --index.
+_INDEX_FIELD = "index"
 # Words of the model-facing parameter help that do not hold on the command line.
 _ABSOLUTE = re.compile(r"^(?:The )?[Aa]bsolute path (?:of|to) ")
 
@@ -265,6 +267,14 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
         ordered = sorted((p for p in tool.parameters if p.name != "dry_run"), key=lambda p: not p.required)
         changes = not tool.read_only
         sub.set_defaults(tool=tool, bindings=[_bind(sub, p, i, changes) for i, p in enumerate(ordered)])
+        if _INDEX_FIELD in tool.output_schema().get("properties", {}):  # a search that may answer from an index
+            sub.add_argument(
+                "--index",
+                choices=("auto", "off"),
+                default="auto",
+                help="auto (the default): answer from a fresh search index when one covers the path "
+                "(fstools index build); off: scan the files, whatever index there is",
+            )
     mcp = commands.add_parser(
         "mcp",
         help="Serve every tool over MCP (stdio)",
@@ -437,9 +447,10 @@ def print_result(
 
 
 def index_notice(result: ToolResult) -> str | None:
-    """Whether a search index answered, said where one was involved: "none" and "off" say nothing."""
-    state = result.metadata.get("index")
-    if not isinstance(state, str) or state in ("none", "off"):
+    """Whether a search index answered, said where one was involved: "none", "off" and "single
+    file" (no index is asked about one file) say nothing."""
+    state = result.metadata.get(_INDEX_FIELD)
+    if not isinstance(state, str) or state in ("none", "off", "single file"):
         return None
     return "answered from the search index" if state == "used" else f"searched without the index ({state})"
 
