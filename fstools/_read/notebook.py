@@ -1,4 +1,9 @@
-"""Jupyter notebooks as readable cells: source, then outputs as text (nbformat, imported lazily)."""
+"""Jupyter notebooks as readable cells: source, then outputs as text (nbformat, imported lazily).
+
+Each cell is headed by the name NotebookEdit takes for it: its id where the file gives it
+one (nbformat 4.5), else `cell-N` with N its position counted from 0. A header never
+numbers cells any other way, so "the cell Read called X" is the cell_id X.
+"""
 
 from __future__ import annotations
 
@@ -23,24 +28,44 @@ class NotebookView:
     cell_count: int
     language: str | None
     nbformat: int
+    cell_ids: list[str]  # each cell's name, as NotebookEdit's cell_id takes it
+
+
+def cell_names(cells: list[Any], ids: bool) -> list[str]:
+    """Each cell's name for NotebookEdit: its id (`ids`: the file is nbformat 4, whose cells may
+    carry one), else `cell-N` with N its position from 0. NotebookEdit takes the first cell with
+    an id, so a repeated id is a name for the first of its cells only; the others go by position."""
+    names = []
+    seen: set[str] = set()
+    for index, cell in enumerate(cells):
+        cell_id = cell.get("id") if ids and isinstance(cell, dict) else None
+        if isinstance(cell_id, str) and cell_id not in seen:
+            seen.add(cell_id)
+            names.append(cell_id)
+        else:
+            names.append(f"cell-{index}")
+    return names
 
 
 def read_notebook(data: bytes) -> NotebookView:
-    """Every cell as `--- Cell N (type) ---`, its source, then its outputs after an `Output:` line."""
+    """Every cell as `--- Cell NAME (type) ---`, its source, then its outputs after an `Output:` line."""
     import nbformat
 
     try:
-        nb = nbformat.convert(nbformat.reader.reads(data.decode("utf-8-sig", "replace")), 4)
+        raw = nbformat.reader.reads(data.decode("utf-8-sig", "replace"))
+        on_disk = raw.get("nbformat")  # ids count only as the file holds them, not as a conversion makes them
+        nb = nbformat.convert(raw, 4)
         cells = list(nb.cells)
         language = nb.metadata.get("kernelspec", {}).get("language") or nb.metadata.get("language_info", {}).get("name")
     except Exception as exc:
         raise NotebookError(f"{type(exc).__name__}: {exc}") from None
-    blocks = [_cell(n, cell) for n, cell in enumerate(cells, 1)]
-    return NotebookView("\n\n".join(blocks), len(cells), language, nb.nbformat)
+    names = cell_names(cells, ids=on_disk == 4)
+    blocks = [_cell(name, cell) for name, cell in zip(names, cells, strict=True)]
+    return NotebookView("\n\n".join(blocks), len(cells), language, nb.nbformat, names)
 
 
-def _cell(number: int, cell: Any) -> str:
-    lines = [f"--- Cell {number} ({cell.get('cell_type', 'unknown')}) ---", _cut_lines(_text(cell.get("source", "")))]
+def _cell(name: str, cell: Any) -> str:
+    lines = [f"--- Cell {name} ({cell.get('cell_type', 'unknown')}) ---", _cut_lines(_text(cell.get("source", "")))]
     outputs = [text for text in map(_output, cell.get("outputs", ())) if text]
     if outputs:
         lines.append("Output:")

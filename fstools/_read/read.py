@@ -48,7 +48,8 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         "webp, bmp) come back as image content, downscaled when large; PDFs as text with '--- Page N ---' "
         'markers (pages="1-5,8" selects pages, at most 20 a call), plus page images of scanned pages '
         '(page_images="all" for every page, e.g. to see figures); Jupyter notebooks as cells with their '
-        "outputs. Binary files are refused. "
+        "outputs, each headed '--- Cell NAME (type) ---' where NAME is the cell_id NotebookEdit takes "
+        "(the cell's id, or cell-N counted from 0). Binary files are refused. "
         'symbol="Parser.feed" (or "feed") reads one definition of a source file whole, numbered the same way.'
     ),
     parameters=(
@@ -113,6 +114,7 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         WARNINGS,
         ResultField("is_notebook", "boolean", "The file is a Jupyter notebook, returned as cells"),
         ResultField("cell_count", "integer", "Cells in the notebook"),
+        ResultField("cell_ids", "array", "Each cell's name, in order, as NotebookEdit's cell_id takes it"),
         ResultField("symbol", "string", "The definition read, by its qualified name (symbol)"),
         ResultField("kind", "string", "Its kind: class, function, method, struct, impl, ... (symbol)"),
     ),
@@ -477,6 +479,7 @@ def _read_notebook(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat
         file_path=target.display,
         is_notebook=True,
         cell_count=nb.cell_count,
+        cell_ids=nb.cell_ids,
         language=nb.language,
         nbformat=nb.nbformat,
     )

@@ -123,7 +123,8 @@ def test_scenario_read_jupyter_notebook(project, ctx):
     f.write_text(make_notebook())
     r = fstools.read(str(f), ctx=ctx)
     assert r.success
-    assert "--- Cell 1" in r.output
+    first = json.loads(f.read_text())["cells"][0]["id"]
+    assert f"--- Cell {first} (markdown) ---" in r.output
     assert "(code) ---" in r.output and "(markdown) ---" in r.output
     assert "Output:\nhello from the notebook" in r.output
     assert r.metadata["is_notebook"] is True and r.metadata["cell_count"] == 5
