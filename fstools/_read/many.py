@@ -29,8 +29,9 @@ from .._core.result import Image, ToolResult
 from .._core.toolclass import FileTool
 from .ahead import Ahead
 from .read import DEFAULT_LIMIT, MAX_LIMIT, read_target, readable
+from .window import MAX_READ_CHARS
 
-DEFAULT_MAX_CHARS = 100_000
+DEFAULT_MAX_CHARS = MAX_READ_CHARS  # one answer holds what one Read holds
 MIN_MAX_CHARS = 2_000
 MAX_MAX_CHARS = 1_000_000
 MAX_PATHS = 1_000  # entries of `paths`; a pattern may find more files

@@ -27,8 +27,9 @@ from .._core.toolclass import FileTool
 from .._syntax.languages import LANGUAGES, Language, language_for_path
 from .._syntax.outline import Symbol, definitions, supports
 from .ahead import Ahead
+from .window import MAX_READ_CHARS
 
-MAX_OUTLINE_CHARS = 100_000
+MAX_OUTLINE_CHARS = MAX_READ_CHARS
 MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a larger file is generated or data: not parsed
 NOTICE_ROOM = 300
 PARSERS = 2  # threads parsing a directory's files: tree-sitter parses without the GIL

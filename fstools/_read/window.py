@@ -14,7 +14,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .._content.encodings import SNIFF_BYTES, TextEncoding, sniff_encoding
@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from .lineindex import ByteSource
 
 MAX_LINE_CHARS = 2000
+# The characters one answer of Read (and by default of ReadMany, an Outline of a directory)
+# holds at most: about 25,000 tokens, a tenth of a large context window.
+MAX_READ_CHARS = 100_000
+NOTICE_ROOM = 300  # of MAX_READ_CHARS, kept for the closing notice
 CUT_MARK = "..."
 WHOLE_FILE_BYTES = 1024 * 1024
 READ_CHUNK = 128 * BLOCK  # 8 MiB: the scan's whole working set
@@ -50,6 +54,7 @@ class TextWindow:
     encoding: TextEncoding
     line_ending: str
     digest: bytes | None
+    partial: bool = False  # fewer lines than asked for: the rest of the page would pass the character bound
 
     @property
     def past_end(self) -> bool:
@@ -64,13 +69,27 @@ class TextWindow:
     def truncated(self) -> bool:
         return self.last_line < self.total_lines
 
+    def fitted(self, max_chars: int = MAX_READ_CHARS) -> TextWindow:
+        """The window cut after the last whole line whose rendering (and the notice) stays within
+        `max_chars`; itself when every line fits. At least one line is kept: a line is at most
+        MAX_LINE_CHARS characters and its number."""
+        budget = max_chars - NOTICE_ROOM
+        used = 0
+        for index, (n, line) in enumerate(enumerate(self.lines, self.first_line)):
+            used += len(line) + len(str(n).rjust(6)) + 2  # the number, the tab, the newline
+            if used > budget and index:
+                shown = self.lines[:index]
+                return replace(self, lines=shown, lines_cut=sum(len(s) > MAX_LINE_CHARS for s in shown), partial=True)
+        return self
+
     def render(self, ctx: ExecutionContext) -> str:
         """Numbered lines, then a notice (never shaped like a numbered line) when more remain."""
         # str.rjust is f"{n:>6}\t{line}" (the `cat -n` format) at half the cost, which shows on 10,000 lines.
         out = [str(n).rjust(6) + "\t" + line for n, line in enumerate(self.lines, self.first_line)]
         if self.truncated:
+            partial = f", a partial view: a page stops at {MAX_READ_CHARS:,} characters" if self.partial else ""
             out.append(
-                f"[Showing lines {self.first_line}-{self.last_line} of {self.total_lines}. "
+                f"[Showing lines {self.first_line}-{self.last_line} of {self.total_lines}{partial}. "
                 f"Use {setting(ctx, 'offset', self.last_line + 1)} to read more.]"
             )
         return "\n".join(out)
