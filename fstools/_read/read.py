@@ -28,7 +28,7 @@ from .._core.result import Image, ToolResult
 from .._core.toolclass import FileTool
 from .._syntax.outline import find_symbol
 from .kinds import image_mime, is_pdf
-from .window import MAX_LINE_CHARS, MAX_READ_CHARS, TextWindow, file_chunks, read_window
+from .window import MAX_LINE_CHARS, MAX_READ_CHARS, NOTICE_ROOM, TextWindow, file_chunks, read_window
 
 DEFAULT_LIMIT = 2000
 MAX_LIMIT = 10000
@@ -51,7 +51,7 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         'markers (pages="1-5,8" selects pages, at most 20 a call), plus page images of scanned pages '
         '(page_images="all" for every page, e.g. to see figures); Jupyter notebooks as cells with their '
         "outputs, each headed '--- Cell NAME (type) ---' where NAME is the cell_id NotebookEdit takes "
-        "(the cell's id, or cell-N counted from 0). Binary files are refused. "
+        "(the cell's id, or cell-N counted from 0); offset and limit count cells there. Binary files are refused. "
         'symbol="Parser.feed" (or "feed") reads one definition of a source file whole, numbered the same way.'
     ),
     parameters=(
@@ -59,7 +59,8 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         ToolParameter(
             "offset",
             "integer",
-            "Line number to start reading from (1-indexed); negative counts from the end: -50 reads the last 50 lines",
+            "Line number to start reading from (1-indexed); negative counts from the end: -50 reads the last 50 "
+            "lines. In a notebook, the cell to start from, counted the same way",
             default=1,
         ),
         ToolParameter(
@@ -90,9 +91,9 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         FILE_PATH,
         ResultField("total_lines", "integer", "Lines in the file (text)"),
         ResultField("lines_read", "integer", "Lines returned (text)"),
-        ResultField("offset", "integer", "First line returned (text)"),
+        ResultField("offset", "integer", "First line (text) or cell (notebook) returned"),
         ResultField("limit", "integer", "Line limit of the call (text)"),
-        ResultField("next_offset", "integer", "Offset of the next page, when more lines remain (text)"),
+        ResultField("next_offset", "integer", "Offset of the next page, when more lines (or cells) remain"),
         ResultField("truncated", "boolean", "More lines or selected pages remain"),
         ResultField("lines_cut", "integer", "Lines cut at the maximum line length (text)"),
         ResultField(
@@ -121,7 +122,7 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         WARNINGS,
         ResultField("is_notebook", "boolean", "The file is a Jupyter notebook, returned as cells"),
         ResultField("cell_count", "integer", "Cells in the notebook"),
-        ResultField("cell_ids", "array", "Each cell's name, in order, as NotebookEdit's cell_id takes it"),
+        ResultField("cell_ids", "array", "Each cell shown, by the name NotebookEdit's cell_id takes for it"),
         ResultField("symbol", "string", "The definition read, by its qualified name (symbol)"),
         ResultField("kind", "string", "Its kind: class, function, method, struct, impl, ... (symbol)"),
     ),
@@ -234,7 +235,7 @@ def _dispatch(
         from .notebook import NotebookError
 
         try:
-            return _read_notebook(ctx, target, fd, st)
+            return _read_notebook(ctx, target, fd, st, offset, limit)
         except NotebookError as exc:
             notebook_error = str(exc)  # show the raw text instead, and say why
     if looks_binary(head):
@@ -438,7 +439,7 @@ def _read_pdf(
 
     data = _media_bytes(ctx, target, fd, st)
     try:
-        pdf = read_pdf(data, pages, ctx.pdf_max_pages)
+        pdf = read_pdf(data, pages, ctx.pdf_max_pages, MAX_READ_CHARS - NOTICE_ROOM)
     except PdfError as exc:
         error = ToolError(ErrorCode.ENCODING_ERROR, f"Cannot read PDF: {target.display} ({exc})")
         raise _refused(ctx, target, fd, st, error, data) from None
@@ -449,9 +450,10 @@ def _read_pdf(
     images = _page_images(ctx, data, wanted, page_images) if wanted else _PageImagesPart([], [], [], [])
     output = "\n\n".join([pdf.text, *images.lines])
     if pdf.remaining:
+        why = f"a page of output stops at {MAX_READ_CHARS:,} characters" if pdf.partial else None
         output += (
             f"\n\n[Showing {len(pdf.shown)} of {len(pdf.shown) + len(pdf.remaining)} selected pages "
-            f"(at most {ctx.pdf_max_pages} a call). "
+            f"({why or f'at most {ctx.pdf_max_pages} a call'}). "
             f"Use {setting(ctx, 'pages', format_pages(pdf.remaining[: ctx.pdf_max_pages]))} to read the next ones.]"
         )
     metadata: dict[str, object] = {"page_images": images.images} if images.images else {}
@@ -468,6 +470,7 @@ def _read_pdf(
             pages=format_pages(pdf.shown),
             pages_read=len(pdf.shown),
             truncated=bool(pdf.remaining),
+            **({"partial": True} if pdf.partial else {}),
             **metadata,
         ),
     )
@@ -516,20 +519,46 @@ def _page_images(ctx: ExecutionContext, data: bytes, wanted: list[int], mode: st
     return _PageImagesPart(images, lines, rendered.failures, pictures)
 
 
-def _read_notebook(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result) -> ToolResult:
-    from .notebook import read_notebook
+def _read_notebook(
+    ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, offset: int, limit: int
+) -> ToolResult:
+    """The cells from the `offset`-th, at most `limit`, whole cells within MAX_READ_CHARS; a notice
+    names the next cell, by position (the next call's offset) and by name."""
+    from .notebook import PastLastCell, read_notebook
 
     data = _media_bytes(ctx, target, fd, st)
-    nb = read_notebook(data)
+    try:
+        nb = read_notebook(data, offset, limit, MAX_READ_CHARS - NOTICE_ROOM)
+    except PastLastCell as exc:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"offset {offset} is past the last cell of {target.display}: it has {exc.cell_count} cell(s) "
+            f"({param(ctx, 'offset')} counts cells from 1 in a notebook)",
+            cell_count=exc.cell_count,
+        ) from None
     remember(ctx, target.path, st, data)
+    text = nb.text
+    extra: dict[str, object] = {}
+    if nb.next_name is not None:
+        why = f", a partial view: a page stops at {MAX_READ_CHARS:,} characters" if nb.partial else ""
+        text += (
+            f"\n\n[Showing cells {nb.first + 1}-{nb.shown_until} of {nb.cell_count}{why}. "
+            f"Use {setting(ctx, 'offset', nb.shown_until + 1)} to read on from cell {nb.next_name}.]"
+        )
+        extra["next_offset"] = nb.shown_until + 1
+    if nb.partial:
+        extra["partial"] = True
     return ToolResult.ok(
-        nb.text,
+        text,
         file_path=target.display,
         is_notebook=True,
         cell_count=nb.cell_count,
         cell_ids=nb.cell_ids,
+        offset=nb.first + 1,
+        truncated=nb.next_name is not None,
         language=nb.language,
         nbformat=nb.nbformat,
+        **extra,
     )
 
 

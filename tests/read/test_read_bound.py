@@ -122,3 +122,73 @@ def test_the_mcp_server_sends_one_page(wide):
     assert not page.is_error and len(mcp_text(page)) <= MAX_READ_CHARS
     assert page.structured_content["partial"] is True and page.structured_content["next_offset"] == 50
     assert refused.is_error and "Use limit=49" in mcp_text(refused)
+
+
+def test_a_pdf_stops_at_the_last_whole_page_that_fits(project, ctx):
+    from tests.helpers.samples import make_pdf
+
+    f = project / "long.pdf"
+    f.write_bytes(make_pdf([" ".join(["word"] * 4000) + f" page{n}" for n in range(1, 11)]))
+    r = fstools.read(str(f), ctx=ctx)
+    assert r.success and len(r.output) <= MAX_READ_CHARS and r.metadata["partial"] and r.metadata["truncated"]
+    shown = r.metadata["pages_read"]
+    assert 1 <= shown < 10 and f"--- Page {shown} ---" in r.output and f"--- Page {shown + 1} ---" not in r.output
+    notice = f'a page of output stops at 100,000 characters). Use pages="{shown + 1}-10" to read the next ones.]'
+    assert notice in r.output
+    rest = fstools.read(str(f), pages=f"{shown + 1}-10", ctx=ctx)
+    assert f"--- Page {shown + 1} ---" in rest.output and len(rest.output) <= MAX_READ_CHARS
+
+
+def _notebook(cells: list[str]) -> str:
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    nb = new_notebook(cells=[new_code_cell(source) for source in cells])
+    nb.nbformat_minor = 4
+    for cell in nb.cells:
+        del cell["id"]
+    return nbformat.writes(nb)
+
+
+def test_a_notebook_page_holds_whole_cells_and_offset_reads_on(project, ctx):
+    f = project / "big.ipynb"
+    f.write_text(_notebook([f"cell_{n} = '{'q' * 1500}'\n" * 10 for n in range(40)]))
+    r = fstools.read(str(f), ctx=ctx)
+    assert r.success and len(r.output) <= MAX_READ_CHARS and r.metadata["partial"] and r.metadata["truncated"]
+    shown = r.metadata["cell_ids"]
+    assert shown == [f"cell-{n}" for n in range(len(shown))] and 1 < len(shown) < 40
+    n = len(shown)
+    assert r.output.endswith(
+        f"[Showing cells 1-{n} of 40, a partial view: a page stops at 100,000 characters. "
+        f"Use offset={n + 1} to read on from cell cell-{n}.]"
+    )
+    assert r.metadata["next_offset"] == n + 1 and f"--- Cell cell-{n} " not in r.output
+    after = fstools.read(str(f), offset=n + 1, ctx=ctx)
+    assert after.metadata["cell_ids"][0] == f"cell-{n}" and after.output.startswith(f"--- Cell cell-{n} (code) ---")
+    tail = fstools.read(str(f), offset=-2, ctx=ctx)
+    assert tail.metadata["cell_ids"] == ["cell-38", "cell-39"] and not tail.metadata["truncated"]
+    few = fstools.read(str(f), limit=2, ctx=ctx)
+    assert few.metadata["cell_ids"] == ["cell-0", "cell-1"] and "partial" not in few.metadata
+    assert few.output.endswith("Use offset=3 to read on from cell cell-2.]")
+    past = fstools.read(str(f), offset=41, ctx=ctx)
+    assert past.error_code == "invalid_argument" and "it has 40 cell(s)" in past.error
+
+
+def test_one_notebook_cell_over_the_bound_is_cut_at_a_line(project, ctx):
+    f = project / "one.ipynb"
+    f.write_text(_notebook(["".join(f"line_{n} = '{'r' * 1000}'\n" for n in range(300)), "after = 1"]))
+    r = fstools.read(str(f), ctx=ctx)
+    assert len(r.output) <= MAX_READ_CHARS and r.metadata["cell_ids"] == ["cell-0"]
+    assert "[... the rest of this cell is not shown: a page holds at most 100,000 characters]" in r.output
+    assert "Use offset=2 to read on from cell cell-1.]" in r.output
+
+
+def test_one_pdf_page_over_the_bound_is_cut(project, ctx):
+    from tests.helpers.samples import make_pdf
+
+    f = project / "dense.pdf"
+    f.write_bytes(make_pdf([" ".join(["dense"] * 20000), "second"]))
+    r = fstools.read(str(f), ctx=ctx)
+    assert len(r.output) <= MAX_READ_CHARS and r.metadata["pages"] == "1" and r.metadata["partial"]
+    assert "[... the rest of page 1 is not shown: a page holds at most 100,000 characters]" in r.output
+    assert r.output.endswith('Use pages="2" to read the next ones.]')
