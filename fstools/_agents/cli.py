@@ -64,7 +64,7 @@ def _first_sentence(text: str) -> str:
 def _help(p: ToolParameter, dash_reads_stdin: bool = False) -> str:
     text = p.description
     if dash_reads_stdin:
-        text += " ('-' reads it from stdin)"
+        text += "; '-' reads it from stdin"
     if p.path:  # a path parameter is positional and may be relative on the command line
         text = _ABSOLUTE.sub("", text).replace("the working directory", "the current directory")
         text = text[:1].upper() + text[1:] + "; relative to the current directory, or absolute"
