@@ -192,3 +192,13 @@ def test_one_pdf_page_over_the_bound_is_cut(project, ctx):
     assert len(r.output) <= MAX_READ_CHARS and r.metadata["pages"] == "1" and r.metadata["partial"]
     assert "[... the rest of page 1 is not shown: a page holds at most 100,000 characters]" in r.output
     assert r.output.endswith('Use pages="2" to read the next ones.]')
+
+
+def test_the_framework_adapters_pass_on_one_page(wide, ctx):
+    from fstools.integrations._common import call, parts
+
+    tool = fstools.ReadTool()
+    page = parts(anyio.run(call, tool, ctx, {"file_path": str(wide)}))
+    assert not page.failed and len(page.text) <= MAX_READ_CHARS and page.text.endswith("Use offset=50 to read more.]")
+    refused = parts(anyio.run(call, tool, ctx, {"file_path": str(wide), "limit": 100}))
+    assert refused.failed and "Use limit=49" in refused.text
