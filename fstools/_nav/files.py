@@ -14,6 +14,7 @@ import re
 import stat
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .._content.encodings import SNIFF_BYTES, looks_binary
@@ -98,7 +99,9 @@ def sources(
     return found
 
 
+@lru_cache(maxsize=1 << 16)
 def _language(path: str) -> Language | None:
+    """The language of a source file fstools parses, by its name (kept: a warm call asks for many)."""
     language = language_for_path(path)
     return language if language is not None and supports(language) else None
 

@@ -177,24 +177,29 @@ def symbols(
 
 def _matches(found: Sources, parts: list[str], kind: str | None, exact: bool, seen: str | None) -> list[Match]:
     last = parts[-1]
-    wanted = last if exact else last.lower()
     parents = [p if exact else p.lower() for p in parts[:-1]]
     matches = []
     for path, names in found.names.items():
+        candidates = names.named(last) if exact else names.containing(last.lower())
+        if not candidates:
+            continue
         where = rank(seen, found.names, path)
-        for d in names.definitions:
-            name = d.name if exact else d.name.lower()
-            if (name != wanted if exact else wanted not in name) or (kind is not None and d.kind != kind):
+        for d in candidates:
+            if (kind is not None and d.kind != kind) or (parents and not _parents_match(d, parents, exact)):
                 continue
-            if parents:
-                qualified = d.qualified_name.split(".")[:-1]
-                ending = qualified[-len(parents) :] if len(qualified) >= len(parents) else None
-                if ending is None or [q if exact else q.lower() for q in ending] != parents:
-                    continue
             closeness = 0 if d.name == last else 1 if d.name.lower() == last.lower() else 2
             matches.append(Match(path, d, (where, closeness, path, d.start_line, d.name_byte)))
     matches.sort(key=lambda m: m.order)
     return matches
+
+
+def _parents_match(d: Definition, parents: list[str], exact: bool) -> bool:
+    """Whether the query's dotted parents are the end of the definition's own parents."""
+    qualified = d.qualified_name.split(".")[:-1]
+    if len(qualified) < len(parents):
+        return False
+    ending = qualified[-len(parents) :]
+    return (ending if exact else [q.lower() for q in ending]) == parents
 
 
 def _resolved(ctx: ExecutionContext, seen: Seen, name: str, matches: list[Match]) -> list[Match] | None:

@@ -127,9 +127,28 @@ class FileNames:
     imported: list[str] = field(default_factory=list)  # the names in its imports (and C includes' file stems)
     complete: bool = True  # False: the definitions only (`file_names(..., uses=False)`), no identifiers
     _def_bytes: dict[int, Definition] = field(default_factory=dict, repr=False)
+    _by_name: dict[str, list[Definition]] | None = field(default=None, repr=False)
+    _folded: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._def_bytes = {d.name_byte: d for d in self.definitions}
+
+    def named(self, name: str) -> list[Definition]:
+        """The definitions whose name is exactly `name`."""
+        if self._by_name is None:
+            by_name: dict[str, list[Definition]] = {}
+            for d in self.definitions:
+                by_name.setdefault(d.name, []).append(d)
+            self._by_name = by_name
+        return self._by_name.get(name, [])
+
+    def containing(self, folded: str) -> list[Definition]:
+        """The definitions whose case-folded name contains `folded` (itself case-folded)."""
+        if self._folded is None:
+            self._folded = "\n".join(d.name.lower() for d in self.definitions)
+        if folded not in self._folded:  # one search in C decides for most files
+            return []
+        return [d for d in self.definitions if folded in d.name.lower()]
 
     def occurrences(self, name: str) -> list[Occurrence]:
         """Every occurrence of the identifier `name`, in order, classified."""
