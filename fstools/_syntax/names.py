@@ -129,6 +129,7 @@ class FileNames:
     _def_bytes: dict[int, Definition] = field(default_factory=dict, repr=False)
     _by_name: dict[str, list[Definition]] | None = field(default=None, repr=False)
     _folded: str | None = field(default=None, repr=False)
+    _starts: list[int] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._def_bytes = {d.name_byte: d for d in self.definitions}
@@ -167,15 +168,17 @@ class FileNames:
         return found
 
     def enclosing(self, byte: int, itself: Definition | None = None) -> str | None:
-        """The qualified name of the innermost definition holding `byte` (other than `itself`)."""
-        best: Definition | None = None
-        for definition in self.definitions:
-            if definition.start_byte > byte:
-                break
-            if definition is not itself and definition.start_byte <= byte < definition.end_byte:
-                if best is None or definition.start_byte >= best.start_byte:
-                    best = definition
-        return best.qualified_name if best is not None else None
+        """The qualified name of the innermost definition holding `byte` (other than `itself`): of those
+        starting before it, the last that still holds it (a nested definition starts after its parent)."""
+        if self._starts is None:
+            self._starts = [d.start_byte for d in self.definitions]
+        at = bisect.bisect_right(self._starts, byte) - 1
+        while at >= 0:
+            definition = self.definitions[at]
+            if definition is not itself and byte < definition.end_byte:
+                return definition.qualified_name
+            at -= 1
+        return None
 
     def as_data(self) -> tuple[Any, ...]:
         """Plain data to store (marshal); `from_data` makes the FileNames again."""
