@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,14 +11,14 @@ from .._core.errors import ErrorCode, ToolError
 from .._core.hints import setting
 from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import resolve_path
+from .._core.paths import SafePath, resolve_path, root_of
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._syntax.names import Occurrence
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
-from .files import read_source, sources
+from .files import sources
 from .resolve import rank, resolvers
 
 MAX_SOURCE_CHARS = 200  # of each use's line in the output
@@ -176,28 +177,62 @@ def _render(ctx: ExecutionContext, page: list[Use], warnings: list[str]) -> str:
     """The page grouped by file (a blank line between files), each use with its source line."""
     blocks: list[str] = []
     current: str | None = None
-    lines: list[bytes] = []
-    for use in page:
-        if use.path != current:
-            current = use.path
-            lines = _source(ctx, use.path, warnings).split(b"\n")
-            if blocks:
-                blocks.append("")
-        raw = lines[use.at.line - 1] if 0 < use.at.line <= len(lines) else b""
-        text = raw.decode("utf-8", "replace").strip()
-        if len(text) > MAX_SOURCE_CHARS:
-            text = text[: MAX_SOURCE_CHARS - 3] + "..."
-        enclosing = use.at.enclosing or "(top level)"
-        blocks.append(f"{use.path}:{use.at.line}:{use.at.column}  {use.at.kind}  in {enclosing}  {text}")
+    reader: _Lines | None = None
+    try:
+        for use in page:
+            if use.path != current:
+                current = use.path
+                if reader is not None:
+                    reader.close()
+                reader = _Lines(ctx, use.path, warnings)
+                if blocks:
+                    blocks.append("")
+            text = reader.line_at(use.at.byte).strip() if reader is not None else ""
+            if len(text) > MAX_SOURCE_CHARS:
+                text = text[: MAX_SOURCE_CHARS - 3] + "..."
+            enclosing = use.at.enclosing or "(top level)"
+            blocks.append(f"{use.path}:{use.at.line}:{use.at.column}  {use.at.kind}  in {enclosing}  {text}")
+    finally:
+        if reader is not None:
+            reader.close()
     return "\n".join(blocks)
 
 
-def _source(ctx: ExecutionContext, path: str, warnings: list[str]) -> bytes:
-    try:
-        return read_source(resolve_path(ctx, path, param="path"))[0]
-    except ToolError as exc:
-        warnings.append(f"Could not read {path} to show its lines: {exc.message}")
-        return b""
+class _Lines:
+    """The lines of one file around given bytes, read beneath its root a window at a time."""
+
+    WINDOW = 4096
+
+    def __init__(self, ctx: ExecutionContext, path: str, warnings: list[str]) -> None:
+        root = root_of(ctx, path)
+        self.fd: int | None = None
+        try:
+            if root is None:
+                raise OSError("outside the allowed directories")
+            # The path came from a listing of the canonical root: opened beneath it, through no link.
+            self.fd = SafePath(path, path, None, root).open(os.O_RDONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            warnings.append(f"Could not read {path} to show its lines: {exc.strerror or exc}")
+
+    def line_at(self, byte: int) -> str:
+        if self.fd is None:
+            return ""
+        start = max(0, byte - self.WINDOW // 2)
+        data = os.pread(self.fd, self.WINDOW, start)
+        at = byte - start
+        begin = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        if (begin == 0 and start > 0) or end == -1 and len(data) == self.WINDOW:  # a longer line: read it whole
+            size = os.fstat(self.fd).st_size
+            data, at = os.pread(self.fd, size, 0), byte
+            begin, end = data.rfind(b"\n", 0, at) + 1, data.find(b"\n", at)
+        line = data[begin : end if end != -1 else len(data)]
+        return line.decode("utf-8", "replace").rstrip("\r")
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
 
 def _nothing(ctx: ExecutionContext, identifier: str, where: str, total: int) -> str:

@@ -102,3 +102,24 @@ def test_c_macro_bodies_and_attribute_macros_are_uses(project):
     ]
     sizes = fstools.references("__alloc_size", ctx=ctx).metadata["references"]
     assert [(r["line"], r["column"]) for r in sizes] == [(2, 15)]
+
+
+def test_a_use_on_a_long_line_and_a_file_that_cannot_be_read_again(project, monkeypatch):
+    from fstools._nav import store
+
+    monkeypatch.setattr(store, "RACY_NS", 0)  # the names stay stored: only the lines are read again
+    write(project / "long.py", "x = 1\n" + "y = [" + "1, " * 3000 + "target]\n" + "z = target\n")
+    ctx = fstools.ExecutionContext(working_dir=str(project))
+    result = fstools.references("target", ctx=ctx)
+    lines = result.output.splitlines()
+    assert lines[0].startswith(f"{project}/long.py:2:9006  ref  in (top level)  y = [1, 1, ")
+    assert lines[0].endswith("...") and lines[1].endswith("z = target")
+    from fstools._core.paths import SafePath
+
+    def refuse(self, flags, mode=0o666):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(SafePath, "open", refuse)  # a fault: the file cannot be opened to show its lines
+    result = fstools.references("target", path=str(project), ctx=ctx)
+    assert result.metadata["total"] == 2
+    assert any("Could not read" in w and "long.py" in w for w in result.metadata.get("warnings", []))
