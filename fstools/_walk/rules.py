@@ -30,7 +30,8 @@ from .._core.spec import ToolSpec
 from .excludes import DEFAULT_EXCLUDES, exclusion_globs
 from .ignorelinks import LinkPlan, LinkPolicy, link_policy, plan_links, plan_links_here
 from .links import escaping_links
-from .walkers import ContainmentFilter, Listing, WalkSpec, list_files
+from .parents import parent_rules
+from .walkers import ContainmentFilter, Listing, WalkSpec, ignore_kinds, list_files
 
 # Links out of the roots a following walk excludes one by one; past this, it follows none.
 MAX_EXCLUDED_LINKS = 2_000
@@ -111,6 +112,15 @@ class WalkRules:
     def ignore_links_here(self, directory: str) -> LinkPlan:
         """The same for a listing of `directory` alone (one level, no walk of the tree)."""
         return plan_links_here(directory, policy=self.links)
+
+    def parent_ignore(self, base: str, *, flags: tuple[str, ...], gitignore_outside: bool) -> str | None:
+        """The file of rules from the directories above `base` for an rg run given the absolute
+        `base` (Grep, the index), under the `--no-ignore-*` switches `flags`; None when no rule applies.
+        (Walkers over `.` get theirs in `list_files`.)"""
+        kinds = ignore_kinds(flags)
+        if kinds is None:
+            return None
+        return parent_rules(base, gitignore_outside=gitignore_outside, relative=False, kinds=kinds).ignore_file()
 
     def _allowed_target(self, canonical: str) -> bool:
         sensitive = self.ctx.sensitive
