@@ -276,12 +276,16 @@ def parent_rules(
     gitignore_outside: bool,
     relative: bool,
     kinds: frozenset[str] = frozenset({"vcs", "dot", "exclude"}),
+    include_base: bool = False,
 ) -> ParentRules:
     """The rules of the directories above `base` (canonical) that apply below it, as lines of one
     ignore file (see the module's docstring). `kinds` are the ignore files in use: `vcs`
-    (`.gitignore`), `dot` (`.ignore` and the walker's own) and `exclude` (the repository's)."""
+    (`.gitignore`), `dot` (`.ignore` and the walker's own) and `exclude` (the repository's).
+
+    `include_base` adds the base's own files, read as git does, below the walker's own reading of
+    them: fd 8.6 leaves `.gitignore` unread outside a repository and misreads an escaped `/`."""
     repo = repository_of(base)
-    above: list[str] = []
+    above: list[str] = [base] if include_base else []
     directory = base
     while directory != "/":
         directory = os.path.dirname(directory)
@@ -294,7 +298,7 @@ def parent_rules(
         rest = base[len(directory.rstrip("/")) + 1 :]
         return [p for p in rest.split("/") if p]
 
-    if repo is not None and repo.top != base:
+    if repo is not None and (repo.top != base or include_base):
         if "exclude" in kinds and repo.common_dir is not None:
             exclude = _rules_of(os.path.join(repo.common_dir, "info", "exclude"))
             lines += rebased(exclude, prefix_of(repo.top), anchor)

@@ -411,7 +411,14 @@ def with_parent_rules(spec: WalkSpec, backend: str) -> WalkSpec:
     if not spec.respect_gitignore:
         return spec
     kinds = ignore_kinds(spec.ignore_flags)
-    rules = parent_rules(spec.base, walker=backend, gitignore_outside=True, relative=True, kinds=kinds or frozenset())
+    rules = parent_rules(
+        spec.base,
+        walker=backend,
+        gitignore_outside=True,
+        relative=True,
+        kinds=kinds or frozenset(),
+        include_base=backend == "fd" and kinds is not None,
+    )
     return replace(spec, parent_ignore=rules.ignore_file(), in_repository=rules.in_repository)
 
 
