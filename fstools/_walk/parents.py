@@ -298,7 +298,9 @@ def parent_rules(
         rest = base[len(directory.rstrip("/")) + 1 :]
         return [p for p in rest.split("/") if p]
 
-    if repo is not None and (repo.top != base or include_base):
+    # At the top too: a linked worktree's exclude file lies in the main repository, which a
+    # confined walker may not be able to read.
+    if repo is not None:
         if "exclude" in kinds and repo.common_dir is not None:
             exclude = _rules_of(os.path.join(repo.common_dir, "info", "exclude"))
             lines += rebased(exclude, prefix_of(repo.top), anchor)

@@ -587,3 +587,10 @@ def test_empty_pattern_is_invalid(project, ctx):
     make(project, "a.py")
     r = fstools.glob("", ctx=ctx)
     assert r.error_code == "invalid_argument" and "empty" in r.error
+
+
+def test_nested_braces_and_a_brace_in_a_class(project, ctx, backend):
+    make(project, "a", "bc", "bd", "be", "}", "foo")
+    assert sorted(rels(run("{a,b{c,d}}", ctx, backend), project)) == ["a", "bc", "bd"]
+    assert sorted(rels(run("**/{a,b{c,d}}", ctx, backend), project)) == ["a", "bc", "bd"]
+    assert sorted(rels(run("{[}],foo}", ctx, backend), project)) == ["foo", "}"]
