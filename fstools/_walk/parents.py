@@ -41,7 +41,7 @@ import hashlib
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -277,13 +277,15 @@ def parent_rules(
     relative: bool,
     kinds: frozenset[str] = frozenset({"vcs", "dot", "exclude"}),
     include_base: bool = False,
+    nested: Callable[[str], Sequence[str]] | None = None,
 ) -> ParentRules:
     """The rules of the directories above `base` (canonical) that apply below it, as lines of one
     ignore file (see the module's docstring). `kinds` are the ignore files in use: `vcs`
     (`.gitignore`), `dot` (`.ignore` and the walker's own) and `exclude` (the repository's).
 
     `include_base` adds the base's own files, read as git does, below the walker's own reading of
-    them: fd 8.6 leaves `.gitignore` unread outside a repository and misreads an escaped `/`."""
+    them: fd 8.6 leaves `.gitignore` unread outside a repository and misreads an escaped `/`.
+    `nested(base)` names the repositories below the base, asked only when git's rules apply."""
     repo = repository_of(base)
     above: list[str] = [base] if include_base else []
     directory = base
@@ -308,6 +310,13 @@ def parent_rules(
         for directory in above:
             if repo is None or directory == repo.top or directory.startswith(repo.top.rstrip("/") + "/"):
                 lines += rebased(_rules_of(os.path.join(directory, ".gitignore")), prefix_of(directory), anchor)
+    if lines and nested is not None:
+        # git's rules stop at a nested repository's top: below one, nothing above it ignores a
+        # name (a whitelist of every name not hidden, so hidden ones stay hidden); what rg reads
+        # inside it still decides, as the walker's own files outrank this one.
+        for top in nested(base):
+            rel = top[len(base.rstrip("/")) + 1 :]
+            lines.append("!" + anchor + _GLOB_META.sub(r"\\\1", rel) + "/**/[!.]*")
     if "dot" in kinds:
         for name in DOT_NAMES[walker]:
             for directory in above:

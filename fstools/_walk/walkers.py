@@ -31,6 +31,7 @@ from .._core.runner import StreamingProcess
 from .._globs.globmatch import compile_glob
 from .excludes import DEFAULT_EXCLUDES
 from .ignorefiles import redact_ignore_messages
+from .linkscan import repositories_below
 from .parents import parent_rules
 
 # Below these counts in the base's first two levels a tree is small: sorting in Python is
@@ -418,6 +419,7 @@ def with_parent_rules(spec: WalkSpec, backend: str) -> WalkSpec:
         relative=True,
         kinds=kinds or frozenset(),
         include_base=backend == "fd" and kinds is not None,
+        nested=lambda base: repositories_below(base, hidden=spec.hidden),
     )
     return replace(spec, parent_ignore=rules.ignore_file(), in_repository=rules.in_repository)
 
