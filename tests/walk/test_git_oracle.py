@@ -40,6 +40,7 @@ from hypothesis import strategies as st
 import fstools
 from fstools._core.binaries import find_binary
 from fstools._index.listing import Filters, list_files
+from fstools._walk.walkers import fd_version
 from tests.helpers.binaries import HAS_FD
 
 DIRS = ("", "a", "a/b", "a/b/c", "d", "d/e", "d/e/b")
@@ -81,6 +82,7 @@ class Tree:
     nested: str | None  # a directory that is a repository of its own
     worktree: bool
     nested_exclude: list[str] = field(default_factory=list)
+    in_repository: bool = True  # outside one, Glob and LS read .gitignore files, Grep and the index do not
 
 
 @st.composite
@@ -93,7 +95,8 @@ def trees(draw: st.DrawFn) -> Tree:
             unique=True,
         )
     )
-    nested = draw(st.sampled_from((None, None, "d", "a/b")))
+    in_repository = draw(st.integers(0, 3)) > 0
+    nested = draw(st.sampled_from((None, None, "d", "a/b"))) if in_repository else None
     # rg applies a `.ignore` across a repository's boundary: none above the nested one.
     places = [d for d in DIRS if nested is None or not (d == "" or nested.startswith(d + "/"))]
     ignore_dirs = draw(st.lists(st.sampled_from(places), max_size=2, unique=True))
@@ -106,10 +109,10 @@ def trees(draw: st.DrawFn) -> Tree:
 
     git_dirs = draw(st.lists(st.sampled_from(DIRS), max_size=3, unique=True))
     gitignores = {d: draw(rules(4)) for d in git_dirs}
-    exclude = draw(rules(2))
-    worktree = nested is None and draw(st.booleans())
+    exclude = draw(rules(2)) if in_repository else []
+    worktree = in_repository and nested is None and draw(st.booleans())
     nested_exclude = draw(rules(2)) if nested else []
-    return Tree(files, gitignores, ignores, exclude, nested, worktree, nested_exclude)
+    return Tree(files, gitignores, ignores, exclude, nested, worktree, nested_exclude, in_repository)
 
 
 def git(*args: str, cwd: str) -> str:
@@ -126,8 +129,11 @@ def build(tree: Tree, where: str) -> str:
     """The tree on disk below `where`; its top (a linked worktree's, or the repository's)."""
     top = os.path.join(where, "top")
     os.makedirs(top)
-    git("init", "-q", cwd=top)
-    if tree.worktree:
+    if tree.in_repository:
+        git("init", "-q", cwd=top)
+    if not tree.in_repository:
+        git_dir = None
+    elif tree.worktree:
         _write(os.path.join(top, ".keep"), "")
         git("add", ".keep", cwd=top)
         git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init", cwd=top)
@@ -136,7 +142,8 @@ def build(tree: Tree, where: str) -> str:
         git_dir = os.path.join(main, ".git")
     else:
         git_dir = os.path.join(top, ".git")
-    _write(os.path.join(git_dir, "info", "exclude"), "".join(r + "\n" for r in tree.exclude))
+    if git_dir is not None:
+        _write(os.path.join(git_dir, "info", "exclude"), "".join(r + "\n" for r in tree.exclude))
     for rel in tree.files:
         _write(os.path.join(top, rel), "needle\n")
     for d, lines in tree.gitignores.items():
@@ -151,13 +158,17 @@ def build(tree: Tree, where: str) -> str:
     return top
 
 
-def shadow(top: str, where: str) -> str:
-    """A copy of the tree where each `.ignore` is appended to its directory's `.gitignore`: what
-    fstools reads, as git can read it."""
-    copy = os.path.join(where, "shadow")
+def shadow(top: str, where: str, *, gitignore: bool = True) -> str:
+    """A copy of the tree where each `.ignore` is appended to its directory's `.gitignore` (which
+    is emptied unless `gitignore`): what fstools reads, as git can read it, in a repository."""
+    copy = os.path.join(where, "shadow" if gitignore else "shadow-dot")
     shutil.copytree(top, copy, symlinks=True)
+    if not os.path.lexists(os.path.join(copy, ".git")):
+        git("init", "-q", cwd=copy)
     for directory, dirs, names in os.walk(copy):
         dirs[:] = [d for d in dirs if d != ".git"]
+        if ".gitignore" in names and not gitignore:
+            open(os.path.join(directory, ".gitignore"), "w").close()
         if ".ignore" in names:
             with open(os.path.join(directory, ".ignore")) as f:
                 extra = f.read()
@@ -239,15 +250,18 @@ def under(files: set[str], base: str) -> set[str]:
     return {p for p in files if not base or p.startswith(base + "/")}
 
 
-def walks(top: str, base: str, ctx: fstools.ExecutionContext) -> dict[str, set[str]]:
-    """What each walk lists below `top/base`, relative to `top`."""
+def walks(top: str, base: str, ctx: fstools.ExecutionContext, *, old_fd: bool) -> dict[str, set[str]]:
+    """What each walk lists below `top/base`, relative to `top`. With `old_fd`, not Glob over an fd
+    older than 8.7 (outside a repository it reads no .gitignore below the base, and says so)."""
     path = os.path.join(top, base) if base else top
 
     def rel(paths: list[str]) -> set[str]:
         return {os.path.relpath(p, top) for p in paths}
 
     found: dict[str, set[str]] = {}
-    for name in ("rg", "fd") if HAS_FD else ("rg",):
+    fd = find_binary.__wrapped__("fd") if HAS_FD else None
+    with_fd = fd is not None and not (old_fd and fd_version(fd) < (8, 7, 0))
+    for name in ("rg", "fd") if with_fd else ("rg",):
         with walker(name):
             r = fstools.glob("**", path=path, ctx=ctx, limit=100_000)
             assert r.success, r.output
@@ -301,9 +315,10 @@ def test_every_walk_lists_what_git_lists(tree: Tree, data: st.DataObject) -> Non
         top = build(tree, where)
         copy = shadow(top, where)
         oracle = oracle_files(copy)
+        # Outside a repository Grep and the index read no .gitignore.
+        grep_oracle = oracle if tree.in_repository else oracle_files(shadow(top, where, gitignore=False))
         ctx = fstools.ExecutionContext(working_dir=top, allowed_dirs=[where], search_index="off")
-        bases = {""} | {os.path.dirname(p) for p in oracle}
-        bases |= {b for p in oracle for b in _ancestors(p)}
+        bases = {b for p in oracle for b in _ancestors(p)}
         nested_repo: dict[str, tuple[str, str]] = {}
         if tree.nested is not None and tree.nested in bases:
             shadow_nested = os.path.join(copy, tree.nested)
@@ -313,9 +328,10 @@ def test_every_walk_lists_what_git_lists(tree: Tree, data: st.DataObject) -> Non
         others = sorted(bases - {""})
         chosen = [""] + (data.draw(st.lists(st.sampled_from(others), max_size=2, unique=True)) if others else [])
         for base in chosen:
-            expected = under(oracle, base)
-            for name, listed in walks(top, base, ctx).items():
-                wanted = expected & set(tree.files) if name == "grep" else expected  # the files holding `needle`
+            for name, listed in walks(top, base, ctx, old_fd=not tree.in_repository).items():
+                wanted = under(oracle if name.startswith("glob") else grep_oracle, base)
+                if name == "grep":
+                    wanted &= set(tree.files)  # the files holding `needle`
                 assert listed == wanted, (name, base or ".", sorted(listed ^ wanted))
             check_ls(top, copy, nested_repo, base, oracle, ctx)
     finally:
@@ -323,5 +339,6 @@ def test_every_walk_lists_what_git_lists(tree: Tree, data: st.DataObject) -> Non
 
 
 def _ancestors(rel: str) -> list[str]:
+    """The directories above the file `rel`, the top (`""`) included."""
     parts = rel.split("/")[:-1]
-    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    return ["/".join(parts[:i]) for i in range(len(parts) + 1)]
