@@ -53,6 +53,7 @@ class _Tree:
 
 
 _trees: dict[tuple[str, bool], _Tree] = {}
+_repositories: dict[tuple[str, bool], tuple[dict[str, _Listing], list[str]]] = {}
 _generation = 0  # how many times fstools changed a tree: a remembered check older than a change is redone
 
 
@@ -117,7 +118,15 @@ def linked_ignore_files(root: str, *, hidden: bool) -> list[str]:
 def repositories_below(root: str, *, hidden: bool) -> list[str]:
     """The directories strictly below `root` that are repositories of their own (they hold a `.git`),
     from the same remembered walk."""
-    return [d for d, listing in _walked(root, hidden).items() if listing.repository and d != root]
+    listings = _walked(root, hidden)
+    known = _repositories.get((root, hidden))
+    if known is not None and known[0] is listings:  # the same remembered walk: the same answer
+        return known[1]
+    found = [d for d, listing in listings.items() if listing.repository and d != root]
+    if len(_repositories) >= _TREES:
+        _repositories.pop(next(iter(_repositories)))
+    _repositories[(root, hidden)] = (listings, found)
+    return found
 
 
 def _walked(root: str, hidden: bool) -> dict[str, _Listing]:

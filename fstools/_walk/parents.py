@@ -179,6 +179,11 @@ def _render(rule: Rule, rest: tuple[str, ...] | None, anchor: str) -> str:
 def rebased(rules: Sequence[Rule], prefix: Sequence[str], anchor: str) -> list[str]:
     """`rules` of a directory `prefix` above the base, as lines relative to the base (`anchor` is
     `/`, or the base's absolute path escaped and ending in `/`)."""
+    return list(_rebased(tuple(rules), tuple(prefix), anchor)) if rules else []
+
+
+@lru_cache(maxsize=1024)
+def _rebased(rules: tuple[Rule, ...], prefix: tuple[str, ...], anchor: str) -> tuple[str, ...]:
     lines = []
     for rule in rules:
         if rule.parts is None:
@@ -186,7 +191,7 @@ def rebased(rules: Sequence[Rule], prefix: Sequence[str], anchor: str) -> list[s
             continue
         for rest in remainders(rule.parts, prefix):
             lines.append(_render(rule, rest, anchor))
-    return lines
+    return tuple(lines)
 
 
 @dataclass(frozen=True)
@@ -228,13 +233,23 @@ def repository_of(path: str) -> Repository | None:
     directory = path
     while True:
         dot_git = os.path.join(directory, ".git")
-        if os.path.lexists(dot_git):
-            git_dir = _git_dir_of(dot_git)
-            return Repository(directory, _common_dir(git_dir) if git_dir is not None else None)
+        try:
+            st = os.lstat(dot_git)
+        except OSError:
+            st = None
+        if st is not None:
+            return _repository(directory, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
         parent = os.path.dirname(directory)
         if parent == directory:
             return None
         directory = parent
+
+
+@lru_cache(maxsize=256)
+def _repository(top: str, signature: tuple[int, int, int, int]) -> Repository:
+    """The repository whose `.git` (with this lstat signature) is in `top`; a worktree's file is read once."""
+    git_dir = _git_dir_of(os.path.join(top, ".git"))
+    return Repository(top, _common_dir(git_dir) if git_dir is not None else None)
 
 
 @lru_cache(maxsize=512)
