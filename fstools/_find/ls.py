@@ -99,7 +99,7 @@ def _not_ignored(ctx: ExecutionContext, target: SafePath, warnings: list[str]) -
     warnings += links.notes
     # The rules above the directory and its own, as git reads them (fd 8.6 reads .gitignore only in
     # a repository, and misreads some lines): fd applies them below its own reading.
-    spec = with_parent_rules(WalkSpec(base=directory, ignore_flags=links.flags), "fd")
+    spec = with_parent_rules(WalkSpec(base=directory, ignore_flags=links.flags, max_depth=1), "fd")
     argv += parent_flags(spec)
     if fd_version(fd) >= (8, 7, 0) and not spec.in_repository:
         argv.append("--no-require-git")

@@ -419,7 +419,8 @@ def with_parent_rules(spec: WalkSpec, backend: str) -> WalkSpec:
         relative=True,
         kinds=kinds or frozenset(),
         include_base=backend == "fd" and kinds is not None,
-        nested=lambda base: repositories_below(base, hidden=spec.hidden),
+        # A walk one level deep lists nothing inside a nested repository: no walk of the tree for it.
+        nested=None if spec.max_depth == 1 else lambda base: repositories_below(base, hidden=spec.hidden),
     )
     return replace(spec, parent_ignore=rules.ignore_file(), in_repository=rules.in_repository)
 
