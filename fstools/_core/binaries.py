@@ -1,8 +1,8 @@
 """Finding the rg and fd executables.
 
 The running interpreter's scripts directory comes first, so a venv that was never
-activated still finds the rg its `ripgrep` wheel installed; then PATH (`fd`, then
-Debian's `fdfind`). FSTOOLS_RG / FSTOOLS_FD name an explicit binary; set to an empty
+activated still finds the rg its `ripgrep` wheel installed (unless PATH holds a newer rg
+program); then PATH (`fd`, then Debian's `fdfind`). FSTOOLS_RG / FSTOOLS_FD name an explicit binary; set to an empty
 string they make that binary count as absent (used to exercise the fallbacks).
 """
 
