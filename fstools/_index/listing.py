@@ -60,7 +60,7 @@ def files_argv(
     if not everything:
         # rg 14 misapplies the rules above `root`: it reads none, and gets them rewritten (`_walk.parents`).
         argv.append("--no-ignore-parent")
-        nested = partial(repositories_below, hidden=False)
+        nested = None if max_depth == 1 else partial(repositories_below, hidden=False)
         rules = parent_rules(root, gitignore_outside=False, relative=False, nested=nested).ignore_file()
         if rules is not None:
             argv += ["--ignore-file", rules]
