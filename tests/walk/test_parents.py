@@ -211,3 +211,16 @@ def test_the_rules_file_is_written_once_per_content_and_survives_a_cleaner(monke
     os.remove(first)
     again = parents.write_rules_file(["/a"])
     assert again == first and open(again).read() == "/a\n"
+
+
+def test_a_worktrees_rule_files_name_the_main_repositorys_exclude(tmp_path):
+    from fstools._walk.ignorefiles import outside_rule_files
+
+    main, tree = tmp_path / "m", tmp_path / "w"
+    write(main / "f", "x")
+    git("init", "-q", cwd=main)
+    git("add", "f", cwd=main)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "i", cwd=main)
+    git("worktree", "add", "-q", str(tree), cwd=main)
+    watched = {os.path.realpath(p) for p in outside_rule_files(str(tree))}
+    assert os.path.realpath(main / ".git" / "info" / "exclude") in watched
