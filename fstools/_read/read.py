@@ -122,7 +122,9 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         WARNINGS,
         ResultField("is_notebook", "boolean", "The file is a Jupyter notebook, returned as cells"),
         ResultField("cell_count", "integer", "Cells in the notebook"),
-        ResultField("cell_ids", "array", "Each cell shown, by the name NotebookEdit's cell_id takes for it"),
+        ResultField(
+            "cell_ids", "array", "Each cell shown, by the name NotebookEdit's cell_id takes for it (null: it has none)"
+        ),
         ResultField("symbol", "string", "The definition read, by its qualified name (symbol)"),
         ResultField("kind", "string", "Its kind: class, function, method, struct, impl, ... (symbol)"),
     ),
