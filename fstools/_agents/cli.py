@@ -268,6 +268,12 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
         help="auto (the default): Grep and Glob answer from the roots' search indexes, which the server keeps "
         "fresh and builds in the background where a root has none (needs the index extra); off: always scan",
     )
+    mcp.add_argument(
+        "--output-schemas",
+        action="store_true",
+        help="List each tool's output schema (for a client that checks structuredContent against it); "
+        "structuredContent is sent either way",
+    )
     add_index_command(commands)
     return CommandLine(parser, dict(commands.choices))
 
@@ -353,6 +359,7 @@ def _settings(args: argparse.Namespace) -> SessionSettings:
         audit_log=args.audit_log,
         rate_limit=getattr(args, "rate_limit", None),
         index=getattr(args, "index", "auto"),
+        output_schemas=getattr(args, "output_schemas", False),
         timeout=args.timeout,
     )
 
