@@ -145,7 +145,9 @@ def read(
         )
     target = readable(ctx, file_path)
     authorize(ctx, read.spec, target.path)
-    return read_target(ctx, target, offset, limit, pages, page_images, symbol)
+    # The agent reads before it changes: the check after its change finds the file already parsed.
+    keep_tree = ctx.check_syntax != "off"
+    return read_target(ctx, target, offset, limit, pages, page_images, symbol, keep_tree=keep_tree)
 
 
 def readable(ctx: ExecutionContext, file_path: str) -> SafePath:
@@ -166,9 +168,12 @@ def read_target(
     pages: str | None = None,
     page_images: str = "auto",
     symbol: str | None = None,
+    *,
+    keep_tree: bool = False,
 ) -> ToolResult:
     """What Read answers for `target`, a path `readable` checked and the caller authorized
-    (ReadMany reads each of its files so)."""
+    (ReadMany reads each of its files so). `keep_tree`: a text file's syntax tree is parsed in
+    the background for the check of a change that may follow."""
     fd = _open(target)
     try:
         st = os.fstat(fd)
@@ -178,7 +183,7 @@ def read_target(
             raise ToolError(ErrorCode.INVALID_PATH, f"Not a regular file: {target.display}")
         if symbol is not None:
             return _read_symbol(ctx, target, fd, st, symbol, limit)
-        return _dispatch(ctx, target, fd, st, offset, limit, pages, page_images)
+        return _dispatch(ctx, target, fd, st, offset, limit, pages, page_images, keep_tree)
     finally:
         os.close(fd)
 
@@ -201,6 +206,7 @@ def _dispatch(
     limit: int,
     pages: str | None,
     page_images: str,
+    keep_tree: bool = False,
 ) -> ToolResult:
     head = os.pread(fd, SNIFF_BYTES, 0)
     pages = pages if pages and pages.strip() else None  # models send "" for "no value"
@@ -227,9 +233,18 @@ def _dispatch(
         error = ToolError(ErrorCode.BINARY_FILE, f"Cannot read binary file: {target.display}")
         raise _refused(ctx, target, fd, st, error)
     result = _read_text(ctx, target, fd, st, head, offset, limit)
+    if keep_tree and notebook_error is None:
+        _keep_tree(target, fd, st)
     if notebook_error is not None:
         result.metadata["notebook_error"] = notebook_error
     return result
+
+
+def _keep_tree(target: SafePath, fd: int, st: os.stat_result) -> None:
+    from .._syntax.check import MAX_CHECK_BYTES, prime_after_read
+
+    if st.st_size <= MAX_CHECK_BYTES:
+        prime_after_read(target.display, os.pread(fd, st.st_size, 0))
 
 
 def _read_text(
