@@ -99,15 +99,17 @@ def tool_definition(tool: BaseTool, *, output_schema: bool = False) -> types.Too
 
     Clients send a tool's listing to the model on every turn, and none hands a model the output
     schema, so the result metadata's schema is listed only for a client that validates
-    structuredContent against it (`output_schema`, `fstools mcp --output-schemas`). Only the hints
-    a client acts on are listed: readOnlyHint where it is true, destructiveHint where it means
-    something (not read-only); openWorldHint is left to its default, the cautious reading. No
-    title repeats the name: a client shows the name.
+    structuredContent against it (`output_schema`, `fstools mcp --output-schemas`). A hint is
+    listed only where it differs from MCP's default, which is the cautious reading of each (not
+    read-only, destructive, open world): readOnlyHint where it is true, destructiveHint where a
+    tool that changes files destroys nothing. No title repeats the name: a client shows the name.
     """
     if tool.read_only:
-        hints = types.ToolAnnotations(read_only_hint=True)
-    else:  # said even where it is the default: a client may take a missing hint for "not destructive"
-        hints = types.ToolAnnotations(destructive_hint=tool.destructive)
+        hints: types.ToolAnnotations | None = types.ToolAnnotations(read_only_hint=True)
+    elif not tool.destructive:
+        hints = types.ToolAnnotations(destructive_hint=False)
+    else:  # MCP's defaults: not read-only, destructive
+        hints = None
     return types.Tool(
         name=tool.name,
         description=tool.description,
