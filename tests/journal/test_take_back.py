@@ -183,6 +183,22 @@ def test_rewind_takes_every_tool_back_byte_for_byte(tree, ctx):
     assert r.metadata["journal"] == "recorded"
 
 
+@pytest.mark.parametrize("mode", [0o750, 0o600], ids=["rwxr-x---", "rw-------"])
+def test_a_rewind_past_a_patch_that_moves_a_file_of_its_own_mode_with_changes(tree, ctx, mode):
+    os.chmod(tree / "script.sh", mode)  # the moved file's mode is not what a new file gets
+    before = snapshot(tree)
+    mark = fstools.checkpoint(ctx=ctx).metadata["checkpoint"]
+    patch = (
+        "*** Begin Patch\n*** Add File: added.txt\n+hi\n*** Update File: pkg/mod.py\n@@\n-    return 1\n+    return 2\n"
+        "*** Update File: script.sh\n*** Move to: bin/run.sh\n@@\n-echo hi\n+echo bye\n*** Delete File: crlf.txt\n*** End Patch"
+    )
+    assert fstools.apply_patch(patch, ctx=ctx).success
+    assert stat.S_IMODE((tree / "bin" / "run.sh").stat().st_mode) == mode
+    r = fstools.rewind(mark, ctx=ctx)
+    assert r.success, r.error
+    assert snapshot(tree) == before
+
+
 def test_a_rewind_can_be_rewound(tree, ctx):
     start = fstools.checkpoint(ctx=ctx).metadata["checkpoint"]
     agent_read(ctx, tree / "crlf.txt")
