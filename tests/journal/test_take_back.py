@@ -6,6 +6,7 @@ Real files in tmp, the real journal in the session's private cache directory.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -316,3 +317,49 @@ def test_undo_takes_a_notebook_edit_back_byte_for_byte(project, ctx):
     undone = fstools.undo(str(path), ctx=ctx)
     assert undone.success, undone.error
     assert path.read_bytes() == before
+
+
+def _edit_inside(project, ctx):
+    path = project / "sub" / "a.txt"
+    agent_read(ctx, path)
+    assert fstools.edit(str(path), "a", "b", ctx=ctx).success
+    return path
+
+
+def _delete_the_tree(project, ctx):
+    assert fstools.delete(str(project / "sub"), recursive=True, ctx=ctx).success
+    return project / "sub" / "a.txt"
+
+
+def _create_in_a_new_directory(project, ctx):
+    shutil.rmtree(project / "sub")
+    path = project / "sub" / "b.txt"
+    assert fstools.write(str(path), "b\n", ctx=ctx).success
+    return path
+
+
+def _delete_the_file(project, ctx):
+    path = project / "sub" / "a.txt"
+    assert fstools.delete(str(path), ctx=ctx).success
+    return path
+
+
+@pytest.mark.parametrize("how", ["rewind", "undo"])
+@pytest.mark.parametrize(
+    "change", [_edit_inside, _delete_the_tree, _create_in_a_new_directory, _delete_the_file], ids=lambda f: f.__name__
+)
+def test_a_directory_replaced_by_a_file_is_named_as_another_programs_change(project, ctx, change, how):
+    (project / "sub").mkdir()
+    (project / "sub" / "a.txt").write_text("a\n")
+    mark = fstools.checkpoint(ctx=ctx).metadata["checkpoint"]
+    path = change(project, ctx)
+    if (project / "sub").exists():
+        shutil.rmtree(project / "sub")
+    (project / "sub").write_text("someone else's file\n")  # another program put a file where the directory was
+    before = snapshot(project)
+    r = fstools.rewind(mark, ctx=ctx) if how == "rewind" else fstools.undo(str(path), ctx=ctx)
+    assert r.error_code == "concurrent_modification", r.error
+    sub = str((project / "sub").resolve())
+    assert str(path.resolve()) in r.error and f"{sub} was a directory and is now a file" in r.error
+    assert r.metadata["blocked_by"] == sub and r.metadata["paths"] == [str(path.resolve())]
+    assert snapshot(project) == before  # nothing changed
