@@ -44,6 +44,7 @@ class StreamingProcess:
         self.argv = list(argv)
         self.timed_out = False
         self.stopped = False  # killed because the reader stopped early (its output was not wanted any more)
+        self.stderr_cut = False  # more was written to stderr than is kept
         self._eof = False
         self._stderr_chunks: list[bytes] = []
         # Opened here, not by Popen: a confined starter may not open /dev/null itself.
@@ -82,6 +83,8 @@ class StreamingProcess:
             if kept < _STDERR_CAP:
                 self._stderr_chunks.append(chunk)
                 kept += len(chunk)
+            else:
+                self.stderr_cut = True
 
     def _on_timeout(self) -> None:
         if self._proc.poll() is None:

@@ -296,6 +296,10 @@ class Searcher:
         for message in messages:
             sink.message(message)
         sink.notices += other_messages(self.query, stderr)
+        if proc.stderr_cut:
+            sink.notices.append(
+                "rg wrote more messages than are kept: the paths it could not read are more than those counted"
+            )
         return value
 
     def keep(self, ends: Iterable[FileEnd | Block]) -> list[FileHit]:

@@ -32,6 +32,9 @@ sys.stderr.buffer.write(real.stderr)
 if fault == "message":
     sys.stderr.write("rg: something the search could not do\\n")
     sys.stderr.flush()
+if fault == "chatty":
+    for n in range(400):  # past one read of the pipe
+        sys.stderr.write("rg: " + os.environ["FAKE_RG_ROOT"] + f"/x{n}: Permission denied (os error 13)\\n")
 if fault == "killed":
     os.kill(os.getpid(), signal.SIGKILL)
 sys.exit(real.returncode)
@@ -138,6 +141,17 @@ def test_an_rg_message_that_names_no_path_is_shown(project, fake_rg):
     r = _grep(project)
     assert r.metadata["total_files"] == 1
     assert "rg: something the search could not do" in r.to_text()
+
+
+def test_messages_past_what_is_kept_say_so(project, fake_rg, monkeypatch):
+    from fstools._core import runner
+
+    write(project / "a.txt", "needle\n")
+    monkeypatch.setattr(runner, "_STDERR_CAP", 4)  # the first read is kept, the rest only noticed
+    monkeypatch.setenv("FAKE_RG_ROOT", str(project.resolve()))
+    fake_rg("chatty")
+    r = _grep(project)
+    assert "rg wrote more messages than are kept" in r.to_text()
 
 
 @pytest.mark.parametrize("mode", ["files_with_matches", "content"])
