@@ -392,9 +392,11 @@ def _decide(
         )
     replacements: list[Replacement[AnyStr]] = []
     prev_end = 0
+    mixed = _mixed_breaks(text)
     for c in candidates:
         start, end = c.start, c.end
-        body = _with_breaks(text, start, end, c.text if c.text is not None else new)
+        given = c.text if c.text is not None else new
+        body = _with_breaks(text, start, end, given) if mixed else with_line_breaks(given, _break_at(text, start, end))
         if not body:
             start, end = _whole_lines(text, start, end, prev_end)
         replacements.append(Replacement(start, end, body))
@@ -407,6 +409,15 @@ _BYTE_BREAKS = re.compile(rb"\r\n|\r|\n")
 _NEW_BREAKS = re.compile(r"\r?\n")
 _NEW_BYTE_BREAKS = re.compile(rb"\r?\n")
 MAX_ALIGNED = 1_000_000  # line pairs compared to align new_string with a region of mixed breaks
+
+
+def _mixed_breaks(text: AnyStr) -> bool:
+    """Whether the text's lines end in more than one way (else one break serves every new line)."""
+    lf, cr, crlf = breaks(text)
+    if cr not in text:
+        return False
+    pairs = text.count(crlf)
+    return pairs != text.count(cr) or pairs != text.count(lf)
 
 
 def _with_breaks(text: AnyStr, start: int, end: int, new: AnyStr) -> AnyStr:
