@@ -202,9 +202,10 @@ class PageCollector:
             try:
                 self.feed(line)
             except orjson.JSONDecodeError:
+                # A line without its line feed is the last of a killed run (which the search reports): cut
+                # off, not a message. Any other is damage.
                 if line.endswith(b"\n"):
                     raise
-                # the last line of a killed run (which the search reports): cut off, not a message
 
     def _emit(self, number: int, text: str, spans: tuple[Span, ...], is_context: bool) -> None:
         if number <= self._last:
