@@ -63,6 +63,8 @@ class SessionSettings:
     timeout: float | None = None
     # The search index: "auto" uses (and, in a long-lived server, builds) the roots' indexes; "off" never.
     index: Literal["auto", "off"] = "auto"
+    # The MCP server lists each tool's output schema only when asked (a client that validates results).
+    output_schemas: bool = False
 
     def context(
         self,
