@@ -64,3 +64,20 @@ def test_a_read_after_a_check_replaces_the_tree_the_check_kept(tmp_path):
     path.write_text(SOURCE)  # another program puts the old text back; the agent reads it again
     assert fstools.read(str(path), ctx=ctx).success
     assert _after_read(str(path))[1] is not None
+
+
+def test_reads_faster_than_parsing_queue_no_more_text_than_the_trees_kept(tmp_path):
+    # A loop of reads of large files queues a parse per file; the kept trees hold at most
+    # MAX_SOURCE_BYTES of text, so parsing (and holding) more than that ahead is waste, and a
+    # check waiting for its file's tree must not wait behind every file read before it.
+    trees.clear()
+    python = LANGUAGES["python"]
+    big = SOURCE.encode() * 40  # ~1 MB: each takes far longer to parse than to queue
+    for i in range(40):
+        trees.prime(python, str(tmp_path / f"f{i}.py"), big + b"#%d\n" % i)
+    count, size = trees.pending()
+    assert size <= trees.MAX_SOURCE_BYTES and count <= trees.MAX_TREES, (count, size)
+    for i in range(40):
+        trees.settled(str(tmp_path / f"f{i}.py"), python)
+    assert trees.pending() == (0, 0)
+    assert sum(len(s) for s, _ in trees._trees.values()) <= trees.MAX_SOURCE_BYTES
