@@ -9,6 +9,7 @@ file with two links, or another program's) would change the kept content under i
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 from pathlib import Path
 
@@ -40,9 +41,7 @@ def _cut_short_write(ctx: fstools.ExecutionContext, path: Path, content: str, mo
         assert not fstools.write(str(path), content, ctx=ctx).success
 
 
-def _blob_of(project: Path, content: bytes) -> str:
-    import hashlib
-
+def _blob_of(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
 
 
@@ -54,7 +53,7 @@ def test_a_write_after_a_cut_short_one_keeps_the_earlier_content(project, ctx, m
     agent_read(ctx, path)
     assert fstools.write(str(path), "second\n", ctx=ctx).success
     journal = journal_for(str(project.resolve()))
-    assert journal.read_blob(_blob_of(project, b"first\n")) == b"first\n"
+    assert journal.read_blob(_blob_of(b"first\n")) == b"first\n"
     undone = fstools.undo(str(path), ctx=ctx)
     assert undone.success, undone.error
     assert path.read_text() == "first\n"
