@@ -42,20 +42,18 @@ class Use:
 @tool(
     name="References",
     description=(
-        "Lists every use of an identifier in the source files under path, found by parsing them: never a word "
-        "in a comment or a string, never a longer name that contains it. Grouped by file, one line per use: "
-        "'path:line:col  def|ref|import  in <enclosing definition>  <the source line>'. name is the identifier "
-        "(Parser.feed: the uses of feed). Matched by name: uses of other definitions with the same name are "
-        "included, and the notice says how many definitions share it. With file_path and line (where you saw "
-        "it) that file's uses come first, then the files it imports or that import it."
+        "Lists the uses of an identifier in the source files under path, by parsing them: never in a comment "
+        "or string, never a longer name. Per file, one line a use: 'path:line:col  def|ref|import  in "
+        "<enclosing>  <line>'. Matched by name (Parser.feed: uses of feed); the notice says how many "
+        "definitions share it. file_path+line (where you saw it) ranks that file and its imports first."
     ),
     parameters=(
-        ToolParameter("name", "string", "The identifier (or a dotted name: its last part)", required=True),
-        ToolParameter("path", "string", "Directory (or file) to search (default: the working directory)", path=True),
-        ToolParameter("file_path", "string", "The file where the name is used (ranks the uses)", path=True),
-        ToolParameter("line", "integer", "The line of file_path where the name is used", minimum=1),
-        ToolParameter("offset", "integer", "Skip this many uses (paging)", default=0, minimum=0),
-        ToolParameter("limit", "integer", "Uses to show at most", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT),
+        ToolParameter("name", "string", "The identifier (dotted: its last part)", required=True),
+        ToolParameter("path", "string", "Directory or file (default: working directory)", path=True),
+        ToolParameter("file_path", "string", "File where the name is used (ranking)", path=True),
+        ToolParameter("line", "integer", "Line of that use in file_path", minimum=1),
+        ToolParameter("offset", "integer", "Uses to skip (paging)", default=0, minimum=0),
+        ToolParameter("limit", "integer", "Most uses shown", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT),
     ),
     cli_help="Print every use of the identifier NAME in the source files under a directory, with its kind.",
     read_only=True,

@@ -65,24 +65,22 @@ class Match:
 @tool(
     name="Symbols",
     description=(
-        "Finds where names are defined (functions, classes, methods, structs, types, macros, ...) in the source "
-        "files under path, by parsing them, not by text: comments, strings and other words are never matched. "
-        "query matches a name case-insensitively as a substring (exact=true: the whole name, case-sensitive); "
-        "a dotted query (Parser.feed) matches the end of the qualified name. One line per definition: "
-        "'path:start-end  kind  qualified.name  — its first line', exact matches first. With file_path and line "
-        "(where you saw the name used) the definitions that use most likely refers to come first. Then Read "
-        "with symbol= shows one whole; References lists the uses."
+        "Finds definitions (functions, classes, methods, structs, types, macros, ...) by name in the source "
+        "files under path, by parsing them: comments and strings never match. query: a case-insensitive "
+        "substring of the name (exact=true: the whole name); Parser.feed matches the end of the qualified name. "
+        "Lines 'path:start-end  kind  qualified.name  — first line', exact matches first. file_path+line (where "
+        "the name is used) ranks the likely definition first. Read symbol= shows one; References lists uses."
     ),
     parameters=(
-        ToolParameter("query", "string", "The name, or its end (Parser.feed), to look for", required=True),
-        ToolParameter("path", "string", "Directory (or file) to search (default: the working directory)", path=True),
-        ToolParameter("kind", "string", "Only definitions of this kind: function, class, method, struct, macro, ..."),
-        ToolParameter("exact", "boolean", "Match the whole name exactly (case-sensitive)", default=False),
-        ToolParameter("file_path", "string", "The file where the name is used (ranks its definitions)", path=True),
-        ToolParameter("line", "integer", "The line of file_path where the name is used", minimum=1),
-        ToolParameter("offset", "integer", "Skip this many definitions (paging)", default=0, minimum=0),
+        ToolParameter("query", "string", "The name (or Parser.feed)", required=True),
+        ToolParameter("path", "string", "Directory or file (default: working directory)", path=True),
+        ToolParameter("kind", "string", "Only this kind: function, class, method, struct, macro, ..."),
+        ToolParameter("exact", "boolean", "Whole name, case-sensitive", default=False),
+        ToolParameter("file_path", "string", "File where the name is used (ranking)", path=True),
+        ToolParameter("line", "integer", "Line of that use in file_path", minimum=1),
+        ToolParameter("offset", "integer", "Definitions to skip (paging)", default=0, minimum=0),
         ToolParameter(
-            "limit", "integer", "Definitions to show at most", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
+            "limit", "integer", "Most definitions shown", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
         ),
     ),
     cli_help="Print the definitions whose name matches QUERY in the source files under a directory.",

@@ -127,7 +127,9 @@ def test_a_store_that_cannot_be_written_loses_nothing(tree, nav_ctx, monkeypatch
 def test_the_index_chooses_the_files_and_the_answers_are_the_same(tree):
     import pytest
 
-    pytest.importorskip("numpy")
+    from tests.helpers.extras import skip_reason
+
+    pytest.importorskip("numpy", reason=skip_reason("numpy"))
     subprocess.run(["git", "init", "-q", str(tree)], check=True)
     built = fstools.build_index(str(tree))
     assert built.files >= 3
