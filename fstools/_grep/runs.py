@@ -46,7 +46,7 @@ from .command import (
 from .indexed import Candidates
 from .pinned import TOO_LARGE, FileArgs, Pinner
 from .results import FileHit, LineHit, file_hit, line_ranges, page_order
-from .rgerrors import explain, other_messages, path_messages
+from .rgerrors import explain, other_messages, path_messages, without_ignore_notices
 from .rgjson import FileEnd, PageCollector, parse_counts, scan_ends
 from .rglines import Block, block_lines, blocks_text, split_blocks
 
@@ -289,7 +289,7 @@ class Searcher:
         messages = redact_ignore_messages(
             path_messages(self.rg, self.query, code, stderr), lambda p: is_within(p, root), line_of
         )
-        if code == 2 and not messages and not proc.timed_out and stderr.strip():
+        if code == 2 and not messages and not proc.timed_out and without_ignore_notices(stderr).strip():
             raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {explain(stderr)}")
         if unconfined is not None:
             messages = [m for m in messages if unconfined.names_reached(m)]

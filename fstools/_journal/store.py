@@ -13,6 +13,7 @@ link is atomic. Its bytes are checked against its name before they are restored.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import fcntl
@@ -21,7 +22,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -118,6 +119,8 @@ class Journal:
         self.counted: set[str] = set()
         self.counted_upto = 0
         self.counted_from = 0  # the log's first kept entry when the count began
+        # Blobs an undo or a rewind in flight in this process still reads: the bound leaves them in place.
+        self.pinned: collections.Counter[str] = collections.Counter()
 
     # The writers' lock ----------------------------------------------------------------
     @contextlib.contextmanager
@@ -339,6 +342,20 @@ class Journal:
             return time.time() - os.stat(digest, dir_fd=self.blobs_fd, follow_symlinks=False).st_ctime
         except FileNotFoundError:
             return float("inf")
+
+    @contextlib.contextmanager
+    def pinning(self, digests: Iterable[str]) -> Iterator[None]:
+        """Keep these blobs in place while the block runs, even if the bound drops the entries naming them
+        (a rewind's own entries may set the bound off before it has read the older contents it restores)."""
+        held = collections.Counter(d for d in digests if d)
+        with self._mutex:
+            self.pinned.update(held)
+        try:
+            yield
+        finally:
+            with self._mutex:
+                self.pinned.subtract(held)
+                self.pinned = +self.pinned
 
     def blob_names(self) -> list[str]:
         return [n for n in os.listdir(self.blobs_fd) if not n.startswith(".")]
