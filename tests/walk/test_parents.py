@@ -224,3 +224,53 @@ def test_a_worktrees_rule_files_name_the_main_repositorys_exclude(tmp_path):
     git("worktree", "add", "-q", str(tree), cwd=main)
     watched = {os.path.realpath(p) for p in outside_rule_files(str(tree))}
     assert os.path.realpath(main / ".git" / "info" / "exclude") in watched
+
+
+def _global_ignore(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rules: str, *, config: bool) -> None:
+    """A home of its own whose global git ignore file holds `rules`: git's default one, or one
+    `core.excludesFile` names in `~/.gitconfig`."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    if config:
+        write(home / ".gitconfig", '[user]\n\tname = t\n[core]\n\texcludesFile = "~/my ignores"\n')
+        write(home / "my ignores", rules)
+    else:
+        write(home / ".config/git/ignore", rules)
+
+
+@pytest.mark.parametrize("config", [False, True], ids=["default file", "core.excludesFile"])
+def test_the_global_ignore_file_is_anchored_at_the_repositorys_top(tmp_path, monkeypatch, config):
+    project = tmp_path / "project"
+    project.mkdir()
+    git("init", "-q", cwd=project)
+    _global_ignore(tmp_path, monkeypatch, "/a/src/b\n*.log\n", config=config)
+    for name in ("a/src/b/x", "a/src/c/y", "a/src/k.log", "a/src/src/b/q"):
+        write(project / name, "needle\n")
+    out = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=project, check=True, capture_output=True, text=True
+    )
+    wanted = sorted(out.stdout.split())
+    assert wanted == ["a/src/c/y", "a/src/src/b/q"]
+    ctx = fstools.ExecutionContext(working_dir=str(project), search_index="off")
+    for base in (project, project / "a/src"):
+        assert glob_files(ctx, base, project) == wanted, base
+        assert grep_files(ctx, base, project) == wanted, base
+    from fstools._index.listing import Filters, list_files
+
+    assert rels(list_files(str(project), Filters.of((), 10_000_000)), project) == wanted
+
+
+def test_the_global_ignore_file_is_found_as_git_finds_it(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
+    assert parents.global_ignore_file() == str(home / "xdg/git/ignore")
+    write(home / "xdg/git/config", "[core]\n\texcludesfile = /from/xdg\n")
+    assert parents.global_ignore_file() == "/from/xdg"
+    # ~/.gitconfig outranks the XDG file; the last setting in a file wins; quotes, escapes, comments.
+    write(home / ".gitconfig", '[Core]\n  excludesFile = first\n[core] ExcludesFile = "~/a \\"b\\";c" ; note\n')
+    assert parents.global_ignore_file() == str(home / 'a "b";c')
+    write(home / ".gitconfig", '[core "x"]\n\texcludesFile = /sub\n[user]\n\texcludesFile = /user\n')
+    assert parents.global_ignore_file() == "/from/xdg"
+
