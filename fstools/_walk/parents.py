@@ -424,13 +424,13 @@ def write_rules_file(lines: Sequence[str]) -> str:
     """The path of a file holding `lines`, named by their hash in the process's scratch directory."""
     text = "".join(line + "\n" for line in lines)
     digest = hashlib.sha256(text.encode("utf-8", errors="surrogateescape")).hexdigest()[:32]
-    scratch = scratch_dir()
+    scratch = scratch_dir()  # a private directory, made anew when a cleaner removed it
     assert scratch is not None
     path = os.path.join(scratch, f"{digest}.ignore")
     if not os.path.exists(path):
-        os.makedirs(scratch, mode=0o700, exist_ok=True)  # a cleaner may have removed it
-        temp = f"{path}.{threading.get_ident()}.tmp"
-        with open(temp, "w", encoding="utf-8", errors="surrogateescape") as f:
+        temp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with open(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write(text)
         os.replace(temp, path)
     return path

@@ -274,3 +274,37 @@ def test_the_global_ignore_file_is_found_as_git_finds_it(tmp_path, monkeypatch):
     write(home / ".gitconfig", '[core "x"]\n\texcludesFile = /sub\n[user]\n\texcludesFile = /user\n')
     assert parents.global_ignore_file() == "/from/xdg"
 
+
+def test_a_forked_childs_exit_leaves_the_scratch_directory_alone(project, ctx):
+    from fstools._core.cachedir import scratch_dir
+
+    first = parents.write_rules_file(["/fork"])
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            import atexit
+
+            atexit._run_exitfuncs()  # what a child's normal exit runs
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.path.exists(first)
+    assert scratch_dir() == os.path.dirname(first)
+
+
+def test_a_removed_scratch_directory_is_made_anew_and_private(project, ctx, walker):
+    import shutil
+    import stat
+
+    from fstools._core.cachedir import scratch_dir
+
+    old = os.path.dirname(parents.write_rules_file(["/gone"]))
+    shutil.rmtree(old)  # a cleaner of the temporary directory
+    write(project / "f", "needle\n")
+    assert glob_files(ctx, project, project) == ["f"]  # the confined walker needs it
+    new = scratch_dir()
+    assert new is not None and new != old  # never the old name, which another user may have taken
+    st = os.lstat(new)
+    assert stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700 and st.st_uid == os.geteuid()
+    again = parents.write_rules_file(["/gone"])
+    assert os.path.dirname(again) == new and open(again).read() == "/gone\n"
