@@ -394,10 +394,8 @@ def parent_rules(
     # At the top too: a linked worktree's exclude file lies in the main repository, which a
     # confined walker may not be able to read.
     takes_global = "global" in kinds and (repo is not None or gitignore_outside)
-    if takes_global:
-        path = global_ignore_file()
-        if path is not None:
-            lines += rebased(_rules_of(path), prefix_of(repo.top) if repo is not None else [], anchor)
+    global_rules = _rules_of(path) if takes_global and (path := global_ignore_file()) is not None else ()
+    lines += rebased(global_rules, prefix_of(repo.top) if repo is not None else [], anchor)
     if repo is not None:
         if "exclude" in kinds and repo.common_dir is not None:
             exclude = _rules_of(os.path.join(repo.common_dir, "info", "exclude"))
@@ -411,13 +409,23 @@ def parent_rules(
         # name (a whitelist of every name not hidden, so hidden ones stay hidden); what rg reads
         # inside it still decides, as the walker's own files outrank this one.
         for top in nested(base):
-            rel = top[len(base.rstrip("/")) + 1 :]
-            lines.append("!" + anchor + _GLOB_META.sub(r"\\\1", rel) + "/**/[!.]*")
+            rel = anchor + _GLOB_META.sub(r"\\\1", top[len(base.rstrip("/")) + 1 :]) + "/"
+            lines.append("!" + rel + "**/[!.]*")
+            lines += _inside(global_rules, rel)  # the user's global file applies in every repository
     if "dot" in kinds:
         for name in DOT_NAMES[walker]:
             for directory in above:
                 lines += rebased(_rules_of(os.path.join(directory, name)), prefix_of(directory), anchor)
     return ParentRules(tuple(lines), repo is not None, takes_global)
+
+
+def _inside(rules: Sequence[Rule], top: str) -> list[str]:
+    """`rules` of a repository's global ignore file, for the repository whose top is `top` (anchored, ending in `/`)."""
+    lines = []
+    for rule in rules:
+        body = top + ("/".join(rule.parts) if rule.parts is not None else "**/" + rule.text)
+        lines.append(("!" if rule.negated else "") + body + ("/" if rule.dir_only else ""))
+    return lines
 
 
 def write_rules_file(lines: Sequence[str]) -> str:

@@ -308,3 +308,19 @@ def test_a_removed_scratch_directory_is_made_anew_and_private(project, ctx, walk
     assert stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700 and st.st_uid == os.geteuid()
     again = parents.write_rules_file(["/gone"])
     assert os.path.dirname(again) == new and open(again).read() == "/gone\n"
+
+
+def test_the_global_ignore_file_applies_inside_a_nested_repository(tmp_path, monkeypatch, walker):
+    project = tmp_path / "project"
+    project.mkdir()
+    git("init", "-q", cwd=project)
+    _global_ignore(tmp_path, monkeypatch, "*.log\n/top.txt\n", config=False)
+    (project / ".gitignore").write_text("build\n!keep.log\n")
+    for name in ("a.log", "keep.log", "top.txt", "sub/a.log", "sub/top.txt", "sub/b/top.txt", "sub/build/x"):
+        write(project / name, "needle\n")
+    git("init", "-q", cwd=project / "sub")
+    ctx = fstools.ExecutionContext(working_dir=str(project), search_index="off")
+    wanted = [".gitignore", "keep.log", "sub/b/top.txt", "sub/build/x"]  # as git lists them, repository by repository
+    assert glob_files(ctx, project, project) == [w for w in wanted if not w.startswith(".")]
+    if walker == "rg":
+        assert grep_files(ctx, project, project) == ["keep.log", "sub/b/top.txt", "sub/build/x"]
