@@ -3,9 +3,12 @@ its messages about paths under the searched root."""
 
 from __future__ import annotations
 
+import os
+import re
 from functools import lru_cache
 
 from .._core.errors import ErrorCode, ToolError
+from .._core.paths import is_within
 from .._core.runner import StreamingProcess
 from .command import GrepQuery, type_list_argv
 from .regexerror import explain_regex_error
@@ -47,4 +50,13 @@ def path_messages(rg: str, query: GrepQuery, code: int, stderr: str) -> list[str
     if code == 2 and any(line.startswith("rg: error parsing glob") for line in lines):
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern: {query.glob}\n{explain(stderr)}")
     prefix = "rg: " + query.root
-    return [line[4:] for line in lines if line.startswith(prefix)]
+    return [line[4:] for line in lines if line.startswith(prefix) or _about_a_parents_file(line, query.root)]
+
+
+# rg parses the ignore files above the root even when told not to apply them, and reports a bad line.
+_IGNORE_FILE_LINE = re.compile(r"rg: (/.*?/\.(?:gitignore|ignore|rgignore)): line \d+: ")
+
+
+def _about_a_parents_file(line: str, root: str) -> bool:
+    m = _IGNORE_FILE_LINE.match(line)
+    return m is not None and is_within(root, os.path.dirname(m[1]))

@@ -77,6 +77,8 @@ def parse_rules(text: str) -> tuple[Rule, ...]:
         negated = line.startswith("!")
         if negated:
             line = line[1:]
+        if _walker_rejects(line):
+            continue  # the walker would fail on it where it reads the file itself, and skip it
         line = line.replace("\\/", "/")
         dir_only = line.endswith("/")
         line = line.rstrip("/") if dir_only else line
@@ -90,6 +92,36 @@ def parse_rules(text: str) -> tuple[Rule, ...]:
         else:
             rules.append(Rule(line, negated, dir_only, None))
     return tuple(rules)
+
+
+def _walker_rejects(glob: str) -> bool:
+    """Whether rg's glob parser refuses `glob` (a dangling `\\`, an unclosed `[`, a reversed range, an
+    unclosed or nested `{`): read from the directory's own file, rg reports the line and skips it;
+    written into the rewritten file, it would fail the walk. git matches nothing with most of them."""
+    depth, i, n = 0, 0, len(glob)
+    while i < n:
+        c = glob[i]
+        if c == "\\":
+            if i + 1 == n:
+                return True
+            i += 1
+        elif c == "[":
+            end = _class_end(glob, i)
+            if end is None or _reversed_range(glob[i + 1 : end].lstrip("!^") if end > i + 1 else ""):
+                return True
+            i = end
+        elif c == "{":
+            if depth:
+                return True
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+        i += 1
+    return depth > 0
+
+
+def _reversed_range(body: str) -> bool:
+    return any(body[j + 1] == "-" and body[j] > body[j + 2] for j in range(len(body) - 2))
 
 
 def _strip_trailing_spaces(line: str) -> str:

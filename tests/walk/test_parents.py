@@ -324,3 +324,15 @@ def test_the_global_ignore_file_applies_inside_a_nested_repository(tmp_path, mon
     assert glob_files(ctx, project, project) == [w for w in wanted if not w.startswith(".")]
     if walker == "rg":
         assert grep_files(ctx, project, project) == ["keep.log", "sub/b/top.txt", "sub/build/x"]
+
+
+@pytest.mark.parametrize("bad", ["x[", "foo\\", "a{", "{a,{b}}", "[z-a]", "[]"])
+def test_a_parents_line_rg_cannot_read_fails_no_walk(project, ctx, walker, bad):
+    git("init", "-q", cwd=project)
+    (project / ".gitignore").write_text(f"{bad}\n/a/src/b\n")
+    write(project / "a/src/b/x", "needle\n")
+    write(project / "a/src/c/y", "needle\n")
+    assert glob_files(ctx, project / "a/src", project) == ["a/src/c/y"]
+    if walker == "rg":
+        assert grep_files(ctx, project / "a/src", project) == ["a/src/c/y"]
+    assert parse_rules(f"{bad}\n/a/src/b\n") == parse_rules("/a/src/b\n")
