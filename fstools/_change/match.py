@@ -465,7 +465,7 @@ def _with_breaks(text: AnyStr, start: int, end: int, new: AnyStr) -> AnyStr:
     # its lone CRs stay as written.
     split = (_NEW_BREAKS if isinstance(new, str) else _NEW_BYTE_BREAKS).split(new)
     parts, given = split[0::2], split[1::2]
-    cr = breaks(new)[1]
+    cr = breaks(new).cr
     fallback = next((eol for eol in reversed(eols) if eol), _break_at(text, start, end))
     pieces: list[AnyStr] = []
     for line, brk, i in zip(parts[:-1], given, _aligned(bodies, parts)[:-1], strict=True):
