@@ -251,9 +251,7 @@ class Journal:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FILE, 0o600, dir_fd=self.blobs_fd)
         try:
             if data is not None:
-                view, done = memoryview(data), 0
-                while done < len(view):
-                    done += os.write(fd, view[done:])
+                _write_all(fd, data)
             else:
                 assert src_fd is not None
                 _clone_or_copy(src_fd, fd)
@@ -308,18 +306,48 @@ class Journal:
         return self.read().by_seq.get(seq)
 
 
+# Why a zero-copy copy may be refused: another filesystem (EXDEV), a kind of file or filesystem
+# that cannot (EINVAL, ENOTSUP, EOPNOTSUPP, ENOSYS), a sandbox or a kernel that forbids it (EPERM,
+# EBADF on some FUSE and overlay mounts). A full disk is no reason to try another way.
+_COPY_REFUSED = (
+    errno.EXDEV,
+    errno.EINVAL,
+    errno.ENOTSUP,
+    errno.EOPNOTSUPP,
+    errno.ENOSYS,
+    errno.EPERM,
+    errno.EBADF,
+    errno.ETXTBSY,
+)
+
+
 def _clone_or_copy(src: int, dst: int) -> None:
+    """Copy the file `src` into the empty file `dst`: a reflink, else copy_file_range, else read and write."""
     try:
         fcntl.ioctl(dst, FICLONE, src)
         return
     except OSError:
         pass
+    try:
+        offset = 0
+        while n := os.copy_file_range(src, dst, 1 << 30, offset):
+            offset += n
+        return
+    except OSError as exc:
+        if exc.errno not in _COPY_REFUSED:
+            raise
+    os.ftruncate(dst, 0)  # whatever copy_file_range wrote before it gave up goes: start again
+    os.lseek(dst, 0, os.SEEK_SET)
     offset = 0
-    while True:
-        n = os.copy_file_range(src, dst, 1 << 30, offset)
-        if n == 0:
-            return
-        offset += n
+    while chunk := os.pread(src, 1 << 20, offset):
+        _write_all(dst, chunk)
+        offset += len(chunk)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view, done = memoryview(data), 0
+    while done < len(view):
+        done += os.write(fd, view[done:])
 
 
 # Opening ------------------------------------------------------------------------------
