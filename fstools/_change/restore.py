@@ -114,8 +114,11 @@ class Reverter:
     reverted: list[str] = field(default_factory=list)
 
     # Checks --------------------------------------------------------------------------
-    def conflicts(self, changes: list[PathChange], move: tuple[str, str] | None) -> list[str]:
-        """The paths not in the state the entry left them in."""
+    def conflicts(
+        self, changes: list[PathChange], move: tuple[str, str] | None, *, cut_short: bool = False
+    ) -> list[str]:
+        """The paths not in the state the entry left them in. For a change cut short (`cut_short`: no
+        closing line, a process killed mid-way) a path still in its state before is as fstools left it too."""
         bad = []
         for c in changes:
             now = current(self.ctx, c.path).state
@@ -123,18 +126,24 @@ class Reverter:
             if move is not None and c.path == move[1]:
                 ok = now.kind == expected.kind and (now.kind != Kind.FILE or now.size == expected.size)
             else:
-                ok = same_state(expected, now)
+                ok = same_state(expected, now) or (cut_short and same_state(c.before, now))
             if not ok:
                 bad.append(c.path)
         return bad
 
-    def missing(self, changes: list[PathChange], move: tuple[str, str] | None) -> list[str]:
-        """The paths whose state before cannot be restored (content not kept, dropped or damaged)."""
+    def missing(self, changes: list[PathChange], move: tuple[str, str] | None, *, cut_short: bool = False) -> list[str]:
+        """The paths whose state before cannot be restored (content not kept, dropped or damaged).
+
+        A change keeps each content before that path changes, so in a change cut short a content not
+        kept yet (`kept` false in its begin line, no blob) belongs to a path it never reached: nothing
+        to restore there."""
         out = []
         for c in changes:
             if move is not None and c.path == move[0]:
                 continue
             if c.before.kind == Kind.FILE and (c.before.hash is None or not self.journal.has_blob(c.before.hash)):
+                if cut_short and not c.before.kept and c.before.note is None:
+                    continue
                 out.append(c.path)
         return out
 
@@ -150,7 +159,7 @@ class Reverter:
         changes = selected(entry, path)
         if self.never_landed(entry, path):
             return False
-        bad = self.conflicts(changes, entry.move)
+        bad = self.conflicts(changes, entry.move, cut_short=entry.status == Status.PENDING)
         if bad and not self.force:
             raise conflict_error(bad)
         recording = Recording(self.ctx, self.tool, self.journal.root, undoes=self.undoes, group=self.group)
