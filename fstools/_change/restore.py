@@ -179,6 +179,7 @@ class Reverter:
         return True
 
     def _revert_states(self, changes: list[PathChange], recording: Recording) -> None:
+        changes = _once_each(changes)
         nows = {c.path: current(self.ctx, c.path) for c in changes}
         contents = {}
         for c in changes:
@@ -371,6 +372,17 @@ class Reverter:
             return "off" if self.ctx.journal == "off" else "recorded"
         notes = {r.note() for r in self.recordings}
         return next((n for n in notes if n != "recorded"), "recorded")
+
+
+def _once_each(changes: list[PathChange]) -> list[PathChange]:
+    """Each path once, at its first place (a patch adding two files to a new directory planned it twice)."""
+    seen: set[str] = set()
+    out = []
+    for c in changes:
+        if c.path not in seen:
+            seen.add(c.path)
+            out.append(c)
+    return out
 
 
 def _umask() -> int:

@@ -85,9 +85,12 @@ class Transaction:
         self.recording = rec
         if not rec.active or not self._own:
             return rec
+        planned: set[str] = set()
         for change in changes:
             for directory in reversed(_missing_dirs(change.target) if change.seen is None else []):
-                rec.plan(directory, ABSENT, DIR_STATE)
+                if directory not in planned:  # two new files in one new directory make it once
+                    planned.add(directory)
+                    rec.plan(directory, ABSENT, DIR_STATE)
             seen = change.seen
             digest = digest_of(seen.data) if seen is not None else None
             after = ABSENT if change.data is None else expected_after(seen, len(change.data), digest_of(change.data))

@@ -39,16 +39,30 @@ def _tree(project: Path) -> dict[str, bytes]:
     }
 
 
+def _old_text(n: int) -> str:
+    return "".join(f"old {n} line {i}\n" for i in range(200))
+
+
 def _make_changes(project: Path, ctx: fstools.ExecutionContext, files: int) -> None:
-    """The changes the rewinds take back: most files edited, some deleted, some created in a new directory."""
+    """The changes the rewinds take back, most of them in changes of many paths (a kill then leaves one
+    half done): one patch updating, adding (in a new directory) and deleting files, a tree deleted,
+    and single Writes."""
+    sections = []
+    for n in range(files - 5):
+        agent_read(ctx, project / f"f{n:02d}.txt")
     for n in range(files - 10):
+        sections += [f"*** Update File: f{n:02d}.txt", "@@", f"-old {n} line 0", f"+new {n} line 0"]
+    for n in range(files - 10, files - 5):
+        sections.append(f"*** Delete File: f{n:02d}.txt")
+    for n in range(5):
+        sections += [f"*** Add File: made/n{n}.txt", f"+made {n}"]
+    r = fstools.apply_patch("\n".join(["*** Begin Patch", *sections, "*** End Patch"]), ctx=ctx)
+    assert r.success, r.error
+    assert fstools.delete(str(project / "tree"), recursive=True, ctx=ctx).success
+    for n in range(files - 5, files):
         path = project / f"f{n:02d}.txt"
         agent_read(ctx, path)
-        assert fstools.write(str(path), f"new {n}\n" * 200, ctx=ctx).success
-    for n in range(files - 10, files - 5):
-        assert fstools.delete(str(project / f"f{n:02d}.txt"), ctx=ctx).success
-    for n in range(5):
-        assert fstools.write(str(project / "made" / f"n{n}.txt"), f"made {n}\n", ctx=ctx).success
+        assert fstools.write(str(path), f"new {n}\n", ctx=ctx).success
 
 
 def _kill_rewind_at_random(project: Path, mark: str, delay: float) -> str:
@@ -85,7 +99,10 @@ def _kill_loop(project: Path, files: int, kills: int, seed: int) -> dict[str, in
     rng = random.Random(seed)
     ctx = fstools.ExecutionContext(working_dir=str(project))
     for n in range(files):
-        (project / f"f{n:02d}.txt").write_text(f"old {n}\n" * 200)
+        (project / f"f{n:02d}.txt").write_text(_old_text(n))
+    (project / "tree" / "sub").mkdir(parents=True)
+    for n in range(5):
+        (project / "tree" / "sub" / f"t{n}.txt").write_text(f"tree {n}\n")
     old = _tree(project)
     to_old = fstools.checkpoint(ctx=ctx).metadata["checkpoint"]
     _make_changes(project, ctx, files)
@@ -165,3 +182,12 @@ def test_undo_after_a_change_cut_short_before_it_reached_the_file(project, ctx):
     u = fstools.undo(str(path), ctx=ctx)
     assert u.success, u.error
     assert path.read_text() == "old\n"
+
+
+def test_a_patch_adding_two_files_to_a_new_directory_rewinds(project, ctx):
+    mark = fstools.checkpoint(ctx=ctx).metadata["checkpoint"]
+    patch = "*** Begin Patch\n*** Add File: made/a.txt\n+a\n*** Add File: made/b.txt\n+b\n*** End Patch"
+    assert fstools.apply_patch(patch, ctx=ctx).success
+    r = fstools.rewind(mark, ctx=ctx)
+    assert r.success, r.error
+    assert list(project.iterdir()) == []

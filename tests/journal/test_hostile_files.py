@@ -1,0 +1,121 @@
+"""What is planted in the journal's directory never hangs nor crashes a change: FIFOs and other
+files that are not regular ones, odd log lines, lock files that are links or directories."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import fstools
+from fstools._core.cachedir import root_dir
+from fstools._journal import store
+from fstools._journal.store import DIR_KIND, journal_for
+from tests.helpers.tools import agent_read
+
+WATCHDOG = 60.0  # far beyond any call here; a call still running then is hung
+
+
+@pytest.fixture(autouse=True)
+def _fresh_journals():
+    store.forget_open()
+    yield
+    store.forget_open()
+
+
+@pytest.fixture
+def journal_dir(project: Path) -> Path:
+    return Path(root_dir(DIR_KIND, str(project.resolve())))
+
+
+def _returns(call: Callable[[], fstools.ToolResult]) -> fstools.ToolResult:
+    """`call()`'s result; fails (instead of hanging the test run) when it does not return in time."""
+    out: list[fstools.ToolResult] = []
+    thread = threading.Thread(target=lambda: out.append(call()), daemon=True)
+    thread.start()
+    thread.join(WATCHDOG)
+    assert not thread.is_alive(), "the call hung"
+    assert out, "the call raised"
+    return out[0]
+
+
+def _history(project: Path, ctx: fstools.ExecutionContext) -> tuple[Path, str]:
+    """A file changed twice since a checkpoint: something to take back."""
+    path = project / "f.txt"
+    path.write_text("one\n")
+    mark = fstools.checkpoint(ctx=ctx).metadata["checkpoint"]
+    agent_read(ctx, path)
+    assert fstools.edit(str(path), "one", "two", ctx=ctx).success
+    assert fstools.edit(str(path), "two", "three", ctx=ctx).success
+    store.forget_open()
+    return path, mark
+
+
+def _every_tool(project: Path, ctx: fstools.ExecutionContext, path: Path, mark: str) -> dict[str, fstools.ToolResult]:
+    other = project / "other.txt"
+    other.write_text("other\n")
+    agent_read(ctx, other)
+    return {
+        "Edit": _returns(lambda: fstools.edit(str(other), "other", "edited", ctx=ctx)),
+        "Write": _returns(lambda: fstools.write(str(project / "new.txt"), "new\n", ctx=ctx)),
+        "Changes": _returns(lambda: fstools.changes(since=mark, ctx=ctx)),
+        "Undo": _returns(lambda: fstools.undo(str(path), ctx=ctx)),
+        "Rewind": _returns(lambda: fstools.rewind(mark, ctx=ctx)),
+        "Delete": _returns(lambda: fstools.delete(str(project / "new.txt"), ctx=ctx)),
+    }
+
+
+@pytest.mark.parametrize("name", ["log", "lock", "version", "root"])
+def test_a_fifo_in_the_journal_directory_hangs_nothing(project, ctx, journal_dir, name):
+    path, mark = _history(project, ctx)
+    os.unlink(journal_dir / name)
+    os.mkfifo(journal_dir / name)
+    results = _every_tool(project, ctx, path, mark)
+    assert results["Edit"].success and results["Edit"].metadata["journal"].startswith("not recorded:")
+    assert "not a regular file" in results["Edit"].metadata["journal"]
+    assert results["Write"].success and results["Delete"].success
+    for tool in ("Changes", "Undo", "Rewind"):
+        r = results[tool]
+        if name == "lock":  # the log still reads: Undo takes back, unjournaled, so Rewind then sees a change
+            assert r.success or r.error_code == "concurrent_modification", (tool, r.error)
+            assert tool != "Undo" or "not a regular file" in r.metadata["journal"], r.metadata
+            continue
+        assert r.error_code == "io_error" and "not a regular file" in r.error, (tool, r.error)
+    assert (project / "other.txt").read_text() == "edited\n"
+    assert not (project / "new.txt").exists()
+
+
+def test_a_fifo_in_place_of_a_blob_hangs_nothing(project, ctx, journal_dir):
+    path, mark = _history(project, ctx)
+    for blob in (journal_dir / "blobs").iterdir():
+        blob.unlink()
+        os.mkfifo(blob)
+    results = _every_tool(project, ctx, path, mark)
+    assert results["Edit"].success and results["Edit"].metadata["journal"] == "recorded"
+    assert results["Changes"].success and "not shown" in results["Changes"].output
+    assert results["Undo"].error_code == "not_found", results["Undo"].error
+    assert results["Rewind"].error_code == "not_found", results["Rewind"].error
+    assert path.read_text() == "three\n"
+
+
+def test_a_fifo_where_a_kept_content_goes_is_replaced(project, ctx, journal_dir):
+    path = project / "f.txt"
+    path.write_text("one\n")
+    agent_read(ctx, path)
+    assert fstools.edit(str(path), "one", "two", ctx=ctx).success  # the journal now exists
+    digest = fstools._content.fingerprints.content_digest(b"two\n").hex()
+    os.mkfifo(journal_dir / "blobs" / digest)  # where the next change keeps "two"
+    assert _returns(lambda: fstools.edit(str(path), "two", "three", ctx=ctx)).metadata["journal"] == "recorded"
+    u = _returns(lambda: fstools.undo(str(path), ctx=ctx))
+    assert u.success, u.error
+    assert path.read_text() == "two\n"
+
+
+def test_journal_opens_refuse_what_is_not_a_regular_file(project, journal_dir):
+    journal_for(str(project.resolve()))
+    os.mkdir(journal_dir / "log")
+    with pytest.raises(store.NotRegular):
+        journal_for(str(project.resolve())).read()
