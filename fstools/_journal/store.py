@@ -210,7 +210,7 @@ class Journal:
                 continue
             try:
                 self._log.add_line(orjson.loads(line))
-            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
                 if data.endswith(b"\n") and n == data.count(b"\n") - 1:
                     continue
                 raise Unavailable(

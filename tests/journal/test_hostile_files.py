@@ -61,10 +61,10 @@ def _every_tool(project: Path, ctx: fstools.ExecutionContext, path: Path, mark: 
     return {
         "Edit": _returns(lambda: fstools.edit(str(other), "other", "edited", ctx=ctx)),
         "Write": _returns(lambda: fstools.write(str(project / "new.txt"), "new\n", ctx=ctx)),
+        "Delete": _returns(lambda: fstools.delete(str(project / "new.txt"), ctx=ctx)),
         "Changes": _returns(lambda: fstools.changes(since=mark, ctx=ctx)),
         "Undo": _returns(lambda: fstools.undo(str(path), ctx=ctx)),
         "Rewind": _returns(lambda: fstools.rewind(mark, ctx=ctx)),
-        "Delete": _returns(lambda: fstools.delete(str(project / "new.txt"), ctx=ctx)),
     }
 
 
@@ -119,3 +119,45 @@ def test_journal_opens_refuse_what_is_not_a_regular_file(project, journal_dir):
     os.mkdir(journal_dir / "log")
     with pytest.raises(store.NotRegular):
         journal_for(str(project.resolve())).read()
+
+
+ODD_LINES = [
+    b"5",
+    b"[1, 2]",
+    b'"begin"',
+    b"null",
+    b'{"op": "begin", "seq": 90, "tool": "Edit", "time": 1, "paths": '
+    b'[{"path": 5, "before": {"kind": "absent"}, "after": {"kind": "absent"}}]}',
+    b'{"op": "begin", "seq": 91, "tool": "Edit", "time": 1, "paths": 7}',
+    b'{"op": "begin", "seq": 92, "tool": "Edit", "time": 1, "paths": [{"path": "/x", "before": {"kind": "file", '
+    b'"size": "big"}, "after": {"kind": "absent"}}]}',
+    b'{"op": "begin", "seq": 93, "tool": "Move", "time": 1, "paths": [], "move": "ab"}',
+    b'{"op": "end", "seq": 1, "after": {"/x": 5}}',
+    b'{"op": "end", "seq": 1, "after": [1]}',
+    b'{"op": "checkpoint", "seq": "a", "time": 1}',
+    b'{"op": "base", "first_kept": 1, "dropped": [1]}',
+    b'{"op": "abort", "seq": null}',
+]
+
+
+@pytest.mark.parametrize("line", ODD_LINES, ids=range(len(ODD_LINES)))
+@pytest.mark.parametrize("last", [False, True], ids=["inside", "last"])
+def test_an_odd_log_line_crashes_no_tool(project, ctx, journal_dir, line, last):
+    path, mark = _history(project, ctx)
+    with open(journal_dir / "log", "ab") as log:
+        log.write(line + b"\n")
+        if not last:  # a line followed by others is damage, not a line torn by a crash
+            log.write(b'{"op": "checkpoint", "seq": 100, "label": null, "time": 1.0}\n')
+    moved = project / "moved.txt"
+    moved.write_text("m\n")
+    results = _every_tool(project, ctx, path, mark)
+    results["Move"] = _returns(lambda: fstools.move(str(moved), str(project / "there.txt"), ctx=ctx))
+    for tool in ("Edit", "Write", "Delete", "Move"):
+        r = results[tool]
+        assert r.success, (tool, r.error)
+        assert r.metadata["journal"] == "recorded" or "damaged" in r.metadata["journal"], (tool, r.metadata)
+    for tool in ("Changes", "Undo", "Rewind"):
+        r = results[tool]
+        assert r.success or (r.error_code == "io_error" and "damaged" in r.error), (tool, r.error)
+    edited = "other\n" if results["Rewind"].success else "edited\n"  # a rewind that worked took the Edit back
+    assert (project / "other.txt").read_text() == edited and (project / "there.txt").exists()
