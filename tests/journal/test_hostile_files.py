@@ -161,3 +161,71 @@ def test_an_odd_log_line_crashes_no_tool(project, ctx, journal_dir, line, last):
         assert r.success or (r.error_code == "io_error" and "damaged" in r.error), (tool, r.error)
     edited = "other\n" if results["Rewind"].success else "edited\n"  # a rewind that worked took the Edit back
     assert (project / "other.txt").read_text() == edited and (project / "there.txt").exists()
+
+
+def _lock_held_elsewhere(project: Path, ctx_timeout: float, where: Path) -> fstools.ToolResult:
+    """An Edit of a file whose stripe's lock file (at `where`) another holder has flocked."""
+    import fcntl
+
+    from fstools._journal import locks
+
+    path = project / "locked.txt"
+    path.write_text("one\n")
+    ctx = fstools.ExecutionContext(working_dir=str(project), timeout=ctx_timeout)
+    agent_read(ctx, path)
+    fd = os.open(where / f"{locks._stripe_of(str(path.resolve())):03d}", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # as another process would: its own open file description
+        return _returns(lambda: fstools.edit(str(path), "one", "two", ctx=ctx))
+    finally:
+        os.close(fd)
+
+
+def _cache() -> Path:
+    return Path(os.environ["FSTOOLS_CACHE_DIR"])
+
+
+def test_the_cross_process_lock_holds(project):
+    (_cache() / "journal-v1" / ".locks").mkdir(parents=True, exist_ok=True)
+    r = _lock_held_elsewhere(project, 0.5, _cache() / "journal-v1" / ".locks")
+    assert r.error_code == "timeout", r.error
+
+
+@pytest.mark.parametrize("planted", ["symlink", "directory", "fifo"])
+def test_a_lock_file_planted_as_something_else_is_replaced_and_the_lock_holds(project, tmp_path, planted):
+    from fstools._journal import locks
+
+    path = project / "locked.txt"
+    lock_dir = _cache() / "journal-v1" / ".locks"
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    lock = lock_dir / f"{locks._stripe_of(str(path.resolve())):03d}"
+    outside = tmp_path / "outside"
+    outside.write_text("not a lock\n")
+    if os.path.lexists(lock):  # an earlier test's path may share the stripe
+        lock.unlink()
+    {"symlink": lambda: lock.symlink_to(outside), "directory": lock.mkdir, "fifo": lambda: os.mkfifo(lock)}[planted]()
+    assert _returns(lambda: fstools.write(str(path), "x\n", ctx=fstools.ExecutionContext(working_dir=str(project))))
+    assert lock.is_file() and not lock.is_symlink()
+    assert outside.read_text() == "not a lock\n"
+    r = _lock_held_elsewhere(project, 0.5, lock_dir)
+    assert r.error_code == "timeout", r.error
+
+
+def test_a_journal_directory_that_is_a_symlink_takes_no_lock_file_through_it(project, tmp_path):
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    kind = _cache() / "journal-v1"
+    if kind.exists():
+        os.rename(kind, tmp_path / "journal-v1.before")
+    kind.symlink_to(target)
+    try:
+        store.forget_open()
+        (_cache() / ".journal-v1-locks").mkdir(exist_ok=True)
+        r = _lock_held_elsewhere(project, 0.5, _cache() / ".journal-v1-locks")
+        assert r.error_code == "timeout", r.error
+        assert list(target.iterdir()) == []  # nothing made through the link
+    finally:
+        kind.unlink()
+        store.forget_open()
+        if (tmp_path / "journal-v1.before").exists():
+            os.rename(tmp_path / "journal-v1.before", kind)
