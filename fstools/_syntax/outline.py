@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from .languages import Language, grammar, parse
+from .languages import Language, ParseTimeout, grammar, parse
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -158,25 +158,44 @@ def _query(language: Language) -> tree_sitter.Query | None:
     return query
 
 
-def definitions(language: Language, source: bytes) -> list[Symbol] | None:
-    """The definitions in `source`, in order of their start; None when the grammar is not installed."""
+# The query runs over windows of the text this large: between two, the deadline is checked and other
+# threads may run (a window's matches are collected with the GIL held).
+WINDOW_BYTES = 64 * 1024
+
+
+def definitions(language: Language, source: bytes, *, deadline: float | None = None) -> list[Symbol] | None:
+    """The definitions in `source`, in order of their start; None when the grammar is not installed.
+    Past `deadline` (time.monotonic()) ParseTimeout."""
     if not supports(language):
         return []
     query = _query(language)
-    tree = parse(language, source) if query is not None else None
+    tree = parse(language, source, deadline=deadline) if query is not None else None
     if query is None or tree is None:
         return None
+    import time
+
     import tree_sitter
 
     found = []
-    for _, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
-        definition = next((nodes[0] for name, nodes in captures.items() if name.startswith("definition.")), None)
-        if definition is None:
-            continue
-        kind = next(name for name in captures if name.startswith("definition.")).split(".", 1)[1]
-        name = _name(language, captures)
-        if name:
-            found.append((definition, kind, name))
+    seen: set[tuple[int, int, str]] = set()
+    cursor = tree_sitter.QueryCursor(query)
+    for start in range(0, max(len(source), 1), WINDOW_BYTES):
+        if deadline is not None and time.monotonic() > deadline:
+            raise ParseTimeout
+        cursor.set_byte_range(start, min(start + WINDOW_BYTES, max(len(source), 1)))
+        for _, captures in cursor.matches(tree.root_node):
+            definition = next((nodes[0] for name, nodes in captures.items() if name.startswith("definition.")), None)
+            if definition is None:
+                continue
+            kind = next(name for name in captures if name.startswith("definition.")).split(".", 1)[1]
+            key = (definition.start_byte, definition.end_byte, kind)
+            if key in seen:  # a definition across two windows is found in both
+                continue
+            seen.add(key)
+            name = _name(language, captures)
+            if name:
+                found.append((definition, kind, name))
+        time.sleep(0)  # let other threads in between two windows
     return list(_nested(language, source, found))
 
 
