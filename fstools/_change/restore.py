@@ -13,6 +13,7 @@ rewind), so it can be taken back too. When a later step fails, every earlier one
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -322,7 +323,12 @@ class Reverter:
     def _rmdir(self, target: SafePath, mode: int | None, *, undoable: bool = True) -> None:
         with target.parent() as parent:
             try:
-                os.rmdir(parent.name, dir_fd=parent.fd)
+                try:
+                    os.rmdir(parent.name, dir_fd=parent.fd)
+                except OSError as exc:
+                    if exc.errno not in (39, 66) or not _clear_leftovers(parent.fd, parent.name):
+                        raise
+                    os.rmdir(parent.name, dir_fd=parent.fd)
             except OSError as exc:
                 if exc.errno in (39, 66) and undoable:  # ENOTEMPTY: something else lives there now
                     self.warnings.append(f"kept the directory {target.path}: it is not empty")
@@ -372,6 +378,26 @@ class Reverter:
             return "off" if self.ctx.journal == "off" else "recorded"
         notes = {r.note() for r in self.recordings}
         return next((n for n in notes if n != "recorded"), "recorded")
+
+
+_LEFTOVER = re.compile(r"\.(.+)\.[0-9a-f]{8}\.fstools\.tmp")
+
+
+def _clear_leftovers(dir_fd: int, name: str) -> bool:
+    """Remove the temporary files a commit killed midway left in the directory `name` (it is being
+    removed: every file of it is a path this change holds, so no live commit owns them); True when
+    only such files were there."""
+    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    try:
+        names = os.listdir(fd)
+        targets = [_LEFTOVER.fullmatch(n) for n in names]
+        if not names or not all(m is not None and m.group(1) not in names for m in targets):
+            return False
+        for leftover in names:
+            os.unlink(leftover, dir_fd=fd)
+        return True
+    finally:
+        os.close(fd)
 
 
 def _once_each(changes: list[PathChange]) -> list[PathChange]:

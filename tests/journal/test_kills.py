@@ -191,3 +191,13 @@ def test_a_patch_adding_two_files_to_a_new_directory_rewinds(project, ctx):
     r = fstools.rewind(mark, ctx=ctx)
     assert r.success, r.error
     assert list(project.iterdir()) == []
+
+
+def test_a_directory_a_killed_commit_left_a_temporary_file_in_is_still_removed(project, ctx):
+    mark = fstools.checkpoint(ctx=ctx).metadata["checkpoint"]
+    assert fstools.write(str(project / "made" / "a.txt"), "a\n", ctx=ctx).success
+    (project / "made" / "a.txt").unlink()
+    (project / "made" / ".a.txt.0123abcd.fstools.tmp").write_text("half")  # what a kill mid-commit leaves
+    r = fstools.rewind(mark, force=True, ctx=ctx)
+    assert r.success, r.error
+    assert list(project.iterdir()) == []
