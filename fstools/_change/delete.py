@@ -21,7 +21,7 @@ from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._index.opened import notify_changed
-from .._journal.recorder import Recording
+from .._journal.recorder import NotKept, Recording
 from .._journal.states import ABSENT
 from .._journal.store import disk_full
 from .diff import unified_diff, whole_text_changes
@@ -203,11 +203,16 @@ def _said(headline: str, removal: Removal) -> str:
 
 def _journaled_remove(ctx: ExecutionContext, target: SafePath, removal: Removal) -> str:
     """Remove what the inventory listed, journaled first (every file kept, by a hard link where it can be)."""
-    recording = Recording(ctx, "Delete", target.root)
+    recording = Recording(ctx, "Delete", target.root, must_keep=True)
     try:
         with recording.exclusive():  # the kept files and the begin line that names them: no bound between
             record_removal(recording, target.root, removal.paths)
             recording.begin()
+    except NotKept as exc:
+        raise ToolError(
+            ErrorCode.IO_ERROR,
+            f"Did not delete {target.display}: {exc}, so the deletion could not be taken back. Nothing was deleted",
+        ) from None
     except OSError as exc:
         if disk_full(exc):
             raise

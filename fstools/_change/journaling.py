@@ -19,7 +19,7 @@ from .._content.spliced import Spliced
 from .._core import sandbox
 from .._core.context import ExecutionContext
 from .._core.paths import SafePath
-from .._journal.recorder import Recording
+from .._journal.recorder import NotKept, Recording
 from .._journal.states import ABSENT, Kind, State, state_of_stat
 from .atomic import Keeper, Snapshot
 
@@ -128,7 +128,11 @@ def record_removal(recording: Recording, root: str, paths: list[str]) -> None:
         return
     for path in paths:
         with sandbox.parent_of(root, path) as parent:
-            recording.plan(path, entry_state(parent.fd, parent.name, recording), ABSENT)
+            try:
+                state = entry_state(parent.fd, parent.name, recording)
+            except NotKept as exc:
+                raise NotKept(f"the journal could not keep the content of {path} ({exc})") from None
+            recording.plan(path, state, ABSENT)
 
 
 def states_now(root: str, paths: list[str], *, hashed: bool = False) -> dict[str, State]:

@@ -145,6 +145,25 @@ def _style(text: str, start: int, first: tuple[Span, Span], value: dict[str, Any
 def parse_notebook(text: str) -> NotebookText:
     """The notebook in `text` with the spans of its cells; NotebookFormatError if it is not one."""
     try:
+        return _parse_notebook(text)
+    except RecursionError:
+        raise NotebookFormatError("its JSON is nested too deeply to be a notebook") from None
+
+
+def _check_cells(cells: list[Any]) -> None:
+    for n, cell in enumerate(cells):
+        if not isinstance(cell, dict):
+            raise NotebookFormatError(f"cell {n} is not a JSON object")
+        source = cell.get("source", "")
+        if not isinstance(source, str) and not (isinstance(source, list) and all(isinstance(s, str) for s in source)):
+            raise NotebookFormatError(f"the source of cell {n} is neither text nor a list of lines")
+        for key in ("id", "cell_type"):
+            if key in cell and not isinstance(cell[key], str):
+                raise NotebookFormatError(f"the {key} of cell {n} is not text")
+
+
+def _parse_notebook(text: str) -> NotebookText:
+    try:
         value = json.loads(text)
     except ValueError as exc:
         raise NotebookFormatError(f"not valid JSON ({exc})") from None
@@ -152,8 +171,7 @@ def parse_notebook(text: str) -> NotebookText:
         raise NotebookFormatError("no list of cells at the top level")
     if value.get("nbformat") != 4:
         raise NotebookFormatError(f"nbformat {value.get('nbformat')!r}; notebooks of format 4 can be edited")
-    if not all(isinstance(cell, dict) for cell in value["cells"]):
-        raise NotebookFormatError("a cell is not a JSON object")
+    _check_cells(value["cells"])
     start = _skip(text, 0)
     members = {key: (key_span, span) for key, key_span, span in _members(text, start)}
     cells_key, cells_span = members["cells"]

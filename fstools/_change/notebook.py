@@ -81,9 +81,17 @@ def _known_cells(nb: NotebookText) -> str:
 
 
 def _find_cell(nb: NotebookText, cell_id: str, display: str) -> int:
-    for index, cell in enumerate(nb.cells):
-        if cell.value.get("id") == cell_id:
-            return index
+    named = [index for index, cell in enumerate(nb.cells) if cell.value.get("id") == cell_id]
+    if len(named) > 1:
+        where = ", ".join(f"cell-{i}" for i in named[:_LISTED_IDS])
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"Cell id {cell_id!r} names {len(named)} cells of {display} (at {where}); a cell id must be unique, "
+            "so nothing was changed. Give one of them another id first",
+            cells=len(nb.cells),
+        )
+    if named:
+        return named[0]
     position = _POSITION.fullmatch(cell_id)
     if position and int(position.group(1)) < len(nb.cells):
         return int(position.group(1))

@@ -13,6 +13,7 @@ rewind), so it can be taken back too. When a later step fails, every earlier one
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -145,8 +146,11 @@ class Reverter:
     reverted: list[str] = field(default_factory=list)
 
     # Checks --------------------------------------------------------------------------
-    def conflicts(self, changes: list[PathChange], move: tuple[str, str] | None) -> list[str]:
-        """The paths not in the state the entry left them in."""
+    def conflicts(
+        self, changes: list[PathChange], move: tuple[str, str] | None, *, cut_short: bool = False
+    ) -> list[str]:
+        """The paths not in the state the entry left them in. For a change cut short (`cut_short`: no
+        closing line, a process killed mid-way) a path still in its state before is as fstools left it too."""
         bad = []
         for c in changes:
             now = current(self.ctx, c.path).state
@@ -154,18 +158,24 @@ class Reverter:
             if move is not None and c.path == move[1]:
                 ok = now.kind == expected.kind and (now.kind != Kind.FILE or now.size == expected.size)
             else:
-                ok = same_state(expected, now)
+                ok = same_state(expected, now) or (cut_short and same_state(c.before, now))
             if not ok:
                 bad.append(c.path)
         return bad
 
-    def missing(self, changes: list[PathChange], move: tuple[str, str] | None) -> list[str]:
-        """The paths whose state before cannot be restored (content not kept, dropped or damaged)."""
+    def missing(self, changes: list[PathChange], move: tuple[str, str] | None, *, cut_short: bool = False) -> list[str]:
+        """The paths whose state before cannot be restored (content not kept, dropped or damaged).
+
+        A change keeps each content before that path changes, so in a change cut short a content not
+        kept yet (`kept` false in its begin line, no blob) belongs to a path it never reached: nothing
+        to restore there."""
         out = []
         for c in changes:
             if move is not None and c.path == move[0]:
                 continue
             if c.before.kind == Kind.FILE and (c.before.hash is None or not self.journal.has_blob(c.before.hash)):
+                if cut_short and not c.before.kept and c.before.note is None:
+                    continue
                 out.append(c.path)
         return out
 
@@ -181,7 +191,7 @@ class Reverter:
         changes = selected(entry, path)
         if self.never_landed(entry, path):
             return False
-        bad = self.conflicts(changes, entry.move)
+        bad = self.conflicts(changes, entry.move, cut_short=entry.status == Status.PENDING)
         if bad and not self.force:
             raise conflict_error(bad)
         recording = Recording(self.ctx, self.tool, self.journal.root, undoes=self.undoes, group=self.group)
@@ -201,6 +211,7 @@ class Reverter:
         return True
 
     def _revert_states(self, changes: list[PathChange], recording: Recording) -> None:
+        changes = _once_each(changes)
         nows = {c.path: current(self.ctx, c.path) for c in changes}
         contents = {}
         for c in changes:
@@ -343,7 +354,12 @@ class Reverter:
     def _rmdir(self, target: SafePath, mode: int | None, *, undoable: bool = True) -> None:
         with target.parent() as parent:
             try:
-                os.rmdir(parent.name, dir_fd=parent.fd)
+                try:
+                    os.rmdir(parent.name, dir_fd=parent.fd)
+                except OSError as exc:
+                    if exc.errno not in (39, 66) or not _clear_leftovers(parent.fd, parent.name):
+                        raise
+                    os.rmdir(parent.name, dir_fd=parent.fd)
             except OSError as exc:
                 if exc.errno in (39, 66) and undoable:  # ENOTEMPTY: something else lives there now
                     self.warnings.append(f"kept the directory {target.path}: it is not empty")
@@ -393,6 +409,37 @@ class Reverter:
             return "off" if self.ctx.journal == "off" else "recorded"
         notes = {r.note() for r in self.recordings}
         return next((n for n in notes if n != "recorded"), "recorded")
+
+
+_LEFTOVER = re.compile(r"\.(.+)\.[0-9a-f]{8}\.fstools\.tmp")
+
+
+def _clear_leftovers(dir_fd: int, name: str) -> bool:
+    """Remove the temporary files a commit killed midway left in the directory `name` (it is being
+    removed: every file of it is a path this change holds, so no live commit owns them); True when
+    only such files were there."""
+    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    try:
+        names = os.listdir(fd)
+        targets = [_LEFTOVER.fullmatch(n) for n in names]
+        if not names or not all(m is not None and m.group(1) not in names for m in targets):
+            return False
+        for leftover in names:
+            os.unlink(leftover, dir_fd=fd)
+        return True
+    finally:
+        os.close(fd)
+
+
+def _once_each(changes: list[PathChange]) -> list[PathChange]:
+    """Each path once, at its first place (a patch adding two files to a new directory planned it twice)."""
+    seen: set[str] = set()
+    out = []
+    for c in changes:
+        if c.path not in seen:
+            seen.add(c.path)
+            out.append(c)
+    return out
 
 
 def _umask() -> int:

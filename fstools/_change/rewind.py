@@ -22,7 +22,7 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
-from .._journal.entries import Entry
+from .._journal.entries import Entry, Status
 from .checkpoint import entries_since, net_changes
 from .guard import one_at_a_time
 from .history import require_journal
@@ -43,9 +43,10 @@ def _check(reverter: Reverter, entries: list[Entry]) -> None:
     bad, missing = [], []
     for entry in entries:
         mine = [c for c in entry.paths if newest[c.path] is entry]
+        cut_short = entry.status == Status.PENDING
         if not reverter.never_landed(entry, None):
-            bad += reverter.conflicts(mine, entry.move)
-        missing += reverter.missing(entry.paths, entry.move)
+            bad += reverter.conflicts(mine, entry.move, cut_short=cut_short)
+        missing += reverter.missing(entry.paths, entry.move, cut_short=cut_short)
     if missing:
         raise ToolError(
             ErrorCode.NOT_FOUND,

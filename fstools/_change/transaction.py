@@ -21,7 +21,6 @@ from .._core.paths import SafePath
 from .._index.opened import notify_changed
 from .._journal.recorder import Recording
 from .._journal.states import ABSENT, DIR_STATE, State
-from .._journal.store import disk_full
 from .atomic import Snapshot, Written, commit
 from .guard import load, save
 from .journaling import after_state, before_state, digest_of, expected_after
@@ -86,9 +85,12 @@ class Transaction:
         self.recording = rec
         if not rec.active or not self._own:
             return rec
+        planned: set[str] = set()
         for change in changes:
             for directory in reversed(_missing_dirs(change.target) if change.seen is None else []):
-                rec.plan(directory, ABSENT, DIR_STATE)
+                if directory not in planned:  # two new files in one new directory make it once
+                    planned.add(directory)
+                    rec.plan(directory, ABSENT, DIR_STATE)
             seen = change.seen
             digest = digest_of(seen.data) if seen is not None else None
             after = ABSENT if change.data is None else expected_after(seen, len(change.data), digest_of(change.data))
@@ -183,19 +185,19 @@ class Transaction:
         stash = _stash_name(os.path.basename(target.path))
         try:
             with target.parent() as parent:
+                # Kept before it leaves its name: a process killed in between leaves the file where it was.
+                self._keep_stashed(done, parent.fd, parent.name, now)
                 os.rename(parent.name, stash, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
-                self._keep_stashed(done, parent.fd, stash, now)
         except OSError as exc:
-            if done.stash is None and disk_full(exc):
-                self._unstash(target, stash)
             raise changed_or_failed(exc, target.display) from None
         done.stash = stash
         self.done.append(done)
         self.ctx.forget_read(target.path)
         notify_changed([target.path])
 
-    def _keep_stashed(self, done: _Done, dir_fd: int, stash: str, now: Snapshot) -> None:
-        """The journal keeps the deleted file: a hard link to the stashed inode (it is unlinked at the end)."""
+    def _keep_stashed(self, done: _Done, dir_fd: int, name: str, now: Snapshot) -> None:
+        """The journal keeps the file about to be deleted: a hard link to its inode (checked to be the one
+        loaded), else a copy of the bytes loaded."""
         rec = self.recording
         if rec is None or not rec.active:
             return
@@ -203,12 +205,8 @@ class Transaction:
         planned = next((c for c in rec.changes if c.path == path), None)
         if planned is None or planned.before.hash is None:
             return
-        kept = rec.keep_inode(planned.before, dir_fd, stash, now.stat, now.data)
+        kept = rec.keep_inode(planned.before, dir_fd, name, now.stat, now.data)
         rec.changes[rec.changes.index(planned)] = type(planned)(path, kept, planned.after)
-
-    def _unstash(self, target: SafePath, stash: str) -> None:
-        with target.parent() as parent:
-            os.rename(stash, parent.name, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
 
     def undo(self) -> list[str]:
         """Undo every change made, newest first; the descriptions of those that could not be undone."""

@@ -20,7 +20,7 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
-from .._journal.entries import Entry
+from .._journal.entries import Entry, Status
 from .._journal.states import Kind
 from .guard import one_at_a_time
 from .history import diff_states, open_journal, read_log, require_journal, text_of, undo_target
@@ -75,7 +75,7 @@ def _undo(ctx: ExecutionContext, file_path: str, force: bool) -> ToolResult:
 
 
 def _run(ctx: ExecutionContext, reverter: Reverter, entry: Entry, path: str, paths: list[str], diff: str) -> ToolResult:
-    missing = reverter.missing(selected(entry, path), entry.move)
+    missing = reverter.missing(selected(entry, path), entry.move, cut_short=entry.status == Status.PENDING)
     if missing:
         raise ToolError(
             ErrorCode.NOT_FOUND,

@@ -69,6 +69,49 @@ Node = tuple[Any, ...]
 MAX_ALTERNATIVES = 4096
 
 
+# Wildcards a glob may hold (a run of `*` counts once): each is a state of the automaton every
+# path character steps through, so past this a glob costs more than any walk it filters.
+MAX_WILDCARDS = 64
+
+
+def collapse_stars(pattern: str) -> str:
+    """`pattern` with each run of `*` inside a component cut to one (`a***b` is `a*b`), which means the
+    same; a component that is exactly `**` (any depth) stays, escapes (`\\*`) too."""
+    parts = []
+    for part in pattern.split("/"):
+        if part == "**" or "**" not in part:
+            parts.append(part)
+            continue
+        out: list[str] = []
+        i = 0
+        while i < len(part):
+            c = part[i]
+            if c == "\\" and i + 1 < len(part):
+                out.append(part[i : i + 2])
+                i += 2
+                continue
+            if not (c == "*" and out and out[-1] == "*"):
+                out.append(c)
+            i += 1
+        parts.append("".join(out))
+    return "/".join(parts)
+
+
+def count_wildcards(pattern: str) -> int:
+    """The wildcards of a glob: each `?`, `[`, and run of `*` (escaped characters are literals)."""
+    count, i, previous = 0, 0, ""
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i, previous = i + 2, ""
+            continue
+        if c in "?[" or (c == "*" and previous != "*"):
+            count += 1
+        previous = c
+        i += 1
+    return count
+
+
 class GlobError(ValueError):
     """A glob fstools cannot match: a bad class range, or too many brace alternatives."""
 
@@ -245,6 +288,10 @@ class GlobMatcher:
 
     def __init__(self, pattern: str, ignore_case: bool = False) -> None:
         self.pattern = pattern
+        pattern = collapse_stars(pattern)
+        wildcards = count_wildcards(pattern)
+        if wildcards > MAX_WILDCARDS:
+            raise GlobError(f"the pattern holds {wildcards} wildcards; at most {MAX_WILDCARDS} (`*`, `?`, `[...]`)")
         seq = _parse(pattern)
         flats = _expand(seq)
         self.safe = all(_regex_safe(flat) for flat in flats)

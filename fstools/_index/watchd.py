@@ -23,6 +23,7 @@ import os
 import socket
 import struct
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 from .entries import Entry
@@ -35,6 +36,8 @@ log = logging.getLogger(__name__)
 SOCKET_NAME = "watch.sock"
 # An answer slower than this is no answer: the asking process checks by itself.
 ASK_TIMEOUT = 2.0
+# Clients served at once; more are turned away (they check by themselves).
+MAX_CLIENTS = 32
 # AF_UNIX paths are limited to 108 bytes on Linux.
 _MAX_PATH = 100
 
@@ -169,33 +172,69 @@ class Server:
             sock.close()
 
     def _loop(self) -> None:
+        """Accept clients and serve each in its own thread (a client that says nothing delays no other),
+        at most MAX_CLIENTS at once: past that a client is turned away and checks by itself."""
+        slots = threading.BoundedSemaphore(MAX_CLIENTS)
         while self._sock is not None:
             try:
                 conn, _ = self._sock.accept()
             except OSError:
                 return
+            if not slots.acquire(blocking=False):
+                conn.close()
+                continue
+            try:
+                threading.Thread(target=self._client, args=(conn, slots), name="fstools-index-ask", daemon=True).start()
+            except RuntimeError:  # no thread to be had: this client checks by itself
+                conn.close()
+                slots.release()
+
+    def _client(self, conn: socket.socket, slots: threading.BoundedSemaphore) -> None:
+        try:
             with conn:
-                try:
-                    self._serve(conn)
-                except (OSError, ValueError):
-                    log.debug("a watch request failed", exc_info=True)
+                self._serve(conn)
+        except Exception:  # whatever a client sent, the server goes on serving the others
+            log.debug("a watch request failed", exc_info=True)
+        finally:
+            slots.release()
 
     def _serve(self, conn: socket.socket) -> None:
         from .live import Unusable
         from .service import open_live
 
-        conn.settimeout(ASK_TIMEOUT)
-        data = b""
-        while b"\n" not in data and len(data) < 1 << 16:
-            chunk = conn.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-        request = json.loads(data.split(b"\n", 1)[0])
+        request = _request(conn, time.monotonic() + ASK_TIMEOUT)
+        if request is None:
+            conn.sendall(json.dumps({"status": "bad request"}).encode())
+            return
         try:
             live = open_live(self.root)
         except Unusable as exc:
             reply: dict[str, Any] = {"status": exc.reason}
         else:
-            reply = answer(live, str(request.get("data")))
+            reply = answer(live, request)
         conn.sendall(json.dumps(reply).encode())
+
+
+def _request(conn: socket.socket, deadline: float) -> str | None:
+    """The data file a client asks about: one line of JSON, `{"data": path}`, read by `deadline`
+    (None for anything else: junk, deep nesting, silence, more than 64 KiB)."""
+    data = b""
+    while b"\n" not in data and len(data) < 1 << 16:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        conn.settimeout(left)
+        try:
+            chunk = conn.recv(4096)
+        except TimeoutError:
+            return None
+        if not chunk:
+            break
+        data += chunk
+    try:
+        request = json.loads(data.split(b"\n", 1)[0])
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(request, dict) or not isinstance(request.get("data"), str):
+        return None
+    return str(request["data"])

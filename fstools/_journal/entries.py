@@ -33,7 +33,9 @@ class PathChange:
         return {"path": self.path, "before": self.before.to_json(), "after": self.after.to_json()}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> PathChange:
+    def from_json(cls, data: Any) -> PathChange:
+        if not isinstance(data, dict) or not isinstance(data.get("path"), str) or not data["path"]:
+            raise ValueError(f"a path's change must name the path: {data!r:.60}")
         return cls(data["path"], State.from_json(data["before"]), State.from_json(data["after"]))
 
 
@@ -77,15 +79,21 @@ class Entry:
 
     @classmethod
     def from_begin(cls, data: dict[str, Any]) -> Entry:
-        move = data.get("move")
+        move, paths = data.get("move"), data.get("paths")
+        if not isinstance(paths, list):
+            raise ValueError("a change's paths must be a list")
+        if move is not None and not (
+            isinstance(move, list) and len(move) == 2 and all(isinstance(m, str) and m for m in move)
+        ):
+            raise ValueError(f"a move names its two ends: {move!r:.60}")
         return cls(
-            data["seq"],
-            data["tool"],
-            data["time"],
-            [PathChange.from_json(c) for c in data["paths"]],
+            _integer(data, "seq"),
+            _text(data, "tool"),
+            _number(data, "time"),
+            [PathChange.from_json(c) for c in paths],
             (move[0], move[1]) if move else None,
-            data.get("undoes"),
-            data.get("group"),
+            _integer(data, "undoes", optional=True),
+            _integer(data, "group", optional=True),
         )
 
     def finish(self, after: dict[str, State]) -> None:
@@ -114,7 +122,10 @@ class Log:
     by_seq: dict[int, Entry] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)  # paths of dropped entries -> the last such entry
 
-    def add_line(self, data: dict[str, Any]) -> None:
+    def add_line(self, data: Any) -> None:
+        """Take one parsed line of the log; ValueError when it is not a record this format writes."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a record is an object, not {type(data).__name__}")
         op = data.get("op")
         if op == "begin":
             entry = Entry.from_begin(data)
@@ -122,25 +133,65 @@ class Log:
             self.by_seq[entry.seq] = entry
             self.next_seq = max(self.next_seq, entry.seq + 1)
         elif op == "end":
-            found = self.by_seq.get(data["seq"])
+            found = self.by_seq.get(_integer(data, "seq"))
+            after = data.get("after", {})
+            if not isinstance(after, dict):
+                raise ValueError("an end record's states must be an object")
+            states = {_path(p): State.from_json(s) for p, s in after.items()}
             if found is not None:
-                found.finish({p: State.from_json(s) for p, s in data.get("after", {}).items()})
+                found.finish(states)
         elif op == "abort":
-            found = self.by_seq.get(data["seq"])
+            found = self.by_seq.get(_integer(data, "seq"))
             if found is not None:
                 found.status = Status.ABORTED
         elif op == "checkpoint":
-            self.checkpoints.append(Checkpoint(data["seq"], data.get("label"), data["time"]))
-            self.next_seq = max(self.next_seq, data["seq"] + 1)
+            label = data.get("label")
+            if label is not None and not isinstance(label, str):
+                raise ValueError("a checkpoint's label must be text")
+            seq = _integer(data, "seq")
+            self.checkpoints.append(Checkpoint(seq, label, _number(data, "time")))
+            self.next_seq = max(self.next_seq, seq + 1)
         elif op == "base":
-            self.first_kept = data["first_kept"]
-            self.dropped = dict(data.get("dropped", {}))
-            self.next_seq = max(self.next_seq, data["first_kept"])
+            dropped = data.get("dropped", {})
+            if not isinstance(dropped, dict) or not all(isinstance(s, int) for s in dropped.values()):
+                raise ValueError("a base record's dropped paths must map to entries")
+            self.first_kept = _integer(data, "first_kept")
+            self.dropped = {_path(p): s for p, s in dropped.items()}
+            self.next_seq = max(self.next_seq, self.first_kept)
         else:
-            raise ValueError(f"unknown record {op!r}")
+            raise ValueError(f"unknown record {op!r:.40}")
 
     def landed(self) -> list[Entry]:
         return [e for e in self.entries if e.status != Status.ABORTED]
+
+
+def _integer(data: dict[str, Any], key: str, *, optional: bool = False) -> Any:
+    value = data.get(key)
+    if value is None and optional:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"a record's {key!r} must be a whole number, not {value!r:.40}")
+    return value
+
+
+def _number(data: dict[str, Any], key: str) -> float:
+    value = data.get(key)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise ValueError(f"a record's {key!r} must be a number, not {value!r:.40}")
+    return float(value)
+
+
+def _text(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str):
+        raise ValueError(f"a record's {key!r} must be text, not {value!r:.40}")
+    return value
+
+
+def _path(value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"a path must be text, not {value!r:.40}")
+    return value
 
 
 def _within(path: str, top: str) -> bool:

@@ -16,6 +16,7 @@ import errno
 import fcntl
 import hashlib
 import os
+import stat
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -24,6 +25,7 @@ from .._core.cachedir import cache_dir
 
 STRIPES = 256
 _FILE = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class PathBusy(Exception):
@@ -45,16 +47,88 @@ def _stripe_of(path: str) -> int:
 
 
 def _lock_file(n: int) -> int | None:
-    """The lock file of stripe `n`, or None when the cache cannot hold one (then threads are still serialised)."""
-    directory = os.path.join(cache_dir(), "journal-v1", ".locks")
+    """The lock file of stripe `n`, or None when the cache cannot hold one (then threads are still serialised).
+
+    Reached from the cache directory through descriptors, never following a link: a link or a
+    directory planted where a lock file or `.locks` should be is renamed aside and replaced, so
+    the lock between processes holds. When `journal-v1` itself is not a directory (a link: the
+    journal refuses it too), the lock files live beside it in `.journal-v1-locks`, which every
+    process sharing that cache then uses alike."""
     try:
+        top = _cache_fd()
         try:
-            return os.open(os.path.join(directory, f"{n:03d}"), _FILE, 0o600)
-        except FileNotFoundError:
-            os.makedirs(directory, mode=0o700, exist_ok=True)
-            return os.open(os.path.join(directory, f"{n:03d}"), _FILE, 0o600)
+            holder = _open_dir(top, "journal-v1")
+            if holder is None:
+                locks = _repaired(top, ".journal-v1-locks", directory=True)
+            else:
+                try:
+                    locks = _repaired(holder, ".locks", directory=True)
+                finally:
+                    os.close(holder)
+        finally:
+            os.close(top)
+        try:
+            return _repaired(locks, f"{n:03d}", directory=False)
+        finally:
+            os.close(locks)
     except OSError:
         return None
+
+
+def _cache_fd() -> int:
+    directory = cache_dir()
+    try:
+        return os.open(directory, _DIR & ~os.O_NOFOLLOW)  # the cache itself may be a link the user made
+    except FileNotFoundError:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        return os.open(directory, _DIR & ~os.O_NOFOLLOW)
+
+
+def _open_dir(dir_fd: int, name: str) -> int | None:
+    """The directory `name` (created), or None when something else is there."""
+    for _ in range(2):
+        try:
+            return os.open(name, _DIR, dir_fd=dir_fd)
+        except FileNotFoundError:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o700, dir_fd=dir_fd)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                return None
+            raise
+    return os.open(name, _DIR, dir_fd=dir_fd)
+
+
+def _repaired(dir_fd: int, name: str, *, directory: bool) -> int:
+    """Open `name` in `dir_fd` as a directory or a regular file (created when absent); anything else
+    there (a link, a FIFO, a directory instead of a file) is renamed aside first, never followed."""
+    for _ in range(3):
+        try:
+            fd = os.open(name, _DIR, dir_fd=dir_fd) if directory else _open_file(dir_fd, name)
+        except FileNotFoundError:
+            if directory:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o700, dir_fd=dir_fd)
+            continue
+        except OSError as exc:
+            if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EISDIR, errno.ENXIO):
+                raise
+        else:
+            if directory or stat.S_ISREG(os.fstat(fd).st_mode):
+                return fd
+            os.close(fd)
+        with contextlib.suppress(FileNotFoundError):
+            os.rename(name, f".{name}.{os.urandom(4).hex()}.planted", src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    raise OSError(errno.EAGAIN, f"{name} kept changing in the lock directory")
+
+
+def _open_file(dir_fd: int, name: str) -> int:
+    st = None
+    with contextlib.suppress(FileNotFoundError):
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise OSError(errno.ENXIO, "not a regular file")  # a FIFO or a device is never opened
+    return os.open(name, _FILE | os.O_NONBLOCK, 0o600, dir_fd=dir_fd)
 
 
 def _flock(fd: int, deadline: float) -> None:

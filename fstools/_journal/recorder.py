@@ -29,7 +29,14 @@ RECORDED = "recorded"
 OFF = "off"
 
 
+class NotKept(Exception):
+    """A change that must keep what it removes could not keep a file's content (the reason in words)."""
+
+
 class Recording:
+    """One change's journaling. `must_keep`: a content that cannot be kept stops the change (NotKept)
+    instead of letting it go ahead unrecorded: a Delete leaves nothing behind to recover from."""
+
     def __init__(
         self,
         ctx: ExecutionContext,
@@ -38,12 +45,14 @@ class Recording:
         *,
         undoes: int | None = None,
         group: int | None = None,
+        must_keep: bool = False,
     ) -> None:
         self.ctx = ctx
         self.tool = tool
         self.root = root
         self.undoes = undoes
         self.group = group
+        self.must_keep = must_keep
         self.changes: list[PathChange] = []
         self.entry: Entry | None = None
         self.notes: list[str] = []
@@ -93,6 +102,8 @@ class Recording:
         except OSError as exc:
             if disk_full(exc):
                 raise
+            if self.must_keep:
+                raise NotKept(exc.strerror or str(exc)) from exc
             self._fail(f"could not keep the previous content: {exc.strerror or exc}")
             return state
         return state.with_content(state.hash, True)

@@ -43,7 +43,13 @@ class State:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> State:
+    def from_json(cls, data: Any) -> State:
+        """The state a log record holds; ValueError when it is not one (a damaged or forged line)."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a state is an object, not {type(data).__name__}")
+        for key, value in data.items():
+            if key not in _FIELD_TYPES or (value is not None and not _of_type(value, _FIELD_TYPES[key])):
+                raise ValueError(f"a state's {key!r} cannot be {value!r:.40}")
         return cls(**{**data, "kind": Kind(data["kind"])})
 
     def with_content(self, digest: str | None, kept: bool, note: str | None = None) -> State:
@@ -58,6 +64,24 @@ class State:
         if self.kind == Kind.LINK:
             return f"symbolic link to {self.target}"
         return "directory" if self.kind == Kind.DIR else "absent"
+
+
+_FIELD_TYPES: dict[str, type] = {
+    "kind": str,
+    "mode": int,
+    "size": int,
+    "mtime_ns": int,
+    "ino": int,
+    "hash": str,
+    "kept": bool,
+    "target": str,
+    "note": str,
+}
+
+
+def _of_type(value: object, kind: type) -> bool:
+    # bool is an int to Python, never to the log: a count of True is a forged line
+    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
 
 
 ABSENT = State(Kind.ABSENT)

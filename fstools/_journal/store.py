@@ -72,9 +72,37 @@ def _open_dir(name: str, dir_fd: int | None, *, create: bool) -> int:
         raise
 
 
+class NotRegular(Unavailable):
+    """A name in the journal that should be a regular file is something else (a FIFO, a device, a directory)."""
+
+
+def open_regular(name: str, flags: int, dir_fd: int, mode: int = 0o600) -> int:
+    """Open the regular file `name` of `dir_fd`, never blocking: anything else there (a FIFO, whose open
+    and read would wait for a writer forever, a device, a directory) is refused before it is opened,
+    and again after (it may have been swapped in between). FileNotFoundError when it is absent."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        if not flags & os.O_CREAT:
+            raise
+    else:
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(f"{name} in the journal's directory is not a regular file")
+    try:
+        fd = os.open(name, flags | os.O_NONBLOCK | _FILE, mode, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
+            raise NotRegular(f"{name} in the journal's directory is not a regular file") from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotRegular(f"{name} in the journal's directory is not a regular file")
+    return fd
+
+
 def _read_small(dir_fd: int, name: str) -> bytes | None:
     try:
-        fd = os.open(name, os.O_RDONLY | _FILE, dir_fd=dir_fd)
+        fd = open_regular(name, os.O_RDONLY, dir_fd)
     except FileNotFoundError:
         return None
     try:
@@ -143,7 +171,7 @@ class Journal:
             self._mutex.release()
 
     def _flock(self, timeout: float) -> None:
-        fd = os.open("lock", os.O_RDWR | os.O_CREAT | _FILE, 0o600, dir_fd=self.dir_fd)
+        fd = open_regular("lock", os.O_RDWR | os.O_CREAT, self.dir_fd)
         deadline, delay = time.monotonic() + timeout, 0.0005
         while True:
             try:
@@ -162,7 +190,7 @@ class Journal:
         """The log as it is on disk now (only the lines appended since the last read are parsed)."""
         with self._mutex:
             try:
-                fd = os.open("log", os.O_RDONLY | _FILE, dir_fd=self.dir_fd)
+                fd = open_regular("log", os.O_RDONLY, self.dir_fd)
             except FileNotFoundError:
                 self._log, self._log_id = Log(), None
                 return self._log
@@ -186,7 +214,7 @@ class Journal:
                 continue
             try:
                 self._log.add_line(orjson.loads(line))
-            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
                 if data.endswith(b"\n") and n == data.count(b"\n") - 1:
                     continue
                 raise Unavailable(
@@ -196,7 +224,7 @@ class Journal:
     def append(self, *records: dict[str, Any]) -> None:
         """Append records to the log (the caller holds the lock); a torn last line is closed first."""
         payload = b"".join(orjson.dumps(r) + b"\n" for r in records)
-        fd = os.open("log", os.O_RDWR | os.O_APPEND | os.O_CREAT | _FILE, 0o600, dir_fd=self.dir_fd)
+        fd = open_regular("log", os.O_RDWR | os.O_APPEND | os.O_CREAT, self.dir_fd)
         try:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -222,17 +250,21 @@ class Journal:
 
     # Blobs ----------------------------------------------------------------------------
     def has_blob(self, digest: str) -> bool:
+        """Whether the blob is there (a regular file: anything else in its place is no blob)."""
         try:
-            os.stat(digest, dir_fd=self.blobs_fd, follow_symlinks=False)
+            st = os.stat(digest, dir_fd=self.blobs_fd, follow_symlinks=False)
         except FileNotFoundError:
             return False
-        return True
+        return stat.S_ISREG(st.st_mode)
 
     def link_blob(self, digest: str, dir_fd: int, name: str, st: os.stat_result) -> bool:
         """Keep the inode `name` in `dir_fd` (it must be `st`) as the blob `digest`, by a hard link:
         no byte copied. False when the filesystem or the kernel refuses (the caller copies)."""
         if st.st_dev != self.dev:
             return False
+        if not self.has_blob(digest):  # something else in the blob's place (a FIFO?) goes first
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                os.unlink(digest, dir_fd=self.blobs_fd)
         try:
             os.link(name, digest, src_dir_fd=dir_fd, dst_dir_fd=self.blobs_fd, follow_symlinks=False)
         except FileExistsError:
@@ -266,9 +298,7 @@ class Journal:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FILE, 0o600, dir_fd=self.blobs_fd)
         try:
             if data is not None:
-                view, done = memoryview(data), 0
-                while done < len(view):
-                    done += os.write(fd, view[done:])
+                _write_all(fd, data)
             else:
                 assert src_fd is not None
                 _clone_or_copy(src_fd, fd)
@@ -314,13 +344,10 @@ class Journal:
     def read_blob(self, digest: str) -> bytes | None:
         """The blob's bytes, provided they still hash to its name (None: missing or damaged)."""
         try:
-            fd = os.open(digest, os.O_RDONLY | _FILE, dir_fd=self.blobs_fd)
-        except OSError:
+            fd = open_regular(digest, os.O_RDONLY, self.blobs_fd)
+        except (OSError, NotRegular):
             return None
         try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                return None
             chunks, offset = [], 0
             while chunk := os.pread(fd, 1 << 20, offset):
                 chunks.append(chunk)
@@ -368,18 +395,48 @@ class Journal:
         return self.read().by_seq.get(seq)
 
 
+# Why a zero-copy copy may be refused: another filesystem (EXDEV), a kind of file or filesystem
+# that cannot (EINVAL, ENOTSUP, EOPNOTSUPP, ENOSYS), a sandbox or a kernel that forbids it (EPERM,
+# EBADF on some FUSE and overlay mounts). A full disk is no reason to try another way.
+_COPY_REFUSED = (
+    errno.EXDEV,
+    errno.EINVAL,
+    errno.ENOTSUP,
+    errno.EOPNOTSUPP,
+    errno.ENOSYS,
+    errno.EPERM,
+    errno.EBADF,
+    errno.ETXTBSY,
+)
+
+
 def _clone_or_copy(src: int, dst: int) -> None:
+    """Copy the file `src` into the empty file `dst`: a reflink, else copy_file_range, else read and write."""
     try:
         fcntl.ioctl(dst, FICLONE, src)
         return
     except OSError:
         pass
+    try:
+        offset = 0
+        while n := os.copy_file_range(src, dst, 1 << 30, offset):
+            offset += n
+        return
+    except OSError as exc:
+        if exc.errno not in _COPY_REFUSED:
+            raise
+    os.ftruncate(dst, 0)  # whatever copy_file_range wrote before it gave up goes: start again
+    os.lseek(dst, 0, os.SEEK_SET)
     offset = 0
-    while True:
-        n = os.copy_file_range(src, dst, 1 << 30, offset)
-        if n == 0:
-            return
-        offset += n
+    while chunk := os.pread(src, 1 << 20, offset):
+        _write_all(dst, chunk)
+        offset += len(chunk)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view, done = memoryview(data), 0
+    while done < len(view):
+        done += os.write(fd, view[done:])
 
 
 # Opening ------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -94,9 +95,10 @@ def _files(ctx: ExecutionContext, paths: list[str], counts: list[int]) -> Iterat
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"paths holds {len(paths)} entries; at most {MAX_PATHS} a call")
     seen: set[str] = set()
     counts[:] = [0] * len(paths)
+    patterns = _Patterns(ctx, sum(_is_pattern(raw) for raw in paths))
     for n, raw in enumerate(paths):
         try:
-            found = _matches(ctx, raw) if _is_pattern(raw) else [_absolute(ctx, raw)]
+            found = patterns.matches(raw) if _is_pattern(raw) else [_absolute(ctx, raw)]
         except ToolError as exc:
             if exc.code in _REFUSALS:
                 raise
@@ -134,22 +136,63 @@ def _split(pattern: str) -> tuple[str, str]:
     return "/".join(parts[:first]) or "/", "/".join(parts[first:])
 
 
-def _matches(ctx: ExecutionContext, pattern: str) -> list[str]:
-    """The files a glob pattern finds by Glob's walk rules, in path order; ToolError when none."""
-    from .._globs.globmatch import GlobError
-    from .._walk.rules import visible_files
+class _Patterns:
+    """The files each glob pattern finds by Glob's walk rules, in path order (ToolError when none),
+    within the call's timeout. Each pattern is checked as Glob checks one before anything walks;
+    several patterns share one walk of each directory they start from."""
 
-    base, rest = _split(_absolute(ctx, pattern))
-    directory = resolve_path(ctx, base, param="paths")
-    if not directory.is_dir:
-        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"No files match {pattern}: {directory.display} is not a directory")
-    try:
-        found = sorted(visible_files(ctx, read_many.spec, directory.path, glob=rest).paths)
-    except GlobError as exc:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern {pattern}: {exc}") from None
-    if not found:
-        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"No files match {pattern}")
-    return found
+    def __init__(self, ctx: ExecutionContext, count: int) -> None:
+        self.ctx = ctx
+        self.shared = count > 1
+        self.deadline = time.monotonic() + ctx.timeout
+        self.walked: dict[str, list[str]] = {}  # a directory -> its visible files, relative, in path order
+
+    def matches(self, pattern: str) -> list[str]:
+        from .._globs.globmatch import GlobError, compile_glob
+
+        base, rest = _split(_absolute(self.ctx, pattern))
+        try:
+            matcher = compile_glob(rest)
+        except GlobError as exc:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern {pattern}: {exc}") from None
+        self._in_time(pattern)
+        directory = resolve_path(self.ctx, base, param="paths")
+        if not directory.is_dir:
+            raise ToolError(
+                ErrorCode.FILE_NOT_FOUND, f"No files match {pattern}: {directory.display} is not a directory"
+            )
+        if self.shared:
+            files = self._walk(directory.path)
+            prefix = directory.path.rstrip("/") + "/"
+            found = []
+            for n, rel in enumerate(files):
+                if n % 4096 == 0:
+                    self._in_time(pattern)
+                if matcher.match(rel):
+                    found.append(prefix + rel)
+        else:
+            from .._walk.rules import visible_files
+
+            found = sorted(visible_files(self.ctx, read_many.spec, directory.path, glob=rest).paths)
+        if not found:
+            raise ToolError(ErrorCode.FILE_NOT_FOUND, f"No files match {pattern}")
+        return found
+
+    def _walk(self, directory: str) -> list[str]:
+        if directory not in self.walked:
+            from .._walk.rules import visible_files
+
+            start = len(directory.rstrip("/")) + 1
+            listing = visible_files(self.ctx, read_many.spec, directory)
+            self.walked[directory] = sorted(p[start:] for p in listing.paths)
+        return self.walked[directory]
+
+    def _in_time(self, pattern: str) -> None:
+        if time.monotonic() > self.deadline:
+            raise ToolError(
+                ErrorCode.TIMEOUT,
+                f"Not expanded: the call ran out of its time ({self.ctx.timeout:g}s) before {pattern}",
+            )
 
 
 def _read(ctx: ExecutionContext, part: _Part, limit: int) -> _Part:

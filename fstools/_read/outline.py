@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from .._content.encodings import SNIFF_BYTES, looks_binary
 from .._core.context import ExecutionContext
@@ -24,7 +26,7 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
-from .._syntax.languages import LANGUAGES, Language, language_for_path
+from .._syntax.languages import LANGUAGES, Language, ParseTimeout, language_for_path
 from .._syntax.outline import Symbol, extract, supports
 from .ahead import Ahead
 from .window import MAX_READ_CHARS
@@ -79,8 +81,9 @@ def source_of(target: SafePath) -> bytes:
         os.close(fd)
 
 
-def outline_file(target: SafePath, data: bytes | None = None) -> FileOutline:
-    """The outline of one file; ToolError when its kind has none or its grammar is missing."""
+def outline_file(target: SafePath, data: bytes | None = None, *, timeout: float | None = None) -> FileOutline:
+    """The outline of one file; ToolError when its kind has none or its grammar is missing, or when it
+    takes more than `timeout` seconds."""
     data = source_of(target) if data is None else data
     if looks_binary(data[:SNIFF_BYTES]):
         raise ToolError(ErrorCode.BINARY_FILE, f"Cannot outline binary file: {target.display}")
@@ -91,7 +94,13 @@ def outline_file(target: SafePath, data: bytes | None = None) -> FileOutline:
             ErrorCode.INVALID_ARGUMENT,
             f"No outline for {kind}: {target.display}. Outlines cover {_outlined_languages()}",
         )
-    found = extract(language, data)
+    try:
+        found = extract(language, data, deadline=None if timeout is None else time.monotonic() + timeout)
+    except ParseTimeout:
+        raise ToolError(
+            ErrorCode.TIMEOUT,
+            f"Finding the definitions of {target.display} took more than {timeout:g}s; read it by lines instead",
+        ) from None
     if found is None:
         raise ToolError(
             ErrorCode.MISSING_BINARY,
@@ -143,18 +152,41 @@ def outline(path: str | None = None, *, ctx: ExecutionContext | None = None) -> 
     authorize(ctx, outline.spec, target.path)
     if target.is_dir:
         return _outline_directory(ctx, target)
-    found = outline_file(target)
-    text = found.text() or f"(no definitions found in {found.path})"
+    found = outline_file(target, timeout=ctx.timeout)
+    text, shown = bounded_lines(found.symbols, MAX_OUTLINE_CHARS - NOTICE_ROOM)
+    if found.error_lines:
+        text = "\n".join(part for part in (text, partial_parse_note(found.error_lines)) if part)
+    meta: dict[str, Any] = {}
+    if shown < len(found.symbols):
+        last = found.symbols[shown - 1].end_line if shown else 0
+        meta["notice"] = (
+            f"[{len(found.symbols) - shown:,} of {len(found.symbols):,} definitions left out: the outline stops "
+            f"before {MAX_OUTLINE_CHARS:,} characters. Read the file from line {last + 1} for the rest]"
+        )
+        text = f"{text}\n\n{meta['notice']}"
     return ToolResult.ok(
-        text,
+        text or f"(no definitions found in {found.path})",
         path=found.path,
         language=found.language.name,
-        symbols=[symbol.as_dict() for symbol in found.symbols],
+        symbols=[symbol.as_dict() for symbol in found.symbols[:shown]],
         count=len(found.symbols),
         files=1,
-        truncated=False,
+        truncated=shown < len(found.symbols),
         **({"parse_errors": list(found.error_lines)} if found.error_lines else {}),
+        **meta,
     )
+
+
+def bounded_lines(symbols: list[Symbol], budget: int) -> tuple[str, int]:
+    """The outline lines of the first symbols that fit in `budget` characters, and how many those are."""
+    lines, used = [], 0
+    for symbol in symbols:
+        line = symbol.line()
+        if used + len(line) + 1 > budget:
+            break
+        lines.append(line)
+        used += len(line) + 1
+    return "\n".join(lines), len(lines)
 
 
 def _source_files(ctx: ExecutionContext, directory: SafePath) -> list[str]:
@@ -169,7 +201,7 @@ def _source_files(ctx: ExecutionContext, directory: SafePath) -> list[str]:
 def _outline_of(ctx: ExecutionContext, path: str) -> FileOutline | None:
     """A file's outline, or None for one that cannot be outlined (gone, binary, too large, refused)."""
     try:
-        return outline_file(resolve_path(ctx, path, param="path"))
+        return outline_file(resolve_path(ctx, path, param="path"), timeout=ctx.timeout)
     except ToolError:
         return None
 

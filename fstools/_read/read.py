@@ -34,6 +34,8 @@ DEFAULT_LIMIT = 2000
 MAX_LIMIT = 10000
 # Page images are large (a page is a ~1000x1300 px PNG): a few a call, the rest on request.
 PDF_MAX_PAGE_IMAGES = 5
+MAX_CANDIDATES = 50  # definitions an ambiguous symbol lists
+MAX_SYMBOL_LISTING = 10_000  # characters of outline a symbol not found shows
 PAGE_IMAGE_MODES = ("auto", "all", "none")
 
 
@@ -334,7 +336,7 @@ def _read_symbol(
     chosen_limit: bool = False,
 ) -> ToolResult:
     """The lines of one definition, numbered as Read numbers them (cut at `limit` with Read's notice)."""
-    from .outline import MAX_SOURCE_BYTES, outline_file
+    from .outline import MAX_SOURCE_BYTES, bounded_lines, outline_file
 
     if st.st_size > MAX_SOURCE_BYTES:
         raise ToolError(
@@ -343,22 +345,28 @@ def _read_symbol(
             f"{param(ctx, 'offset')} and {param(ctx, 'limit')}",
         )
     data = os.pread(fd, st.st_size, 0)
-    found = outline_file(target, data)
+    found = outline_file(target, data, timeout=ctx.timeout)
     matches = find_symbol(found.symbols, symbol)
     if not matches:
-        outline = found.text() or "(no definitions)"
+        outline, shown = bounded_lines(found.symbols, MAX_SYMBOL_LISTING)
+        more = len(found.symbols) - shown
+        outline += f"\n... and {more:,} more definitions (Outline lists them)" if more else ""
         raise ToolError(
             ErrorCode.NOT_FOUND,
-            f"No definition named {symbol!r} in {target.display}. Its outline:\n{outline}",
-            symbols=[s.as_dict() for s in found.symbols],
+            f"No definition named {symbol!r} in {target.display}. Its outline:\n{outline or '(no definitions)'}",
+            symbols=[s.as_dict() for s in found.symbols[:shown]],
+            count=len(found.symbols),
         )
     if len(matches) > 1:
-        listed = "\n".join(f"{s.line()}   ({s.qualified})" for s in matches)
+        listed = "\n".join(f"{s.line()}   ({s.qualified})" for s in matches[:MAX_CANDIDATES])
+        more = len(matches) - MAX_CANDIDATES
+        listed += f"\n... and {more:,} more" if more > 0 else ""
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT,
-            f"{symbol!r} names {len(matches)} definitions in {target.display}:\n{listed}\n"
+            f"{symbol!r} names {len(matches):,} definitions in {target.display}:\n{listed}\n"
             f"Give a qualified name, or read one by {param(ctx, 'offset')} and {param(ctx, 'limit')}",
-            candidates=[s.as_dict() for s in matches],
+            candidates=[s.as_dict() for s in matches[:MAX_CANDIDATES]],
+            count=len(matches),
         )
     chosen = matches[0]
     count = chosen.end_line - chosen.start_line + 1

@@ -236,13 +236,43 @@ def parser(language: Language) -> tree_sitter.Parser | None:
     return found
 
 
-def parse(language: Language, source: bytes, old_tree: tree_sitter.Tree | None = None) -> tree_sitter.Tree | None:
+class ParseTimeout(Exception):
+    """A parse or an outline ran past its deadline."""
+
+
+# Past this size the source is handed to tree-sitter in chunks, through a Python callback: tree-sitter
+# holds the GIL for a whole parse, and each call of the callback lets other threads run (an MCP
+# server's other calls) and checks the deadline.
+CHUNKED_BYTES = 256 * 1024
+CHUNK = 16 * 1024
+
+
+def parse(
+    language: Language, source: bytes, old_tree: tree_sitter.Tree | None = None, *, deadline: float | None = None
+) -> tree_sitter.Tree | None:
     """The syntax tree of `source` (UTF-8 bytes) in `language`, or None when its grammar is not installed.
 
     `old_tree`, a tree of the previous text edited with `Tree.edit` to match, lets tree-sitter
-    reuse what did not change.
+    reuse what did not change. Past `deadline` (time.monotonic()) ParseTimeout.
     """
     found = parser(language)
     if found is None:
         return None
-    return found.parse(source, old_tree) if old_tree is not None else found.parse(source)
+    if len(source) <= CHUNKED_BYTES and deadline is None:
+        return found.parse(source, old_tree) if old_tree is not None else found.parse(source)
+    import time
+
+    late = False
+
+    def chunk(offset: int, _point: object) -> bytes:
+        nonlocal late
+        if deadline is not None and time.monotonic() > deadline:
+            late = True
+            return b""  # the parser takes it for the end of the text and stops
+        return source[offset : offset + CHUNK]
+
+    tree = found.parse(chunk, old_tree) if old_tree is not None else found.parse(chunk)
+    if late:
+        found.reset()
+        raise ParseTimeout
+    return tree

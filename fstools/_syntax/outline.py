@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from .languages import Language, grammar, parse
+from .languages import Language, ParseTimeout, grammar, parse
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -181,37 +181,53 @@ class Extraction:
     blanked: tuple[tuple[int, int], ...] = ()  # where the blanked macro names were
 
 
-def definitions(language: Language, source: bytes) -> list[Symbol] | None:
-    """The definitions in `source`, in order of their start; None when the grammar is not installed."""
+# The query runs over windows of the text this large: between two, the deadline is checked and other
+# threads may run (a window's matches are collected with the GIL held).
+WINDOW_BYTES = 64 * 1024
+
+
+def definitions(language: Language, source: bytes, *, deadline: float | None = None) -> list[Symbol] | None:
+    """The definitions in `source`, in order of their start; None when the grammar is not installed.
+    Past `deadline` (time.monotonic()) ParseTimeout."""
     if not supports(language):
         return []
-    found = extract(language, source)
+    found = extract(language, source, deadline=deadline)
     return None if found is None else found.symbols
 
 
-def extract(language: Language, source: bytes) -> Extraction | None:
-    """One parse of `source`: its definitions and parse errors; None when the language has no outline or no grammar."""
+def extract(language: Language, source: bytes, *, deadline: float | None = None) -> Extraction | None:
+    """One parse of `source`: its definitions and parse errors; None when the language has no outline or no
+    grammar. Past `deadline` (time.monotonic()) ParseTimeout."""
     if not supports(language):
         return None
     query = _query(language)
     ready = prepare(language, source)
     parsed = ready.data
-    tree = parse(language, parsed) if query is not None else None
+    tree = parse(language, parsed, deadline=deadline) if query is not None else None
     if query is None or tree is None:
         return None
+    import time
+
     import tree_sitter
 
     found: dict[tuple[int, int, str], tuple[tree_sitter.Node, str, tree_sitter.Node]] = {}
-    for _, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
-        definition = next((nodes[0] for name, nodes in captures.items() if name.startswith("definition.")), None)
-        if definition is None:
-            continue
-        kind = next(name for name in captures if name.startswith("definition.")).split(".", 1)[1]
-        named = _name(language, captures)
-        name = _text(named) if named is not None else ""
-        key = (definition.start_byte, definition.end_byte, name)
-        if named is not None and name and (key not in found or found[key][1] == "typedef"):
-            found[key] = (definition, kind, named)  # `typedef struct {...} t` is the struct t, not a typedef
+    cursor = tree_sitter.QueryCursor(query)
+    end = max(len(parsed), 1)
+    for start in range(0, end, WINDOW_BYTES):
+        if deadline is not None and time.monotonic() > deadline:
+            raise ParseTimeout
+        cursor.set_byte_range(start, min(start + WINDOW_BYTES, end))
+        for _, captures in cursor.matches(tree.root_node):
+            definition = next((nodes[0] for name, nodes in captures.items() if name.startswith("definition.")), None)
+            if definition is None:
+                continue
+            kind = next(name for name in captures if name.startswith("definition.")).split(".", 1)[1]
+            named = _name(language, captures)
+            name = _text(named) if named is not None else ""
+            key = (definition.start_byte, definition.end_byte, name)  # one across two windows is found in both
+            if named is not None and name and (key not in found or found[key][1] == "typedef"):
+                found[key] = (definition, kind, named)  # `typedef struct {...} t` is the struct t, not a typedef
+        time.sleep(0)  # let other threads in between two windows
     symbols = list(_nested(language, source, list(found.values())))
     return Extraction(symbols, error_lines(tree), tree, parsed, ready.blanked)
 

@@ -193,3 +193,30 @@ def test_tolerant_stream_reparses_what_the_strict_parser_refused():
 
     first, second = anyio.run(main)
     assert first.message.params["arguments"]["file_path"] == "\ud800" and second is garbage
+
+
+def test_a_slow_outline_does_not_hold_up_a_small_read(tmp_path):
+    """tree-sitter parses holding the GIL: the server's loop and a Read's thread must still run meanwhile."""
+    import anyio
+
+    from tests.helpers.processes import stdio_session
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "data.py").write_text("x = [" + "1, " * 1_000_000 + "]\n")  # seconds of parsing, no definitions
+    (root / "small.txt").write_text("small\n")
+    done: list[str] = []
+
+    async def steps(session):
+        async def call(name, args, label):
+            result = await session.call_tool(name, args)
+            assert not result.is_error, result.content
+            done.append(label)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(call, "Outline", {"path": str(root / "data.py")}, "outline")
+            await anyio.sleep(0.5)  # the outline is parsing by now
+            tasks.start_soon(call, "Read", {"file_path": str(root / "small.txt")}, "read")
+        return done
+
+    assert stdio_session(root, steps, errlog=tmp_path / "err.log") == ["read", "outline"]

@@ -280,3 +280,47 @@ def test_check_syntax_refuse_writes_nothing(notebook, project):
     before = path.read_bytes()
     r = notebook_edit(str(path), "x = (1,\n", cell_id=nb.cells[2].id, ctx=ctx)
     assert r.error_code == "syntax_error" and path.read_bytes() == before
+
+
+def _raw_notebook(cells: list[dict], metadata: str = "{}") -> str:
+    return f'{{"cells": {json.dumps(cells)}, "metadata": {metadata}, "nbformat": 4, "nbformat_minor": 5}}'
+
+
+def _code(cell_id: str, source: object = ("x = 1\n",)) -> dict:
+    source = list(source) if isinstance(source, tuple) else source
+    return {
+        "cell_type": "code",
+        "id": cell_id,
+        "metadata": {},
+        "source": source,
+        "outputs": [],
+        "execution_count": None,
+    }
+
+
+HOSTILE = {
+    "deep metadata": (_raw_notebook([_code("a")], '{"k": ' + "[" * 100_000 + "]" * 100_000 + "}"), "nested too deeply"),
+    "source [1, 2]": (_raw_notebook([_code("a", [1, 2])]), "source of cell 0"),
+    "source 5": (_raw_notebook([_code("a", 5)]), "source of cell 0"),
+    "id 5": (_raw_notebook([{**_code("a"), "id": 5}]), "id of cell 0"),
+    "duplicate ids": (_raw_notebook([_code("a"), _code("b"), _code("a", ["y = 2\n"])]), "cell-0, cell-2"),
+}
+MODES = [
+    {"edit_mode": "replace"},
+    {"edit_mode": "replace", "cell_type": "markdown"},
+    {"edit_mode": "insert", "cell_type": "code"},
+    {"edit_mode": "delete"},
+]
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+@pytest.mark.parametrize("mode", MODES, ids=["replace", "retype", "insert", "delete"])
+def test_a_notebook_it_cannot_edit_is_a_clear_error_and_stays_as_it_was(project, ctx, case, mode):
+    text, said = HOSTILE[case]
+    path = project / "hostile.ipynb"
+    path.write_text(text)
+    agent_read(ctx, path)
+    r = fstools.notebook_edit(str(path), "z = 3\n", cell_id="a", ctx=ctx, **mode)
+    assert r.error_code == "invalid_argument", (r.error_code, r.error)
+    assert said in r.error
+    assert path.read_text() == text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -75,3 +76,26 @@ def other_filesystem(near: Path) -> Iterator[Path]:
             remove_tree(fd, root.name)
         finally:
             os.close(fd)
+
+
+@contextmanager
+def tmpfs_mount(directory: Path, size: str = "64m") -> Iterator[Path]:
+    """A tmpfs of `size` mounted on `directory` (created), unmounted afterwards; the test is skipped,
+    saying why, where this process may not mount one (not root, no mount command, a container
+    without CAP_SYS_ADMIN)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    mount, umount = shutil.which("mount"), shutil.which("umount")
+    if mount is None or umount is None:
+        pytest.skip("no mount command here to mount a tmpfs")
+    done = subprocess.run(
+        [mount, "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(directory)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip() or done.returncode}")
+    try:
+        yield directory
+    finally:
+        subprocess.run([umount, "-l", str(directory)], capture_output=True, timeout=30)

@@ -4,6 +4,7 @@ watcher is gone."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -402,3 +403,80 @@ def test_a_watch_that_reached_its_limit_checks_every_file(tmp_path: Path, monkey
     for i in range(1, 3):
         (root / "new" / "n.c").write_text(f"int ZQUNWATCHED_{i};\n")
         assert _same(f"ZQUNWATCHED_{i}", on, off).metadata["total_files"] == 1
+
+
+def _send(sock_path: str, payload: bytes) -> bytes:
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(30)
+        conn.connect(sock_path)
+        conn.sendall(payload)
+        conn.shutdown(socket.SHUT_WR)
+        chunks = []
+        while chunk := conn.recv(1 << 16):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+JUNK = [
+    b"5\n",
+    b"null\n",
+    b"[1,2]\n",
+    b'"data"\n',
+    b'{"data": 5}\n',
+    b"\xff\xfe\n",
+    b"[" * 30_000 + b"]" * 30_000 + b"\n",
+]
+
+
+def test_junk_sent_to_the_watcher_does_not_stop_it_answering(served: tuple[Path, subprocess.Popen[bytes]]) -> None:
+    root, server = served
+    sock = watchd.socket_path(str(root))
+    assert sock is not None
+    for junk in JUNK:
+        assert b"bad request" in _send(sock, junk), junk[:10]
+    with contextlib.suppress(ConnectionResetError):  # the server reads 64 KiB at most, then closes
+        _send(sock, b"[" * 200_000)
+    assert server.poll() is None
+    _forget(root)
+    assert watchd.ask(open_live(str(root))), "the watcher still answers a real question"
+
+
+def test_clients_that_say_nothing_delay_no_other(served: tuple[Path, subprocess.Popen[bytes]]) -> None:
+    import socket
+
+    root, _ = served
+    sock = watchd.socket_path(str(root))
+    assert sock is not None
+    silent = []
+    try:
+        for _ in range(3):
+            conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            conn.connect(sock)
+            silent.append(conn)
+        _forget(root)
+        assert watchd.ask(open_live(str(root))), "answered while three silent clients wait"
+    finally:
+        for conn in silent:
+            conn.close()
+
+
+def test_a_server_in_this_process_answers_junk_and_questions_alike(tmp_path: Path) -> None:
+    import json
+
+    root = (tmp_path / "proj").resolve()
+    root.mkdir()
+    make_tree(root, seed=4, files=5)
+    build(str(root), max_filesize=MAX_FILESIZE)
+    _forget(root)
+    server = watchd.Server(str(root)).start()
+    assert server is not None and server.path is not None
+    try:
+        for junk in JUNK:
+            assert json.loads(_send(server.path, junk)) == {"status": "bad request"}
+        reply = json.loads(_send(server.path, json.dumps({"data": "/elsewhere/x.fsi"}).encode() + b"\n"))
+        assert reply == {"status": "other"}
+    finally:
+        server.stop()
+        _forget(root)

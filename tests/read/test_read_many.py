@@ -236,3 +236,55 @@ def test_the_call_for_the_files_left_out_reads_names_glob_would_not(project, ctx
     call = _the_call(r.metadata["notice"])
     again = read_many(call, ctx=ctx, max_chars=1_000_000)
     assert again.metadata["files"] == left, (call, again.output[-500:])
+
+
+def _named_tree(project: Path) -> None:
+    for n in range(30):
+        write(project / f"d{n % 3}" / f"file_{n}_{'a' * 30}.txt", f"{n}\n")
+
+
+def test_many_patterns_share_one_walk(project, ctx, monkeypatch):
+    from fstools._walk import rules
+
+    _named_tree(project)
+    walks = []
+    real = rules.visible_files
+    monkeypatch.setattr(rules, "visible_files", lambda *a, **k: walks.append(a[2]) or real(*a, **k))
+    patterns = [f"**/file_{n}_*.txt" for n in range(30)]
+    r = fstools.read_many(patterns, ctx=ctx)
+    assert r.success and len(r.metadata["files"]) == 30
+    assert walks == [str(project.resolve())]  # one walk for the thirty patterns
+    alone = fstools.read_many(["**/file_1?_*.txt"], ctx=ctx)  # a pattern alone: its own narrowed walk
+    assert len(alone.metadata["files"]) == 10
+
+
+def test_a_pattern_with_too_many_wildcards_is_refused_before_any_walk(project, ctx, monkeypatch):
+    from fstools._walk import rules
+
+    _named_tree(project)
+    real = rules.visible_files
+    walks = []
+    monkeypatch.setattr(rules, "visible_files", lambda *a, **k: walks.append(a[2]) or real(*a, **k))
+    pattern = "*a" * 65
+    r = fstools.read_many([pattern, "*a" * 60 + "*"], ctx=ctx)  # the second checked, then walked: fine
+    assert r.success and r.metadata["skipped"], r.output
+    assert "wildcards" in r.output and len(walks) == 1
+    g = fstools.glob(pattern, ctx=ctx)
+    assert g.error_code == "invalid_argument" and "wildcards" in g.error
+
+
+def test_a_run_of_stars_means_one_star(project, ctx):
+    from fstools._globs.globmatch import compile_glob
+
+    _named_tree(project)
+    assert compile_glob("*" * 200 + "a.txt").safe  # one regex, no automaton of 200 states
+    many = fstools.read_many(["d1/" + "*" * 200 + "a.txt"], ctx=ctx)
+    assert many.metadata["files"] == fstools.read_many(["d1/*a.txt"], ctx=ctx).metadata["files"]
+    assert len(many.metadata["files"]) == 10
+
+
+def test_pattern_expansion_honours_the_timeout(project):
+    _named_tree(project)
+    ctx = fstools.ExecutionContext(working_dir=str(project), timeout=1e-9)
+    r = fstools.read_many(["d0/*.txt", "d1/*.txt"], ctx=ctx)
+    assert "ran out of its time" in r.output, r.output
