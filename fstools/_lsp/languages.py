@@ -99,8 +99,11 @@ def command_for(candidates: Sequence[Sequence[str]]) -> tuple[str, ...] | None:
 
 
 def server_name(argv: Sequence[str]) -> str:
-    """How results name a server: its program's name without "-langserver" ("basedpyright", "clangd")."""
+    """How results name a server: its program's name without "-langserver" ("basedpyright", "clangd");
+    for a server run by an interpreter (`python server.py`, `node main.js`), its script's name."""
     name = os.path.basename(argv[0])
+    if len(argv) > 1 and (name.startswith("python") or name in ("node", "nodejs")) and not argv[1].startswith("-"):
+        name = os.path.basename(argv[1])
     return name[: -len("-langserver")] if name.endswith("-langserver") else name
 
 
@@ -108,7 +111,7 @@ def initialization_options(language: str, argv: Sequence[str], root: str) -> dic
     """What a server needs to be told at start: typescript-language-server where TypeScript is.
 
     It looks in the project's node_modules; a project without one (a lone script) gets the
-    TypeScript installed beside the server (`npm install -g typescript typescript-language-server`).
+    TypeScript installed beside the server (`npm install -g typescript@5 typescript-language-server`).
     """
     if language != "typescript" or os.path.isdir(os.path.join(root, "node_modules", "typescript")):
         return None

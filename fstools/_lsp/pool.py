@@ -119,7 +119,7 @@ class Pool:
         """Close the servers unused for `idle` seconds; how many were closed."""
         now = time.monotonic()
         with self._lock:
-            idle = [key for key, s in self._servers.items() if now - s.last_used >= self.idle]
+            idle = [k for k, s in self._servers.items() if s.state != "starting" and now - s.last_used >= self.idle]
             closing = [self._servers.pop(key) for key in idle]
         for server in closing:
             server.close()

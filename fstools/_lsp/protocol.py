@@ -79,6 +79,7 @@ def client_capabilities() -> dict[str, Any]:
             publish_diagnostics=t.PublishDiagnosticsClientCapabilities(version_support=True),
             definition=t.DefinitionClientCapabilities(link_support=True),
             references=t.ReferenceClientCapabilities(),
+            diagnostic=t.DiagnosticClientCapabilities(dynamic_registration=True),
         ),
         workspace=t.WorkspaceClientCapabilities(configuration=True, workspace_folders=True),
         window=t.WindowClientCapabilities(work_done_progress=False),

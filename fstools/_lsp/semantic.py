@@ -30,6 +30,7 @@ from .server import LanguageServer, Published, Sent
 
 OTHER_FILES = 5  # other open files whose new errors are reported
 PER_OTHER_FILE = 20  # errors reported per other file
+OTHERS_ASKED = 8  # the most recently changed other open files looked at again after a change
 OTHERS_GRACE = 0.05  # seconds the others' diagnostics may come after the changed file's
 CheckState = Literal["done", "not_done", "no_server", "skipped"]
 
@@ -147,7 +148,7 @@ def _check_one(request: Request, deadline: float) -> Outcome:
         return Outcome(request.display, "not_done", server_name(request.argv), protocol.EXTRA_HINT)
     lookup = POOL.get(request.root, request.kind.language, request.argv)
     outcome = _with_server(request, lookup, deadline)
-    outcome.server_state = lookup.state if outcome.server_state == "" else outcome.server_state
+    outcome.server_state = outcome.server_state or lookup.state
     outcome.total_ms = (time.monotonic() - started) * 1000
     return outcome
 
@@ -167,7 +168,7 @@ def _with_server(request: Request, lookup: Lookup, deadline: float) -> Outcome:
     before = _before(server, request, deadline)
     if before is None:
         return _late(request, name, server, "the text before the change")
-    others = {p: server.published_for(p) for p in server.open_documents() if p != request.path}
+    others = dict(list((p, f) for p, f in server.settled().items() if p != request.path)[-OTHERS_ASKED:])
     sent = server.send(request.path, request.kind.language_id, request.after)
     after = server.wait_diagnostics(sent, deadline)
     if after is None:
@@ -181,7 +182,6 @@ def _with_server(request: Request, lookup: Lookup, deadline: float) -> Outcome:
         "done",
         name,
         found=found,
-        server_state="ready",
         version=sent.version,
         server_ms=(after.at - sent.at) * 1000,
     )
@@ -210,7 +210,7 @@ def _before(server: LanguageServer, request: Request, deadline: float) -> list[S
 
 def _in_others(
     server: LanguageServer,
-    before: dict[str, Published | None],
+    before: dict[str, tuple[int, Published]],
     sent: Sent,
     after: Published,
     deadline: float,
@@ -219,19 +219,20 @@ def _in_others(
     """New errors in the other open files whose diagnostics the server published again after the change."""
     if not before:
         return []
-    republished = server.wait_others(sent.seq, set(before), min(deadline, after.at + OTHERS_GRACE))
+    until = deadline if server.pulls() else min(deadline, after.at + OTHERS_GRACE)
+    republished = server.wait_others(sent.seq, set(before), until)
     found: list[Found] = []
     files = 0
     for path, published in sorted(republished.items()):
-        if path not in before or files == OTHER_FILES:
+        version, old = before[path]
+        now = server.document(path)
+        # A file changed meanwhile (by another thread) has its own check: its errors are not this change's.
+        if files == OTHER_FILES or now is None or now.version != version or published.version not in (version, None):
             continue
-        old = before[path]
-        new = introduced(old.diagnostics if old is not None else [], published.diagnostics, None)
+        new = introduced(old.diagnostics, published.diagnostics, None)
         if new:
             files += 1
-            doc = server.document(path)
-            text = doc.text if doc is not None else ""
-            found += [_found(path, path, d, name, text) for d in new[:PER_OTHER_FILE]]
+            found += [_found(path, path, d, name, now.text) for d in new[:PER_OTHER_FILE]]
     return found
 
 

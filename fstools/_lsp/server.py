@@ -6,8 +6,13 @@ sent, so the next change of the same file knows the diagnostics it starts from.
 
 Which diagnostics belong to which version:
 
-* a server that pushes diagnostics with a `version` (clangd, pyright, basedpyright): only a
-  publication of exactly the version sent counts;
+* a server that answers `textDocument/diagnostic` (basedpyright and pyright register it):
+  fstools asks after sending the version, and the server answers for the text it holds,
+  which is that version (messages are handled in order, and fstools sends one change of a
+  file at a time). Pushed diagnostics would not do for them: with several files changing
+  at once they publish a version's diagnostics empty before they have checked it;
+* a server that pushes diagnostics with a `version` (clangd): only a publication of exactly
+  the version sent counts;
 * a server that pushes without one: only a publication that arrived after the change was
   sent counts, and a server still working on an earlier version is given the time it needs
   (see `wait_diagnostics`).
@@ -58,6 +63,7 @@ class Document:
     language_id: str
     version: int
     text: str
+    sent_seq: int = 0  # publications counted when this version was sent
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,7 @@ class LanguageServer:
         self._process: ServerProcess | None = None
         self._connection: Connection | None = None
         self._closing = False
+        self._pull_registered = False
 
     # Life ------------------------------------------------------------------------
     def start(self) -> None:
@@ -135,6 +142,7 @@ class LanguageServer:
         with self._cond:
             if self.state == "starting":
                 self.state = "ready"
+                self.last_used = time.monotonic()
         self._ready.set()
 
     def wait_ready(self, deadline: float) -> bool:
@@ -198,10 +206,16 @@ class LanguageServer:
         if method == "workspace/configuration":
             items = params.get("items", []) if isinstance(params, dict) else []
             return [_setting(item.get("section") if isinstance(item, dict) else None) for item in items]
+        if method == "client/registerCapability":
+            registrations = params.get("registrations", []) if isinstance(params, dict) else []
+            if any(isinstance(r, dict) and r.get("method") == "textDocument/diagnostic" for r in registrations):
+                with self._cond:
+                    self._pull_registered = True  # basedpyright and pyright offer pulled diagnostics only this way
+                    self._cond.notify_all()
+            return None
         if method == "workspace/workspaceFolders":
             return [{"uri": protocol.uri_of(self.root), "name": os.path.basename(self.root) or "/"}]
         if method in (
-            "client/registerCapability",
             "client/unregisterCapability",
             "window/workDoneProgress/create",
             "window/showMessageRequest",
@@ -217,10 +231,6 @@ class LanguageServer:
     def document(self, path: str) -> Document | None:
         with self._cond:
             return self._documents.get(path)
-
-    def open_documents(self) -> list[str]:
-        with self._cond:
-            return list(self._documents)
 
     def send(self, path: str, language_id: str, text: str) -> Sent:
         """Send `text` as the next version of `path` (didOpen the first time, then didChange)."""
@@ -244,6 +254,7 @@ class LanguageServer:
                     "textDocument/didChange",
                     {"textDocument": {"uri": uri, "version": doc.version}, "contentChanges": [{"text": text}]},
                 )
+            doc.sent_seq = self._seq
             sent = Sent(path, doc.version, self._seq, time.monotonic())
             # Sent under the lock: versions reach the server in the order they were numbered.
             connection.notify(*message)
@@ -264,9 +275,20 @@ class LanguageServer:
         with self._cond:
             return self._published.get(path)
 
+    def settled(self) -> dict[str, tuple[int, Published]]:
+        """The open files whose diagnostics are those of the version last sent: {path: (version, publication)}
+        (a file with a change still being analysed is not among them)."""
+        with self._cond:
+            found = {}
+            for path, doc in self._documents.items():
+                published = self._published.get(path)
+                if published is not None and published.seq > doc.sent_seq and published.version in (doc.version, None):
+                    found[path] = (doc.version, published)
+            return found
+
     def pulls(self) -> bool:
         """Whether the server answers textDocument/diagnostic (pull) requests."""
-        return bool(self.capabilities.get("diagnosticProvider"))
+        return self._pull_registered or bool(self.capabilities.get("diagnosticProvider"))
 
     def wait_diagnostics(self, sent: Sent, deadline: float) -> Published | None:
         """The diagnostics of exactly the version `sent`, or None if none came by `deadline`.
@@ -275,10 +297,10 @@ class LanguageServer:
         version: a publication that arrived after `sent` was sent (a later change of the
         same file cannot be sent meanwhile: fstools changes a file one call at a time).
         """
-        if self.pulls():
-            return self._pull(sent, deadline)
         with self._cond:
             while True:
+                if self.pulls():  # also when the server registered pulling while this waited
+                    break
                 found = self._published.get(sent.path)
                 if found is not None and found.seq > sent.seq and found.version in (sent.version, None):
                     return found if found.version is not None else self._settled(found, deadline)
@@ -288,6 +310,7 @@ class LanguageServer:
                 if remaining <= 0:
                     return None
                 self._cond.wait(remaining)
+        return self._pull(sent, deadline)
 
     def _settled(self, found: Published, deadline: float) -> Published:
         """Without versions, the last of a burst: a server may publish a file's diagnostics in parts
@@ -318,9 +341,34 @@ class LanguageServer:
             self._published[sent.path] = found
         return found
 
+    def _pull_many(self, paths: set[str], deadline: float) -> dict[str, Published]:
+        """Each file's diagnostics asked for at once (the others a change may have broken)."""
+        connection = self._connection
+        if connection is None:
+            return {}
+        asked = {
+            p: connection.request("textDocument/diagnostic", {"textDocument": {"uri": protocol.uri_of(p)}})
+            for p in paths
+        }
+        found = {}
+        for path, pending in asked.items():
+            doc = self.document(path)
+            try:
+                items = protocol.pulled(pending.wait(deadline - time.monotonic()))
+            except (RpcError, Unanswered, ValueError):
+                continue
+            with self._cond:
+                self._seq += 1
+                found[path] = self._published[path] = Published(
+                    doc.version if doc else None, items, self._seq, time.monotonic()
+                )
+        return found
+
     def wait_others(self, since: int, paths: set[str], deadline: float) -> dict[str, Published]:
         """The publications for `paths` that arrived after publication number `since`, waiting until
         all of them are republished or `deadline` passes."""
+        if self.pulls():
+            return self._pull_many(paths, deadline)
         with self._cond:
             while True:
                 found = {path: p for path, p in self._published.items() if p.seq > since and path in paths}

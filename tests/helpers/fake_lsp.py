@@ -2,12 +2,16 @@
 
 Modes: `hang` answers nothing at all; `silent` initialises and never publishes diagnostics;
 `echo` publishes, with the version, one error per line that contains BAD; `crash` behaves as
-`echo` and exits at its first change. Real servers are what the other tests drive.
+`echo` and exits at its first change; `stubborn` behaves as `echo` but starts a child of its
+own, ignores SIGTERM and outlives the end of its input (what a runaway server does). Real
+servers are what the other tests drive.
 """
 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import sys
 import time
 
@@ -50,9 +54,14 @@ def publish(uri: str, version: int, text: str) -> None:
 def main(mode: str) -> None:
     sys.stderr.write(f"fake server ({mode}) started\n")
     sys.stderr.flush()
+    if mode == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"])
     while True:
         message = read()
         if message is None:
+            if mode == "stubborn":
+                time.sleep(600)
             return
         if mode == "hang":
             continue
