@@ -206,6 +206,15 @@ class ExecutionContext:
             return True
 
 
+def front_end_language_servers(ctx: ExecutionContext) -> ExecutionContext:
+    """`ctx` with language servers on where its maker left the choice open (None): what the MCP
+    server and `fstools.integrations` do. The environment variable FSTOOLS_LANGUAGE_SERVERS=off
+    turns that default off for every such front end of the process ("auto" otherwise)."""
+    if ctx.language_servers is None:
+        ctx.language_servers = "off" if os.environ.get("FSTOOLS_LANGUAGE_SERVERS", "").lower() == "off" else "auto"
+    return ctx
+
+
 def check_language_servers(value: object) -> None:
     """ValueError unless `value` is None, "off", "auto" or {language: argv or [argv, ...]}."""
     if value is None or value in LANGUAGE_SERVER_MODES:

@@ -47,8 +47,13 @@ def publish(uri: str, version: int, text: str) -> None:
         for n, line in enumerate(text.split("\n"))
         if "BAD" in line
     ]
-    send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
-          "params": {"uri": uri, "version": version, "diagnostics": found}})
+    send(
+        {
+            "jsonrpc": "2.0",
+            "method": "textDocument/publishDiagnostics",
+            "params": {"uri": uri, "version": version, "diagnostics": found},
+        }
+    )
 
 
 def main(mode: str) -> None:
@@ -56,7 +61,13 @@ def main(mode: str) -> None:
     sys.stderr.flush()
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"])
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)",
+            ]
+        )
     while True:
         message = read()
         if message is None:
@@ -84,7 +95,9 @@ def main(mode: str) -> None:
                 time.sleep(0.05)
                 sys.exit(3)
             params = message["params"]
-            publish(params["textDocument"]["uri"], params["textDocument"]["version"], params["contentChanges"][-1]["text"])
+            publish(
+                params["textDocument"]["uri"], params["textDocument"]["version"], params["contentChanges"][-1]["text"]
+            )
 
 
 if __name__ == "__main__":

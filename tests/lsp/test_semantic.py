@@ -133,7 +133,9 @@ def test_two_quick_edits_never_show_the_first_versions_diagnostics(project):  # 
     )
     fstools.read(path, ctx=hasty)
     first = fstools.edit(path, sample.use, sample.use.replace("name", "first_name"), ctx=hasty)
-    second = fstools.edit(path, sample.use.replace("name", "first_name"), sample.use.replace("name", "other"), ctx=hasty)
+    second = fstools.edit(
+        path, sample.use.replace("name", "first_name"), sample.use.replace("name", "other"), ctx=hasty
+    )
     fstools.read(path, ctx=ctx)
     third = fstools.edit(path, sample.use.replace("name", "other"), sample.use.replace("name", "last"), ctx=ctx)
     for quick in (first, second):
