@@ -112,6 +112,28 @@ def pulled(result: Any) -> list[ServerDiagnostic]:
     return [_diagnostic(d) for d in items or ()]
 
 
+_TS_SEVERITY = {"error": 1, "warning": 2, "message": 3, "suggestion": 4}
+
+
+def from_tsserver(result: Any) -> list[ServerDiagnostic]:
+    """tsserver's answer to a diagnostics request, passed on by typescript-language-server: a response
+    whose body lists {start: {line, offset} (1-based), text, code, category}."""
+    body = result.get("body") if isinstance(result, dict) else None
+    if not isinstance(body, list) or result.get("success") is False:
+        raise ValueError("not a tsserver diagnostics response")
+    found = []
+    for item in body:
+        start = item.get("start") if isinstance(item, dict) else None
+        if not isinstance(start, dict) or not isinstance(item.get("text"), str):
+            raise ValueError("not a tsserver diagnostic")
+        line, offset = start.get("line"), start.get("offset")
+        if not isinstance(line, int) or not isinstance(offset, int):
+            raise ValueError("not a tsserver diagnostic")
+        severity = _TS_SEVERITY.get(str(item.get("category")), 1)
+        found.append(ServerDiagnostic(line - 1, offset - 1, item["text"], str(item.get("code", "")), severity))
+    return found
+
+
 def places(result: Any, response: str) -> list[Place]:
     """A definition or references answer (Location, Location[], LocationLink[] or null) as places."""
     from lsprotocol import types as t

@@ -13,9 +13,12 @@ Which diagnostics belong to which version:
   at once they publish a version's diagnostics empty before they have checked it;
 * a server that pushes diagnostics with a `version` (clangd): only a publication of exactly
   the version sent counts;
-* a server that pushes without one: only a publication that arrived after the change was
-  sent counts, and a server still working on an earlier version is given the time it needs
-  (see `wait_diagnostics`).
+* typescript-language-server: it pushes without a version and not at all when a file's
+  diagnostics did not change, so silence cannot be told from slowness; but it passes
+  requests on to tsserver (`typescript.tsserverRequest`), whose `syntacticDiagnosticsSync`
+  and `semanticDiagnosticsSync` answer for the text it holds: asked like the first kind;
+* another server that pushes without a version: only a publication that arrived after the
+  change was sent counts, the last of a burst (see `_settled`).
 """
 
 from __future__ import annotations
@@ -30,11 +33,12 @@ from typing import Any, Literal
 
 from . import protocol
 from .protocol import Place, ServerDiagnostic
-from .rpc import Connection, RpcError, Unanswered
+from .rpc import Connection, Pending, RpcError, Unanswered
 from .spawn import ServerProcess, start_server
 
 State = Literal["starting", "ready", "crashed", "closed"]
 START_TIMEOUT = 120.0  # seconds a server may take to initialise (in the background; callers wait less)
+TSSERVER_REQUEST = "typescript.tsserverRequest"
 SETTLE = 0.2  # seconds after a version-less publication in which a later one for the same file replaces it
 MAX_DOCUMENTS = 64  # documents kept open per server; the least recently changed is closed beyond
 # Settings answered to a server that asks (workspace/configuration). A project's own configuration
@@ -191,8 +195,8 @@ class LanguageServer:
 
     # What the server says -----------------------------------------------------------
     def _notification(self, method: str, params: Any) -> None:
-        if method != "textDocument/publishDiagnostics":
-            return
+        if method != "textDocument/publishDiagnostics" or self.pulls():
+            return  # a server fstools asks is never taken at its pushed word (see wait_diagnostics)
         try:
             path, version, diagnostics = protocol.published(params)
         except ValueError:
@@ -287,8 +291,14 @@ class LanguageServer:
             return found
 
     def pulls(self) -> bool:
-        """Whether the server answers textDocument/diagnostic (pull) requests."""
-        return self._pull_registered or bool(self.capabilities.get("diagnosticProvider"))
+        """Whether the server answers a request for a file's diagnostics (rather than only pushing them)."""
+        return self._pull_registered or bool(self.capabilities.get("diagnosticProvider")) or self._tsserver()
+
+    def _tsserver(self) -> bool:
+        """typescript-language-server: it passes requests on to tsserver, whose diagnostics requests answer."""
+        provider = self.capabilities.get("executeCommandProvider")
+        commands = provider.get("commands", []) if isinstance(provider, dict) else []
+        return TSSERVER_REQUEST in commands
 
     def wait_diagnostics(self, sent: Sent, deadline: float) -> Published | None:
         """The diagnostics of exactly the version `sent`, or None if none came by `deadline`.
@@ -330,9 +340,9 @@ class LanguageServer:
         connection = self._connection
         if connection is None:
             return None
-        pending = connection.request("textDocument/diagnostic", {"textDocument": {"uri": protocol.uri_of(sent.path)}})
+        asked = self._ask(connection, sent.path)
         try:
-            items = protocol.pulled(pending.wait(deadline - time.monotonic()))
+            items = [d for pending, read in asked for d in read(pending.wait(deadline - time.monotonic()))]
         except (RpcError, Unanswered, ValueError):
             return None
         with self._cond:
@@ -341,27 +351,38 @@ class LanguageServer:
             self._published[sent.path] = found
         return found
 
+    def _ask(self, connection: Connection, path: str) -> list[tuple[Pending, Callable[[Any], list[ServerDiagnostic]]]]:
+        """The requests for a file's diagnostics, sent, each with how to read its answer."""
+        if self._pull_registered or self.capabilities.get("diagnosticProvider"):
+            pending = connection.request("textDocument/diagnostic", {"textDocument": {"uri": protocol.uri_of(path)}})
+            return [(pending, protocol.pulled)]
+        return [
+            (
+                connection.request(
+                    "workspace/executeCommand", {"command": TSSERVER_REQUEST, "arguments": [command, {"file": path}]}
+                ),
+                protocol.from_tsserver,
+            )
+            for command in ("syntacticDiagnosticsSync", "semanticDiagnosticsSync")
+        ]
+
     def _pull_many(self, paths: set[str], deadline: float) -> dict[str, Published]:
         """Each file's diagnostics asked for at once (the others a change may have broken)."""
         connection = self._connection
         if connection is None:
             return {}
-        asked = {
-            p: connection.request("textDocument/diagnostic", {"textDocument": {"uri": protocol.uri_of(p)}})
-            for p in paths
-        }
+        asked = {path: self._ask(connection, path) for path in paths}
         found = {}
-        for path, pending in asked.items():
+        for path, requests in asked.items():
             doc = self.document(path)
             try:
-                items = protocol.pulled(pending.wait(deadline - time.monotonic()))
+                items = [d for pending, read in requests for d in read(pending.wait(deadline - time.monotonic()))]
             except (RpcError, Unanswered, ValueError):
                 continue
             with self._cond:
                 self._seq += 1
-                found[path] = self._published[path] = Published(
-                    doc.version if doc else None, items, self._seq, time.monotonic()
-                )
+                published = Published(doc.version if doc else None, items, self._seq, time.monotonic())
+                found[path] = self._published[path] = published
         return found
 
     def wait_others(self, since: int, paths: set[str], deadline: float) -> dict[str, Published]:

@@ -1,7 +1,8 @@
 """A tiny language server for fault injection: `python fake_lsp.py MODE`.
 
 Modes: `hang` answers nothing at all; `silent` initialises and never publishes diagnostics;
-`echo` publishes, with the version, one error per line that contains BAD; `crash` behaves as
+`echo` publishes, with the version, one error per line that contains BAD (`unversioned`: the
+same without the version, in two parts, the second a moment later); `crash` behaves as
 `echo` and exits at its first change; `stubborn` behaves as `echo` but starts a child of its
 own, ignores SIGTERM and outlives the end of its input (what a runaway server does). Real
 servers are what the other tests drive.
@@ -36,7 +37,7 @@ def send(message: dict) -> None:
     sys.stdout.buffer.flush()
 
 
-def publish(uri: str, version: int, text: str) -> None:
+def publish(uri: str, version: int | None, text: str) -> None:
     found = [
         {
             "range": {"start": {"line": n, "character": 0}, "end": {"line": n, "character": 3}},
@@ -87,7 +88,7 @@ def main(mode: str) -> None:
             continue
         elif method == "textDocument/didOpen":
             doc = message["params"]["textDocument"]
-            publish(doc["uri"], doc["version"], doc["text"])
+            publish(doc["uri"], None if mode == "unversioned" else doc["version"], doc["text"])
         elif method == "textDocument/didChange":
             if mode == "crash":
                 sys.stderr.write("fake server: crashing on purpose\n")

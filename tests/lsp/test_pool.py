@@ -68,8 +68,9 @@ def test_a_server_that_never_publishes_gives_the_not_done_notice(tmp_path):  # t
     assert result.metadata["diagnostics"] == []  # no answer is not a clean file: the notice says so
 
 
-def test_the_fake_servers_errors_come_with_its_version(tmp_path):  # type: ignore[no-untyped-def]
-    ctx = _ctx(str(tmp_path), {"python": fake("echo")})
+@pytest.mark.parametrize("mode", ["echo", "unversioned"])
+def test_the_errors_of_the_version_sent(tmp_path, mode):  # type: ignore[no-untyped-def]
+    ctx = _ctx(str(tmp_path), {"python": fake(mode)})
     path = str(tmp_path / "a.py")
     fstools.write(path, "x = BAD\ny = 1\n", ctx=ctx)
     result = fstools.edit(path, "y = 1", "y = BAD", ctx=ctx)
