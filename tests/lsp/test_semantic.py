@@ -164,3 +164,16 @@ def test_a_syntax_error_is_reported_once(project):  # type: ignore[no-untyped-de
     result = fstools.edit(path, sample.use, sample.use + " (((", ctx=ctx)
     assert [d["source"] for d in result.metadata["diagnostics"]] == ["syntax"]
     assert "semantic_check" not in result.metadata
+
+
+def test_a_servers_errors_never_refuse_a_change(project):  # type: ignore[no-untyped-def]
+    ctx, sample = project
+    path = _file(ctx, sample)
+    strict = fstools.ExecutionContext(
+        working_dir=ctx.working_dir, language_servers="auto", lsp_timeout=60, check_syntax="refuse"
+    )
+    fstools.read(path, ctx=strict)
+    result = fstools.edit(path, sample.use, sample.use.replace("name", "nmae"), ctx=strict)
+    assert result.success and "nmae" in open(path).read()
+    assert result.metadata["semantic_check"]["state"] == "done"
+    assert any("nmae" in m for m in _messages(result))
