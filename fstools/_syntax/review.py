@@ -123,9 +123,9 @@ def _semantic_check(result: ToolResult, reviews: Sequence[Review]) -> list[str]:
         review.diagnostics += [_diagnostic(found) for found in outcome.found]
     files = [outcome.as_dict() for outcome in outcomes]
     states = {outcome.state for outcome in outcomes}
-    summary = (
-        dict(files[0]) if len(files) == 1 else {"state": "not_done" if "not_done" in states else files[0]["state"]}
-    )
+    # Several files: not done if any was not, done if any was, else what the first one was.
+    worst = next((state for state in ("not_done", "done") if state in states), files[0]["state"])
+    summary = dict(files[0]) if len(files) == 1 else {"state": worst}
     summary["files"] = files
     result.metadata["semantic_check"] = summary
     named = next((outcome for outcome in outcomes if outcome.server), None)

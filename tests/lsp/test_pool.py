@@ -200,3 +200,32 @@ def test_threads_editing_files_of_one_root_share_one_server(tmp_path):  # type: 
         assert result.metadata["semantic_check"]["state"] == "done", result.metadata["semantic_check"]
         name = f"undefined_{os.path.basename(path)[:-3]}"
         assert [d["message"] for d in result.metadata["diagnostics"]] == [f'"{name}" is not defined']
+
+
+def test_a_patch_of_several_files_is_checked_at_once_and_a_language_without_a_server_says_so(tmp_path):  # type: ignore[no-untyped-def]
+    ctx = _ctx(str(tmp_path), {"python": fake("echo"), "typescript": [["no-such-server-here"]]})
+    ctx.allow_relative_paths = True
+    fstools.write(str(tmp_path / "a.py"), "x = 1\n", ctx=ctx)
+    patch = "\n".join(
+        [
+            "*** Begin Patch",
+            "*** Update File: a.py",
+            "@@",
+            "-x = 1",
+            "+x = BAD",
+            "*** Add File: b.py",
+            "+y = BAD",
+            "*** Add File: c.ts",
+            "+let z = 1;",
+            "*** End Patch",
+        ]
+    )
+    result = fstools.apply_patch(patch, ctx=ctx)
+    check = result.metadata["semantic_check"]
+    assert [f["state"] for f in check["files"]] == ["done", "done", "no_server"]
+    assert check["state"] == "done"
+    assert sorted((os.path.basename(d["path"]), d["line"]) for d in result.metadata["diagnostics"]) == [
+        ("a.py", 1),
+        ("b.py", 1),
+    ]
+    assert "no language server" in check["files"][2]["reason"] and "Semantic check not done" not in result.output
