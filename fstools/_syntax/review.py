@@ -18,16 +18,19 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.result import ToolResult
-from .._lsp import semantic
 from .._lsp.languages import kind_of
 from .check import MAX_CHECK_BYTES, can_check, check_text
 from .checkers import run_checkers
 from .diagnostics import Diagnostic, render_block
 from .languages import language_for_path
+
+if TYPE_CHECKING:  # the language servers' client is imported by the first change that needs it
+    from .._lsp import semantic
 
 HEAD = 256  # bytes of a new text that a #! line is looked for in
 
@@ -49,7 +52,7 @@ class Review:
 
 def needs_review(ctx: ExecutionContext, path: str) -> bool:
     """Whether a change of `path` is reviewed at all (cheap: decides before any text is decoded)."""
-    if ctx.checkers or (semantic.enabled(ctx) and kind_of(path) is not None):
+    if ctx.checkers or (_servers_on(ctx) and kind_of(path) is not None):
         return True
     if ctx.check_syntax == "off":
         return False
@@ -71,7 +74,9 @@ def review_change(ctx: ExecutionContext, path: str, before: str | None, after: s
         review.checked = True
         review.diagnostics += found
         review.warnings += warnings
-    if not review.syntax:  # a server's words on a text that does not parse repeat the syntax check's
+    if _servers_on(ctx) and not review.syntax:  # a server's words on broken syntax repeat the check's
+        from .._lsp import semantic
+
         review.semantic = semantic.plan(ctx, path, before, after)
     return review
 
@@ -115,9 +120,11 @@ def _semantic_check(result: ToolResult, reviews: Sequence[Review]) -> list[str]:
     """Run the language servers' checks of the written files: their errors join each review's
     diagnostics, their states go to metadata; the notices of checks not done are returned."""
     planned = [review for review in reviews if review.semantic is not None]
-    outcomes = semantic.check([review.semantic for review in planned if review.semantic is not None])
-    if not outcomes:
+    if not planned:
         return []
+    from .._lsp import semantic
+
+    outcomes = semantic.check([review.semantic for review in planned if review.semantic is not None])
     for review, outcome in zip(planned, outcomes, strict=True):
         review.checked = True
         review.diagnostics += [_diagnostic(found) for found in outcome.found]
@@ -132,6 +139,10 @@ def _semantic_check(result: ToolResult, reviews: Sequence[Review]) -> list[str]:
     if named is not None:
         result.metadata["language_server"] = {"name": named.server, "state": named.server_state or "unavailable"}
     return [outcome.notice for outcome in outcomes if outcome.notice]
+
+
+def _servers_on(ctx: ExecutionContext) -> bool:
+    return ctx.language_servers is not None and ctx.language_servers != "off"
 
 
 def _diagnostic(found: semantic.Found) -> Diagnostic:
