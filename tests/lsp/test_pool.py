@@ -117,11 +117,11 @@ def test_a_real_server_killed_mid_session_is_restarted_once_then_reported(tmp_pa
 
 
 def test_the_host_killed_leaves_no_server_behind(tmp_path):  # type: ignore[no-untyped-def]
-    for how in (signal.SIGKILL, signal.SIGTERM):
-        _kill_host(tmp_path / how.name, how)
+    for how in (signal.SIGKILL, signal.SIGTERM, None):  # None: the host exits as programs do
+        _kill_host(tmp_path / (how.name if how else "exit"), how)
 
 
-def _kill_host(root, how: signal.Signals) -> None:  # type: ignore[no-untyped-def]
+def _kill_host(root, how: signal.Signals | None) -> None:  # type: ignore[no-untyped-def]
     root.mkdir()
     tmp_path = root
     host = textwrap.dedent(
@@ -134,16 +134,22 @@ def _kill_host(root, how: signal.Signals) -> None:  # type: ignore[no-untyped-de
                                        lsp_timeout=30)
         result = fstools.write({str(tmp_path / "a.py")!r}, "x = 1\\n", ctx=ctx)
         print(result.metadata["semantic_check"]["state"], POOL.running()[0].pid, flush=True)
-        time.sleep(60)
+        sys.stdin.readline()
         """
     )
-    process = subprocess.Popen([sys.executable, "-c", host], stdout=subprocess.PIPE, text=True, cwd=os.getcwd())
+    process = subprocess.Popen(
+        [sys.executable, "-c", host], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=os.getcwd()
+    )
     try:
         assert process.stdout is not None
         state, pgid = process.stdout.readline().split()
         assert state == "done"
         assert wait_until(lambda: len(group_members(int(pgid))) == 3)  # the watchdog, the server, its child
-        process.send_signal(how)
+        if how is None:
+            assert process.stdin is not None
+            process.stdin.close()
+        else:
+            process.send_signal(how)
         process.wait(10)
         assert wait_until(lambda: not group_members(int(pgid)), timeout=10), f"left behind after {how!r}"
     finally:
