@@ -8,6 +8,10 @@ resolves the name (imports, scopes, overloads) where a name-based search can onl
 answer comes within `ctx.lsp_timeout` seconds or not at all (`state` "not_done", with the
 reason): the caller then falls back to its own answer and says why. The file is sent to the
 server as it is on disk now, so the answer is about the text the caller read.
+
+The places are the server's: a definition may lie outside the allowed directories (a
+library, the standard library's stubs) or in a file the secret patterns cover. The caller
+applies its path policy to them before it shows any.
 """
 
 from __future__ import annotations
