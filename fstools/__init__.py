@@ -32,9 +32,12 @@ __all__ = [
     "LSTool",
     "MoveTool",
     "MultiEditTool",
+    "NotebookEditTool",
+    "OutlineTool",
     "PermissionManager",
     "PermissionRequest",
     "PermissionRule",
+    "ReadManyTool",
     "ReadRecord",
     "ReadTool",
     "RewindTool",
@@ -122,9 +125,12 @@ _EXPORTS: dict[str, str] = {
     "LSTool": "_find.ls",
     "MoveTool": "_change.move",
     "MultiEditTool": "_change.edit",
+    "NotebookEditTool": "_change.notebook",
+    "OutlineTool": "_read.outline",
     "PermissionManager": "_core.permissions",
     "PermissionRequest": "_core.permissions",
     "PermissionRule": "_core.permissions",
+    "ReadManyTool": "_read.many",
     "ReadRecord": "_core.context",
     "ReadTool": "_read.read",
     "ToolCategory": "_core.toolclass",
@@ -165,7 +171,7 @@ if TYPE_CHECKING:
     from ._change.delete import DeleteTool, delete
     from ._change.edit import EditTool, MultiEditTool, edit, multi_edit
     from ._change.move import MoveTool, move
-    from ._change.notebook import notebook_edit
+    from ._change.notebook import NotebookEditTool, notebook_edit
     from ._change.patch import ApplyPatchTool, apply_patch
     from ._change.rewind import RewindTool, rewind
     from ._change.undo import UndoTool, undo
@@ -182,6 +188,6 @@ if TYPE_CHECKING:
     from ._find.ls import LSTool, ls
     from ._grep.grep import GrepTool, grep
     from ._index.service import build_index
-    from ._read.many import read_many
-    from ._read.outline import outline
+    from ._read.many import ReadManyTool, read_many
+    from ._read.outline import OutlineTool, outline
     from ._read.read import ReadTool, read

@@ -41,6 +41,8 @@ EXIT_USAGE = 2
 # A search that reports a match count exits as grep and rg do: 0 a match, 1 none, 2 an error.
 EXIT_NO_MATCH = 1
 EXIT_SEARCH_ERROR = 2
+# The metadata a search reports about the index (metadata["index"]): such a command takes --index.
+_INDEX_FIELD = "index"
 # Words of the model-facing parameter help that do not hold on the command line.
 _ABSOLUTE = re.compile(r"^(?:The )?[Aa]bsolute path (?:of|to) ")
 
@@ -59,8 +61,10 @@ def _first_sentence(text: str) -> str:
     return re.split(r"(?<=\.)\s+(?=[A-Z])", text.strip(), maxsplit=1)[0]
 
 
-def _help(p: ToolParameter) -> str:
+def _help(p: ToolParameter, dash_reads_stdin: bool = False) -> str:
     text = p.description
+    if dash_reads_stdin:
+        text += "; '-' reads it from stdin"
     if p.path:  # a path parameter is positional and may be relative on the command line
         text = _ABSOLUTE.sub("", text).replace("the working directory", "the current directory")
         text = text[:1].upper() + text[1:] + "; relative to the current directory, or absolute"
@@ -95,6 +99,9 @@ class Binding:
     dest: str
     positional: bool
     file_dest: str | None  # the `--NAME-file PATH` alternative for a required text/JSON value
+    # A positional `-` reads the value from stdin: the content values of a changing tool, never a
+    # search pattern (`grep - FILE` looks for a dash, as grep does).
+    dash_reads_stdin: bool = False
 
     def read_value(self, ns: argparse.Namespace) -> Any:
         value = getattr(ns, self.dest)
@@ -104,14 +111,14 @@ class Binding:
         return value
 
 
-def _bind(parser: argparse.ArgumentParser, p: ToolParameter, index: int) -> Binding:
+def _bind(parser: argparse.ArgumentParser, p: ToolParameter, index: int, changes: bool) -> Binding:
     dest = f"arg{index}"
     positional = p.required or p.path
     from_file = p.required and not p.path and p.type in ("string", "array", "object")
     file_dest = f"{dest}_file" if from_file else None
     if positional:
         nargs = ("+" if p.required else "*") if p.path_list else "?" if from_file or not p.required else None
-        parser.add_argument(dest, metavar=p.name.upper(), nargs=nargs, help=_help(p))
+        parser.add_argument(dest, metavar=p.name.upper(), nargs=nargs, help=_help(p, from_file and changes))
     else:
         # Short names such as Grep's -i/-A stay as they are, with the Python keyword as the long form.
         names = [flag(p.name)] + ([flag(p.py_name)] if p.name.startswith("-") and p.py_name else [])
@@ -137,7 +144,7 @@ def _bind(parser: argparse.ArgumentParser, p: ToolParameter, index: int) -> Bind
             metavar="PATH",
             help=f"Read {p.name.upper()} from this file, exactly as it is ('-' reads stdin)",
         )
-    return Binding(p, dest, positional, file_dest)
+    return Binding(p, dest, positional, file_dest, from_file and changes)
 
 
 class _RuleAction(argparse.Action):
@@ -258,7 +265,16 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
         )
         # A tool's own dry_run (Rewind) is the session's --dry-run on the command line.
         ordered = sorted((p for p in tool.parameters if p.name != "dry_run"), key=lambda p: not p.required)
-        sub.set_defaults(tool=tool, bindings=[_bind(sub, p, i) for i, p in enumerate(ordered)])
+        changes = not tool.read_only
+        sub.set_defaults(tool=tool, bindings=[_bind(sub, p, i, changes) for i, p in enumerate(ordered)])
+        if _INDEX_FIELD in tool.output_schema().get("properties", {}):  # a search that may answer from an index
+            sub.add_argument(
+                "--index",
+                choices=("auto", "off"),
+                default="auto",
+                help="auto (the default): answer from a fresh search index when one covers the path "
+                "(fstools index build); off: scan the files, whatever index there is",
+            )
     mcp = commands.add_parser(
         "mcp",
         help="Serve every tool over MCP (stdio)",
@@ -314,17 +330,22 @@ def collect_arguments(bindings: Sequence[Binding], ns: argparse.Namespace, stdin
     Positional values fill, in order, the positional parameters that no `--NAME-file`
     supplied, so `edit FILE --old-string-file old.txt NEW` means what it says.
     """
-    values: dict[str, Any] = {}
-    for b in bindings:
-        source = getattr(ns, b.file_dest) if b.file_dest else None
-        if source is not None:
-            values[b.param.name] = _read_text(source, stdin)
+    sources = {b.param.name: getattr(ns, b.file_dest) for b in bindings if b.file_dest and getattr(ns, b.file_dest)}
     positional = [b for b in bindings if b.positional]
     given = [getattr(ns, b.dest) for b in positional if getattr(ns, b.dest) not in (None, [])]
-    open_slots = [b for b in positional if b.param.name not in values]
+    open_slots = [b for b in positional if b.param.name not in sources]
     if len(given) > len(open_slots):
         raise UsageError(f"too many arguments: {' '.join(given[len(open_slots) :])}")
-    values.update((b.param.name, value) for b, value in zip(open_slots, given, strict=False))
+    values: dict[str, Any] = {}
+    for b, value in zip(open_slots, given, strict=False):
+        if b.dash_reads_stdin and value == "-":
+            sources[b.param.name] = "-"
+        else:
+            values[b.param.name] = value
+    from_stdin = [name.upper() for name, source in sources.items() if source == "-"]
+    if len(from_stdin) > 1:
+        raise UsageError(f"only one value can come from stdin ('-'): {' and '.join(from_stdin)} both ask for it")
+    values.update((name, _read_text(source, stdin)) for name, source in sources.items())
     for b in bindings:
         if not b.positional and getattr(ns, b.dest) is not None:
             values[b.param.name] = b.read_value(ns)
@@ -444,9 +465,10 @@ def print_result(
 
 
 def index_notice(result: ToolResult) -> str | None:
-    """Whether a search index answered, said where one was involved: "none" and "off" say nothing."""
-    state = result.metadata.get("index")
-    if not isinstance(state, str) or state in ("none", "off"):
+    """Whether a search index answered, said where one was involved: "none", "off" and "single
+    file" (no index is asked about one file) say nothing."""
+    state = result.metadata.get(_INDEX_FIELD)
+    if not isinstance(state, str) or state in ("none", "off", "single file"):
         return None
     return "answered from the search index" if state == "used" else f"searched without the index ({state})"
 

@@ -41,6 +41,7 @@ from .._core.result import ToolResult, printable
 from .._core.spec import invoke
 from .._find.ls import ls
 from .._read.read import MAX_LIMIT, read
+from .._read.window import MAX_READ_CHARS
 from .._syntax.diagnostics import block_of
 from .._syntax.review import annotate, refuse_broken, review_change
 
@@ -93,6 +94,18 @@ def _failed(result: ToolResult, path: str) -> _Refusal:
     return _Refusal(result.error or "failed")
 
 
+def _read_fitting(ctx: ExecutionContext, path: str, offset: int, limit: int) -> tuple[ToolResult, bool]:
+    """Read's lines `offset`.. (at most `limit`), and whether Read's character bound cut them.
+
+    Read refuses a chosen limit whose lines pass its bound, with the limit that fits; the
+    editor's view asks for a whole file or a range, so it takes what fits and says so."""
+    result = read(path, offset=offset, limit=limit, ctx=ctx)
+    fits = result.metadata.get("max_limit")
+    if result.success or not isinstance(fits, int):
+        return result, bool(result.metadata.get("partial"))
+    return read(path, offset=offset, limit=fits, ctx=ctx), True
+
+
 def _numbered(result: ToolResult) -> str:
     """Read's numbered lines without its trailing notice."""
     lines = result.output.split("\n")
@@ -109,7 +122,7 @@ def _view(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str, max_c
     offset, limit = 1, None
     if view_range is not None:
         offset, limit = _range(view_range)
-    result = read(path, offset=offset, limit=min(limit, MAX_LIMIT) if limit else MAX_LIMIT, ctx=ctx)
+    result, cut = _read_fitting(ctx, path, offset, min(limit, MAX_LIMIT) if limit else MAX_LIMIT)
     if not result.success:
         total = result.metadata.get("total_lines")
         if total is not None and view_range is not None:
@@ -127,10 +140,16 @@ def _view(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str, max_c
             f"the number of lines in the file: `{total}`"
         )
     content = _numbered(result)
+    last = offset + result.metadata["lines_read"] - 1
     if max_characters is not None and len(content) > max_characters:
         content = content[:max_characters] + "\n[... output truncated: use view_range to see the rest]"
+    elif cut:
+        end = -1 if limit is None or view_range is None else min(view_range[1], total)
+        content += (
+            f"\n[Showing lines {offset}-{last} of {total}: a view stops at {MAX_READ_CHARS:,} characters. "
+            f"Use view_range [{last + 1}, {end}] to see more.]"
+        )
     elif result.metadata.get("truncated") and limit is None:
-        last = offset + result.metadata["lines_read"] - 1
         content += f"\n[Showing lines {offset}-{last} of {total}. Use view_range [{last + 1}, -1] to see more.]"
     return f"Here's the result of running `cat -n` on {path}:\n{content}\n"
 
@@ -417,7 +436,7 @@ def _undo_edit(ctx: ExecutionContext, path: str) -> str:
         raise _Refusal(result.error or "failed")
     if ctx.dry_run:
         return result.output
-    shown = read(path, limit=MAX_LIMIT, ctx=ctx)
+    shown, _ = _read_fitting(ctx, path, 1, MAX_LIMIT)
     body = _numbered(shown) if shown.success and "lines_read" in shown.metadata else "(the file no longer exists)"
     return f"Last edit to {path} undone successfully. Here's the result of running `cat -n` on {path}:\n{body}\n"
 

@@ -327,10 +327,16 @@ def line_numbers(text: AnyStr, positions: Iterable[int]) -> list[int]:
     return numbers
 
 
-def _listed(numbers: list[int], total: int) -> str:
-    shown = ", ".join(map(str, numbers[:MAX_LISTED_LINES]))
-    more = f", ... {total - MAX_LISTED_LINES} more" if total > MAX_LISTED_LINES else ""
-    return f"[{shown}{more}]"
+def _listed(numbers: list[int], total: int) -> tuple[str, list[int]]:
+    """The lines of `total` occurrences (`numbers`: the lines of the first few, in order), each line
+    once, as the error shows them, and that list; occurrences on lines not listed are counted."""
+    distinct = list(dict.fromkeys(numbers))[:MAX_LISTED_LINES]
+    covered = sum(n <= distinct[-1] for n in numbers) if distinct else 0
+    shown = ", ".join(map(str, distinct))
+    more = f", ... {total - covered} more" if total > covered else ""
+    repeated = [n for n in distinct if numbers.count(n) > 1]
+    again = "; ".join(f"{numbers.count(n)} on line {n}" for n in repeated[:3])
+    return f"[{shown}{more}]" + (f"; {again}" if again else ""), distinct
 
 
 def _decide(
@@ -344,8 +350,7 @@ def _decide(
     else:
         count_text = str(count)
     if count > 1 and not (replace_all and strategy in (EXACT, LINE_ENDINGS)):
-        numbers = line_numbers(text, (c.start for c in candidates[: MAX_LISTED_LINES + 1]))
-        lines = _listed(numbers, count)
+        lines, numbers = _listed(line_numbers(text, (c.start for c in candidates[: MAX_LISTED_LINES + 1])), count)
         if strategy == EXACT:
             raise ToolError(
                 ErrorCode.NOT_UNIQUE,

@@ -1,8 +1,8 @@
 """Finding the rg and fd executables.
 
 The running interpreter's scripts directory comes first, so a venv that was never
-activated still finds the rg its `ripgrep` wheel installed; then PATH (`fd`, then
-Debian's `fdfind`). FSTOOLS_RG / FSTOOLS_FD name an explicit binary; set to an empty
+activated still finds the rg its `ripgrep` wheel installed (unless PATH holds a newer rg
+program); then PATH (`fd`, then Debian's `fdfind`). FSTOOLS_RG / FSTOOLS_FD name an explicit binary; set to an empty
 string they make that binary count as absent (used to exercise the fallbacks).
 """
 
@@ -29,7 +29,10 @@ def _script_dirs() -> list[str]:
 
 @cache
 def find_binary(tool: str) -> str | None:
-    """Absolute path of `tool` ("rg" or "fd"), or None when it is not installed."""
+    """Absolute path of `tool` ("rg" or "fd"), or None when it is not installed.
+
+    For rg, a newer build elsewhere on PATH wins over the interpreter's (the `ripgrep` wheel
+    is 14.1; a newer rg fixes bugs fstools otherwise works around)."""
     override = os.environ.get(f"FSTOOLS_{tool.upper()}")
     if override is not None:
         return shutil.which(override) if override else None
@@ -38,12 +41,56 @@ def find_binary(tool: str) -> str | None:
         for name in names:
             candidate = os.path.join(directory, name)
             if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-                return candidate
+                return _newest_rg(candidate) if tool == "rg" else candidate
     for name in names:
         found = shutil.which(name)
         if found:
             return found
     return None
+
+
+def _is_elf(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def _newest_rg(bundled: str) -> str:
+    """`bundled`, unless another rg executable on PATH (a program, not a wrapper script) reports a
+    higher version: asked only when there is one, once per process."""
+    seen = {os.path.realpath(bundled)}
+    others = []
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = os.path.join(directory or ".", "rg")
+        real = os.path.realpath(candidate)
+        if real not in seen and os.path.isfile(real) and os.access(real, os.X_OK) and _is_elf(real):
+            seen.add(real)
+            others.append(candidate)
+    if not others:
+        return bundled
+    best, best_version = bundled, rg_version(bundled)
+    for candidate in others:
+        version = rg_version(candidate)
+        if version > best_version:
+            best, best_version = candidate, version
+    return best
+
+
+def rg_version(rg: str) -> tuple[int, ...]:
+    """The version `rg --version` reports, e.g. (14, 1, 0); (0,) when it cannot be known."""
+    import re
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            [rg, "--version"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL, cwd="/"
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return (0,)
+    match = re.search(r"ripgrep (\d+)\.(\d+)\.(\d+)", out)
+    return tuple(int(g) for g in match.groups()) if match else (0,)
 
 
 def require_binary(tool: str) -> str:

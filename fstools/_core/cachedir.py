@@ -27,3 +27,21 @@ def root_key(root: str) -> str:
 def root_dir(kind: str, root: str) -> str:
     """The directory of one kind of data (`index-v1`, `journal-v1`) for the canonical `root`."""
     return os.path.join(cache_dir(), kind, root_key(root))
+
+
+_scratch: list[str] = []
+
+
+def scratch_dir(*, create: bool = True) -> str | None:
+    """This process's private directory (mode 0700, removed at exit) for the small files it hands
+    the walkers, such as the rules of the directories above a walk; None when not made yet and
+    `create` is false. The walkers' confinement lets them read it."""
+    if not _scratch and create:
+        import atexit
+        import shutil
+        import tempfile
+
+        path = tempfile.mkdtemp(prefix="fstools-")
+        atexit.register(shutil.rmtree, path, True)
+        _scratch.append(path)
+    return _scratch[0] if _scratch else None

@@ -9,7 +9,8 @@ outside. Instead each child is confined by the kernel before it runs:
 * where Linux has Landlock (5.13+), it may read files and list directories only beneath the
   allowed roots, whatever path leads there: rules hold inodes, not names. The executable, its
   shared libraries and the user's git ignore configuration are also readable (files only), as
-  are the ignore files in the directories above the roots that rg and fd consult.
+  are the ignore files in the directories above the roots that rg and fd consult, and the
+  process's scratch directory, where the rules of the directories above a walk are written.
 
 Both are per-thread state on Linux (`unshare(CLONE_FS)` gives a thread its own working
 directory; Landlock and no_new_privs restrict the calling thread), and a child inherits them
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TypeVar
 
-from . import sandbox
+from . import cachedir, sandbox
 
 T = TypeVar("T")
 
@@ -243,6 +244,10 @@ def confined(roots: Sequence[str], root: str, start: str, binary: str) -> Iterat
         if runtime is not None:
             dirs = [sandbox.open_root(r) for r in roots]
             held += dirs
+            scratch = cachedir.scratch_dir()  # the rules of the directories above a walk
+            assert scratch is not None
+            dirs.append(os.open(scratch, sandbox.DIR_FLAGS | os.O_NOFOLLOW))
+            held.append(dirs[-1])
             files = _open_regular_files([*runtime, *_git_config_files(), *_ancestor_files(roots)])
             held += files
             ruleset = landlock.ruleset(dirs, files)

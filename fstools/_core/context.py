@@ -39,6 +39,19 @@ SERVER_LANGUAGES = ("python", "typescript", "c", "go", "rust")
 SERVER_LANGUAGE_ALIASES = {"javascript": "typescript", "cpp": "c", "c++": "c"}
 
 
+class _DefaultPatterns(tuple[str, ...]):
+    """The default secret patterns as `ExecutionContext`'s signature shows them: by name, not as
+    a screen of globs. A context made with it holds the plain tuple (JSON encoders take no subclass)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DEFAULT_SENSITIVE_PATTERNS"
+
+
+_DEFAULT_PATTERNS = _DefaultPatterns(DEFAULT_SENSITIVE_PATTERNS)
+
+
 @dataclass(frozen=True)
 class ReadRecord:
     """What a read saw, so a later write can tell whether the file changed since.
@@ -122,7 +135,7 @@ class ExecutionContext:
     dry_run: bool = False
     read_only: bool = False
     allow_relative_paths: bool = False
-    sensitive_patterns: Sequence[str] = DEFAULT_SENSITIVE_PATTERNS
+    sensitive_patterns: Sequence[str] = _DEFAULT_PATTERNS
     timeout: float = 30.0
     max_write_bytes: int = 10 * MiB
     max_edit_bytes: int = 128 * MiB
@@ -162,6 +175,8 @@ class ExecutionContext:
             or self.lsp_timeout <= 0
         ):
             raise ValueError(f"lsp_timeout must be a positive number of seconds, not {self.lsp_timeout!r}")
+        if self.sensitive_patterns is _DEFAULT_PATTERNS:
+            self.sensitive_patterns = DEFAULT_SENSITIVE_PATTERNS
         dirs = list(self.allowed_dirs) if self.allowed_dirs else [self.working_dir]
         self.allowed_dirs = [os.path.abspath(d) for d in dirs]
         # Canonical roots: containment is checked on resolved paths, so roots must be resolved too.

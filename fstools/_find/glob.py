@@ -316,7 +316,8 @@ def _walk(
         ResultField(
             "index",
             "string",
-            'The search index: "used", or why the call walked instead (off, none, unsupported, stale, ...)',
+            'The search index: "used", or why the call walked instead (off, none, options, not a git work tree, '
+            "stale, ...)",
             always=True,
         ),
         ResultField("timed_out", "boolean", "The listing stopped at the time limit"),
@@ -347,7 +348,7 @@ def glob(
     excludes = _split_excludes(exclude)
     meta: dict[str, object] = {"pattern": pattern, "path": plan.base, "limit": limit}
     listing = None
-    index_status: IndexStatus = "unsupported"
+    index_status: IndexStatus = "none"  # no directory to walk: no index covers it
     if plan.base is not None:
         authorize(ctx, glob.spec, plan.base)
         listing, index_status = _walk(ctx, plan, hidden, respect_gitignore, follow_symlinks, excludes)

@@ -38,24 +38,24 @@ def index_listing(
     """
     if ctx.search_index == "off":
         return None, "off"
-    if hidden or not respect_gitignore or follow_symlinks or name_excludes:
-        return None, "unsupported"
     from .._index.location import covering_root
 
     if covering_root(base) is None:  # the common case: no index, and nothing heavy loaded to learn it
         return None, "none"
+    if hidden or not respect_gitignore or follow_symlinks or name_excludes:
+        return None, "options"
     try:
         from .._index.listing import Filters
         from .._index.service import glob_snapshot
-    except ImportError:  # numpy missing
-        return None, "unsupported"
+    except ImportError:
+        return None, "numpy missing"
     filters = Filters.of(tuple(ctx.sensitive_patterns), ctx.grep_max_filesize)
     lookup = glob_snapshot(base, filters)
     snap = lookup.snapshot
     if snap is None:
         return None, lookup.status
     if not in_git_worktree(base):
-        return None, "unsupported"
+        return None, "not a git work tree"
     key = (*snap.key, regex, glob, glob_ignore_case)
     listing = _recent.get(key)
     if listing is None:

@@ -29,7 +29,7 @@ from .._core.toolclass import FileTool
 from .._globs.globmatch import GlobError, GlobSet
 from .._walk.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._walk.rules import walk_rules
-from .._walk.walkers import fd_ignore_flags, fd_version, in_git_worktree
+from .._walk.walkers import WalkSpec, fd_ignore_flags, fd_version, parent_flags, with_parent_rules
 
 DEFAULT_LIMIT = 1000
 
@@ -97,10 +97,12 @@ def _not_ignored(ctx: ExecutionContext, target: SafePath, warnings: list[str]) -
     links = walk_rules(ctx, ls.spec).ignore_links_here(directory)  # fd never reads a forbidden link
     argv += fd_ignore_flags(links.flags)
     warnings += links.notes
-    if fd_version(fd) >= (8, 7, 0):
+    # The rules above the directory and its own, as git reads them (fd 8.6 reads .gitignore only in
+    # a repository, and misreads some lines): fd applies them below its own reading.
+    spec = with_parent_rules(WalkSpec(base=directory, ignore_flags=links.flags, max_depth=1), "fd")
+    argv += parent_flags(spec)
+    if fd_version(fd) >= (8, 7, 0) and not spec.in_repository:
         argv.append("--no-require-git")
-    elif not in_git_worktree(directory):
-        warnings.append("fd < 8.7 reads .gitignore only inside a git repository; it was not applied here")
     with (
         confined(ctx.roots, target.root, directory, fd) as confinement,
         StreamingProcess([*argv, "--", ".", "."], timeout=ctx.timeout, cwd=directory, confinement=confinement) as proc,

@@ -45,11 +45,19 @@ def _class(body: str) -> str:
 
 
 def _braces_balanced(pattern: str) -> bool:
-    depth = 0
-    for c in pattern:
-        depth += (c == "{") - (c == "}")
-        if depth < 0:
-            return False
+    """Whether every `{` has its `}`, as `_parse` reads them: a brace in a class or escaped is a character."""
+    depth, i = 0, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 1
+        elif c == "[" and (j := _class_end(pattern, i)) != -1:
+            i = j
+        else:
+            depth += (c == "{") - (c == "}")
+            if depth < 0:
+                return False
+        i += 1
     return depth == 0
 
 
@@ -291,7 +299,8 @@ def byte_glob_superset(name_glob: str) -> str | None:
     if "**" in name_glob or "\\" in name_glob or ":" in name_glob:
         return None
     out: list[str] = []
-    i, depth = 0, 0
+    i, depth, group = 0, 0, 0  # `group`: where the outermost open `{` is in `out`
+    nested = False
     while i < len(name_glob):
         c = name_glob[i]
         if c == "[":
@@ -301,10 +310,18 @@ def byte_glob_superset(name_glob: str) -> str | None:
             out.append("*")
             i = j
         else:
+            if c == "{":
+                group = len(out) if depth == 0 else group
+                nested = nested or depth > 0
             depth += (c == "{") - (c == "}")
             if depth < 0:
                 return None
             out.append("*" if c == "?" else c)
+            if c == "}" and depth == 0 and nested:
+                # rg's globset does not nest braces: the whole group widens to `*`.
+                del out[group:]
+                out.append("*")
+                nested = False
         i += 1
     return "".join(out) if depth == 0 else None
 

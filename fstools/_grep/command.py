@@ -42,6 +42,9 @@ class GrepQuery:
     excludes: tuple[str, ...] = ()
     # rg switches that keep ignore files of some kind out of the search (`_walk.ignorelinks`).
     ignore_flags: tuple[str, ...] = ()
+    # The rules of the directories above `root`, which rg 14 misapplies itself (`_walk.parents`):
+    # rg reads none of them and gets this file of their rewritten rules instead (None: no rule applies).
+    parent_ignore: str | None = None
 
     def keeping_out(self, plan: LinkPlan) -> GrepQuery:
         """This query with the ignore-file links `plan` forbids out of rg's reach: `--glob !/dir`
@@ -77,6 +80,9 @@ def _filter_args(query: GrepQuery, *, ignore_rules: bool = True, size_limit: boo
         args.append("--no-ignore")
     else:
         args += query.ignore_flags
+        args.append("--no-ignore-parent")
+        if query.parent_ignore is not None:
+            args += ["--ignore-file", query.parent_ignore]
     if size_limit:
         args += ["--max-filesize", str(query.max_filesize)]
     if query.glob:

@@ -354,7 +354,7 @@ def _context(flag: str, where: str, py_name: str) -> ToolParameter:
         ResultField(
             "index",
             "string",
-            'The search index: "used", or why the call walked instead (off, none, unsupported, stale, ...)',
+            'The search index: "used", or why the call walked instead (off, none, single file, options, stale, ...)',
             always=True,
         ),
         ResultField("files", "array", "Files returned with their matching-line counts (files and count modes)"),

@@ -23,21 +23,24 @@ def index_scope(ctx: ExecutionContext, query: GrepQuery) -> tuple[list[str] | No
     """(candidates, metadata["index"]): candidates None means walk the root as without an index.
 
     The index holds the files of Grep's default walk, so a search with a glob, a type,
-    hidden files or ignore files off lists other files: it scans.
+    hidden files or ignore files off lists other files: it scans ("options"). The reason
+    given is the first that holds: a single file, then no index, then the options.
     """
     if ctx.search_index == "off":
         return None, "off"
-    if query.root_is_file or query.glob or query.types or query.hidden or not query.respect_gitignore:
-        return None, "unsupported"
+    if query.root_is_file:
+        return None, "single file"
     from .._index.location import covering_root
 
     if covering_root(query.root) is None:  # the common case: no index, and nothing heavy loaded to learn it
         return None, "none"
+    if query.glob or query.types or query.hidden or not query.respect_gitignore:
+        return None, "options"
     try:
         from .._index.listing import Filters
         from .._index.service import grep_candidates
-    except ImportError:  # numpy missing
-        return None, "unsupported"
+    except ImportError:
+        return None, "numpy missing"
     filters = Filters(query.excludes, tuple(ctx.sensitive_patterns), query.max_filesize)
     lookup = grep_candidates(
         query.root,

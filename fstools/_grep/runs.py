@@ -572,6 +572,10 @@ def search(
         # A caller's glob may reach into hidden directories (rg's overrides win over its hidden rule).
         plan = rules.ignore_links(query.root, hidden=query.hidden or query.glob is not None)
         query, notes = query.keeping_out(plan), list(plan.notes)
+        parents = rules.parent_ignore(
+            query.root, flags=query.ignore_flags, gitignore_outside=False, hidden=query.hidden or query.glob is not None
+        )
+        query = replace(query, parent_ignore=parents)
     searcher = Searcher(rg, query, rules.hides, Budget(timeout), confinement)
     try:
         out = searcher.search(content, offset, limit, line_numbers, candidates)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from dataclasses import dataclass, field
+from functools import partial
 
 from .._core.binaries import require_binary
 from .._core.runner import StreamingProcess
@@ -21,6 +22,8 @@ from .._core.sensitive import SensitiveMatcher
 from .._walk.excludes import exclusion_globs, is_hidden
 from .._walk.ignorefiles import IGNORE_NAMES as IGNORE_NAMES  # the index's users take it from here
 from .._walk.ignorefiles import forbidden_link
+from .._walk.linkscan import repositories_below
+from .._walk.parents import parent_rules
 from .location import inside
 
 
@@ -54,6 +57,13 @@ def files_argv(
     rg: str, root: str, filters: Filters, *, max_depth: int | None = None, everything: bool = False
 ) -> list[str]:
     argv = [rg, "--no-config", "--files", "--null", *(("--no-ignore", "--hidden") if everything else ())]
+    if not everything:
+        # rg 14 misapplies the rules above `root`: it reads none, and gets them rewritten (`_walk.parents`).
+        argv.append("--no-ignore-parent")
+        nested = None if max_depth == 1 else partial(repositories_below, hidden=False)
+        rules = parent_rules(root, gitignore_outside=False, relative=False, nested=nested).ignore_file()
+        if rules is not None:
+            argv += ["--ignore-file", rules]
     for glob in filters.excludes:
         argv += ["--glob", glob]
     if max_depth is not None:

@@ -1,8 +1,9 @@
 """What Grep, Glob, the writers, the CLI and the MCP server ask of the index.
 
 Each answer is a `Lookup`: the files to search (or list), or None with the reason the
-caller must scan instead — "none" (no index covers the path), "off", "unsupported"
-(options the index was not built for), "unselective" (the pattern has no literal to
+caller must scan instead — "none" (no index covers the path), "off", "numpy missing",
+"other filters" (the index was built with other secret patterns or size limit), "not
+indexed" (a directory its walk never entered), "unselective" (the pattern has no literal to
 narrow by: rg walks every file anyway), "stale", "corrupt", "version", "binary" (a
 candidate holds a late NUL byte, which rg treats differently when named explicitly) or
 "error". Live indexes are kept per process, keyed by their data file, so a long-lived
@@ -59,7 +60,7 @@ def open_live(path: str) -> LiveIndex:
     try:  # only now: a process without any index never pays for importing numpy
         import numpy  # noqa: F401
     except ImportError:
-        raise Unusable("unsupported") from None
+        raise Unusable("numpy missing") from None
     root, data = found
     with opened.lock:
         live = opened.open_indexes.get(root)
@@ -86,11 +87,11 @@ def open_live(path: str) -> LiveIndex:
 def _usable(path: str, filters: Filters) -> LiveIndex:
     live = open_live(path)
     if live.filters != filters:
-        raise Unusable("unsupported")
+        raise Unusable("other filters")
     with live.lock:
         live.refresh()
     if not live.covers(path):
-        raise Unusable("unsupported")
+        raise Unusable("not indexed")
     return live
 
 

@@ -26,10 +26,12 @@ from .._core.paths import SafePath, absolute_path, resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import Image, ToolResult
+from .._core.toolclass import FileTool
 from .ahead import Ahead
 from .read import DEFAULT_LIMIT, MAX_LIMIT, read_target, readable
+from .window import MAX_READ_CHARS
 
-DEFAULT_MAX_CHARS = 100_000
+DEFAULT_MAX_CHARS = MAX_READ_CHARS  # one answer holds what one Read holds
 MIN_MAX_CHARS = 2_000
 MAX_MAX_CHARS = 1_000_000
 MAX_PATHS = 1_000  # entries of `paths`; a pattern may find more files
@@ -324,3 +326,9 @@ def read_many(
         meta["notice"] = notice
         output = f"{output}\n\n{notice}" if output else notice
     return ToolResult(True, output, metadata=meta, images=answer.images)
+
+
+class ReadManyTool(FileTool):
+    """ReadMany as an agent tool: schema, validation and async execution from read_many.spec."""
+
+    spec = read_many.spec

@@ -23,11 +23,13 @@ from .._core.paths import SafePath, resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
+from .._core.toolclass import FileTool
 from .._syntax.languages import LANGUAGES, Language, language_for_path
 from .._syntax.outline import Symbol, definitions, supports
 from .ahead import Ahead
+from .window import MAX_READ_CHARS
 
-MAX_OUTLINE_CHARS = 100_000
+MAX_OUTLINE_CHARS = MAX_READ_CHARS
 MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a larger file is generated or data: not parsed
 NOTICE_ROOM = 300
 PARSERS = 2  # threads parsing a directory's files: tree-sitter parses without the GIL
@@ -199,3 +201,9 @@ def _outline_directory(ctx: ExecutionContext, directory: SafePath) -> ToolResult
         meta["notice"] = notice
         output += "\n\n" + notice
     return ToolResult.ok(output, **meta)
+
+
+class OutlineTool(FileTool):
+    """Outline as an agent tool: schema, validation and async execution from outline.spec."""
+
+    spec = outline.spec

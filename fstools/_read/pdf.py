@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .window import MAX_READ_CHARS
+
 if TYPE_CHECKING:
     from pypdf import PdfReader
 
@@ -31,6 +33,7 @@ class PdfView:
     remaining: list[int]  # selected pages left for a later call (the per-call cap)
     text: str
     textless: list[int]  # shown pages with next to no extractable text (scanned or drawn)
+    partial: bool = False  # pages left for later because their text would pass `max_chars`
 
 
 def parse_pages(spec: str, page_count: int) -> list[int]:
@@ -61,8 +64,10 @@ def format_pages(pages: list[int]) -> str:
     return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
-def read_pdf(data: bytes, pages: str | None, max_pages: int) -> PdfView:
-    """The text of the selected pages (all by default), at most `max_pages` of them."""
+def read_pdf(data: bytes, pages: str | None, max_pages: int, max_chars: int | None = None) -> PdfView:
+    """The text of the selected pages (all by default), at most `max_pages` of them and, with
+    `max_chars`, only the whole pages whose text fits in it (the first page always, cut if it
+    must be): the others are `remaining`, not even extracted."""
     from pypdf import PdfReader
 
     # pypdf signals a damaged file with many exception types (PdfReadError, ValueError,
@@ -79,11 +84,28 @@ def read_pdf(data: bytes, pages: str | None, max_pages: int) -> PdfView:
     if page_count == 0:
         raise PdfError("it has no pages")
     selected = parse_pages(pages, page_count) if pages else list(range(1, page_count + 1))
-    shown, remaining = selected[:max_pages], selected[max_pages:]
-    texts = {n: _page_text(reader, n) for n in shown}
-    blocks = [f"--- Page {n} ---\n{text}" for n, (text, _) in texts.items()]
+    wanted = selected[:max_pages]
+    texts: dict[int, tuple[str, bool]] = {}
+    blocks: list[str] = []
+    used = 0
+    for n in wanted:
+        text, has_text = _page_text(reader, n)
+        block = f"--- Page {n} ---\n{text}"
+        if max_chars is not None and used + len(block) + 2 > max_chars:
+            if blocks:
+                break
+            block = (
+                block[: max_chars - 80]
+                + f"\n[... the rest of page {n} is not shown: a page holds at most {MAX_READ_CHARS:,} characters]"
+            )
+        texts[n] = (text, has_text)
+        blocks.append(block)
+        used += len(block) + 2
+    shown = list(texts)
+    remaining = [n for n in selected if n not in texts]
     textless = [n for n, (_, has_text) in texts.items() if not has_text]
-    return PdfView(page_count, shown, remaining, "\n\n".join(blocks), textless)
+    partial = len(shown) < len(wanted)
+    return PdfView(page_count, shown, remaining, "\n\n".join(blocks), textless, partial)
 
 
 def _page_text(reader: PdfReader, number: int) -> tuple[str, bool]:

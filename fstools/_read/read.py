@@ -28,7 +28,7 @@ from .._core.result import Image, ToolResult
 from .._core.toolclass import FileTool
 from .._syntax.outline import find_symbol
 from .kinds import image_mime, is_pdf
-from .window import MAX_LINE_CHARS, file_chunks, read_window
+from .window import MAX_LINE_CHARS, MAX_READ_CHARS, NOTICE_ROOM, TextWindow, file_chunks, read_window
 
 DEFAULT_LIMIT = 2000
 MAX_LIMIT = 10000
@@ -43,12 +43,15 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         "Reads a file from the local filesystem. file_path must be an absolute path. Text comes back "
         "numbered like `cat -n` (line number, tab, line), up to 2000 lines from offset 1; use offset and "
         "limit to page through long files (a final [Showing lines ...] notice says where to continue); a negative "
-        "offset reads from the end (offset=-50: the last 50 lines). "
+        f"offset reads from the end (offset=-50: the last 50 lines). A page holds at most {MAX_READ_CHARS:,} "
+        "characters: with limit left out, a page of long lines stops before that (a partial view, whose notice "
+        "says where to continue); a limit whose lines would pass it is refused with the limit that fits. "
         f"Lines longer than {MAX_LINE_CHARS} characters are cut and end with '...'. Images (png, jpeg, gif, "
         "webp, bmp) come back as image content, downscaled when large; PDFs as text with '--- Page N ---' "
         'markers (pages="1-5,8" selects pages, at most 20 a call), plus page images of scanned pages '
         '(page_images="all" for every page, e.g. to see figures); Jupyter notebooks as cells with their '
-        "outputs. Binary files are refused. "
+        "outputs, each headed '--- Cell NAME (type) ---' where NAME is the cell_id NotebookEdit takes "
+        "(the cell's id, or cell-N counted from 0); offset and limit count cells there. Binary files are refused. "
         'symbol="Parser.feed" (or "feed") reads one definition of a source file whole, numbered the same way.'
     ),
     parameters=(
@@ -56,7 +59,8 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         ToolParameter(
             "offset",
             "integer",
-            "Line number to start reading from (1-indexed); negative counts from the end: -50 reads the last 50 lines",
+            "Line number to start reading from (1-indexed); negative counts from the end: -50 reads the last 50 "
+            "lines. In a notebook, the cell to start from, counted the same way",
             default=1,
         ),
         ToolParameter(
@@ -87,11 +91,16 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         FILE_PATH,
         ResultField("total_lines", "integer", "Lines in the file (text)"),
         ResultField("lines_read", "integer", "Lines returned (text)"),
-        ResultField("offset", "integer", "First line returned (text)"),
+        ResultField("offset", "integer", "First line (text) or cell (notebook) returned"),
         ResultField("limit", "integer", "Line limit of the call (text)"),
-        ResultField("next_offset", "integer", "Offset of the next page, when more lines remain (text)"),
+        ResultField("next_offset", "integer", "Offset of the next page, when more lines (or cells) remain"),
         ResultField("truncated", "boolean", "More lines or selected pages remain"),
         ResultField("lines_cut", "integer", "Lines cut at the maximum line length (text)"),
+        ResultField(
+            "partial",
+            "boolean",
+            f"The page stopped before limit: its lines would pass {MAX_READ_CHARS:,} characters (text)",
+        ),
         ResultField("encoding", "string", "Text encoding (text)"),
         ResultField("line_ending", "string", "Line ending: LF, CRLF, CR or mixed (text)"),
         ResultField("size", "integer", "Bytes of the file (text) or of the image sent (image)"),
@@ -113,6 +122,7 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         WARNINGS,
         ResultField("is_notebook", "boolean", "The file is a Jupyter notebook, returned as cells"),
         ResultField("cell_count", "integer", "Cells in the notebook"),
+        ResultField("cell_ids", "array", "Each cell shown, by the name NotebookEdit's cell_id takes for it"),
         ResultField("symbol", "string", "The definition read, by its qualified name (symbol)"),
         ResultField("kind", "string", "Its kind: class, function, method, struct, impl, ... (symbol)"),
     ),
@@ -145,7 +155,8 @@ def read(
         )
     target = readable(ctx, file_path)
     authorize(ctx, read.spec, target.path)
-    return read_target(ctx, target, offset, limit, pages, page_images, symbol)
+    # A limit the caller chose is a range it asked for: over the bound it is refused, not cut.
+    return read_target(ctx, target, offset, limit, pages, page_images, symbol, chosen_limit=limit != DEFAULT_LIMIT)
 
 
 def readable(ctx: ExecutionContext, file_path: str) -> SafePath:
@@ -166,9 +177,12 @@ def read_target(
     pages: str | None = None,
     page_images: str = "auto",
     symbol: str | None = None,
+    *,
+    chosen_limit: bool = False,
 ) -> ToolResult:
     """What Read answers for `target`, a path `readable` checked and the caller authorized
-    (ReadMany reads each of its files so)."""
+    (ReadMany reads each of its files so). `chosen_limit`: lines that would pass MAX_READ_CHARS
+    are refused (`invalid_argument`, with the limit that fits) rather than cut to a partial view."""
     fd = _open(target)
     try:
         st = os.fstat(fd)
@@ -177,8 +191,8 @@ def read_target(
         if not stat.S_ISREG(st.st_mode):
             raise ToolError(ErrorCode.INVALID_PATH, f"Not a regular file: {target.display}")
         if symbol is not None:
-            return _read_symbol(ctx, target, fd, st, symbol, limit)
-        return _dispatch(ctx, target, fd, st, offset, limit, pages, page_images)
+            return _read_symbol(ctx, target, fd, st, symbol, limit, chosen_limit)
+        return _dispatch(ctx, target, fd, st, offset, limit, pages, page_images, chosen_limit)
     finally:
         os.close(fd)
 
@@ -201,6 +215,7 @@ def _dispatch(
     limit: int,
     pages: str | None,
     page_images: str,
+    chosen_limit: bool,
 ) -> ToolResult:
     head = os.pread(fd, SNIFF_BYTES, 0)
     pages = pages if pages and pages.strip() else None  # models send "" for "no value"
@@ -220,28 +235,38 @@ def _dispatch(
         from .notebook import NotebookError
 
         try:
-            return _read_notebook(ctx, target, fd, st)
+            return _read_notebook(ctx, target, fd, st, offset, limit)
         except NotebookError as exc:
             notebook_error = str(exc)  # show the raw text instead, and say why
     if looks_binary(head):
         error = ToolError(ErrorCode.BINARY_FILE, f"Cannot read binary file: {target.display}")
         raise _refused(ctx, target, fd, st, error)
-    result = _read_text(ctx, target, fd, st, head, offset, limit)
+    result = _read_text(ctx, target, fd, st, head, offset, limit, chosen_limit)
     if notebook_error is not None:
         result.metadata["notebook_error"] = notebook_error
     return result
 
 
 def _read_text(
-    ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, head: bytes, offset: int, limit: int
+    ctx: ExecutionContext,
+    target: SafePath,
+    fd: int,
+    st: os.stat_result,
+    head: bytes,
+    offset: int,
+    limit: int,
+    chosen_limit: bool = False,
 ) -> ToolResult:
-    window = read_window(target.path, fd, st, head, offset, limit)
-    if window.past_end:
+    whole = read_window(target.path, fd, st, head, offset, limit)
+    if whole.past_end:
         raise ToolError(
             ErrorCode.INVALID_ARGUMENT,
-            f"offset {offset} is past the end of {target.display}: it has {window.total_lines} line(s)",
-            total_lines=window.total_lines,
+            f"offset {offset} is past the end of {target.display}: it has {whole.total_lines} line(s)",
+            total_lines=whole.total_lines,
         )
+    window = whole.fitted()
+    if window.partial and chosen_limit:
+        raise _over_bound(ctx, target, whole, len(window.lines))
     remember_digest(ctx, target.path, st, window.digest)
     metadata = {
         "file_path": target.display,
@@ -257,11 +282,36 @@ def _read_text(
     }
     if window.truncated:
         metadata["next_offset"] = window.last_line + 1
+    if window.partial:
+        metadata["partial"] = True
     return ToolResult.ok(window.render(ctx), **metadata)
 
 
+def _over_bound(ctx: ExecutionContext, target: SafePath, whole: TextWindow, fits: int) -> ToolError:
+    """A chosen range whose lines pass MAX_READ_CHARS: refused, with the limit that fits from its offset.
+
+    A short refusal costs a model less than a cut page it did not ask for (which it often
+    re-reads anyway); a page left at the default limit is cut instead (a partial view)."""
+    chars = sum(len(line) for line in whole.lines) + 8 * len(whole.lines)
+    return ToolError(
+        ErrorCode.INVALID_ARGUMENT,
+        f"Lines {whole.first_line}-{whole.last_line} of {target.display} are about {chars:,} characters, over "
+        f"Read's {MAX_READ_CHARS:,} a call. Use {setting(ctx, 'limit', fits)} (the most lines from "
+        f"{whole.first_line} that fit), or leave {param(ctx, 'limit')} out for a partial view that says where to "
+        "continue",
+        total_lines=whole.total_lines,
+        max_limit=fits,
+    )
+
+
 def _read_symbol(
-    ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, symbol: str, limit: int
+    ctx: ExecutionContext,
+    target: SafePath,
+    fd: int,
+    st: os.stat_result,
+    symbol: str,
+    limit: int,
+    chosen_limit: bool = False,
 ) -> ToolResult:
     """The lines of one definition, numbered as Read numbers them (cut at `limit` with Read's notice)."""
     from .outline import MAX_SOURCE_BYTES, outline_file
@@ -292,11 +342,12 @@ def _read_symbol(
         )
     chosen = matches[0]
     count = chosen.end_line - chosen.start_line + 1
-    result = _read_text(ctx, target, fd, st, data[:SNIFF_BYTES], chosen.start_line, min(count, limit))
-    if count <= limit:  # the whole definition: its lines only, not Read's "more lines remain" notice
+    result = _read_text(ctx, target, fd, st, data[:SNIFF_BYTES], chosen.start_line, min(count, limit), chosen_limit)
+    whole = count <= limit and not result.metadata.get("partial")  # a partial view keeps the notice
+    if whole:  # the whole definition: its lines only, not Read's "more lines remain" notice
         result.output = "\n".join(result.output.split("\n")[: result.metadata["lines_read"]])
         result.metadata.pop("next_offset", None)
-    result.metadata.update(symbol=chosen.qualified, kind=chosen.kind, truncated=count > limit)
+    result.metadata.update(symbol=chosen.qualified, kind=chosen.kind, truncated=not whole)
     return result
 
 
@@ -388,7 +439,7 @@ def _read_pdf(
 
     data = _media_bytes(ctx, target, fd, st)
     try:
-        pdf = read_pdf(data, pages, ctx.pdf_max_pages)
+        pdf = read_pdf(data, pages, ctx.pdf_max_pages, MAX_READ_CHARS - NOTICE_ROOM)
     except PdfError as exc:
         error = ToolError(ErrorCode.ENCODING_ERROR, f"Cannot read PDF: {target.display} ({exc})")
         raise _refused(ctx, target, fd, st, error, data) from None
@@ -399,9 +450,10 @@ def _read_pdf(
     images = _page_images(ctx, data, wanted, page_images) if wanted else _PageImagesPart([], [], [], [])
     output = "\n\n".join([pdf.text, *images.lines])
     if pdf.remaining:
+        why = f"a page of output stops at {MAX_READ_CHARS:,} characters" if pdf.partial else None
         output += (
             f"\n\n[Showing {len(pdf.shown)} of {len(pdf.shown) + len(pdf.remaining)} selected pages "
-            f"(at most {ctx.pdf_max_pages} a call). "
+            f"({why or f'at most {ctx.pdf_max_pages} a call'}). "
             f"Use {setting(ctx, 'pages', format_pages(pdf.remaining[: ctx.pdf_max_pages]))} to read the next ones.]"
         )
     metadata: dict[str, object] = {"page_images": images.images} if images.images else {}
@@ -418,6 +470,7 @@ def _read_pdf(
             pages=format_pages(pdf.shown),
             pages_read=len(pdf.shown),
             truncated=bool(pdf.remaining),
+            **({"partial": True} if pdf.partial else {}),
             **metadata,
         ),
     )
@@ -466,19 +519,46 @@ def _page_images(ctx: ExecutionContext, data: bytes, wanted: list[int], mode: st
     return _PageImagesPart(images, lines, rendered.failures, pictures)
 
 
-def _read_notebook(ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result) -> ToolResult:
-    from .notebook import read_notebook
+def _read_notebook(
+    ctx: ExecutionContext, target: SafePath, fd: int, st: os.stat_result, offset: int, limit: int
+) -> ToolResult:
+    """The cells from the `offset`-th, at most `limit`, whole cells within MAX_READ_CHARS; a notice
+    names the next cell, by position (the next call's offset) and by name."""
+    from .notebook import PastLastCell, read_notebook
 
     data = _media_bytes(ctx, target, fd, st)
-    nb = read_notebook(data)
+    try:
+        nb = read_notebook(data, offset, limit, MAX_READ_CHARS - NOTICE_ROOM)
+    except PastLastCell as exc:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"offset {offset} is past the last cell of {target.display}: it has {exc.cell_count} cell(s) "
+            f"({param(ctx, 'offset')} counts cells from 1 in a notebook)",
+            cell_count=exc.cell_count,
+        ) from None
     remember(ctx, target.path, st, data)
+    text = nb.text
+    extra: dict[str, object] = {}
+    if nb.next_name is not None:
+        why = f", a partial view: a page stops at {MAX_READ_CHARS:,} characters" if nb.partial else ""
+        text += (
+            f"\n\n[Showing cells {nb.first + 1}-{nb.shown_until} of {nb.cell_count}{why}. "
+            f"Use {setting(ctx, 'offset', nb.shown_until + 1)} to read on from cell {nb.next_name}.]"
+        )
+        extra["next_offset"] = nb.shown_until + 1
+    if nb.partial:
+        extra["partial"] = True
     return ToolResult.ok(
-        nb.text,
+        text,
         file_path=target.display,
         is_notebook=True,
         cell_count=nb.cell_count,
+        cell_ids=nb.cell_ids,
+        offset=nb.first + 1,
+        truncated=nb.next_name is not None,
         language=nb.language,
         nbformat=nb.nbformat,
+        **extra,
     )
 
 

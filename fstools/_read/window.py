@@ -12,9 +12,11 @@ import codecs
 import mmap
 import os
 import threading
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from .._content.encodings import SNIFF_BYTES, TextEncoding, sniff_encoding
@@ -27,6 +29,10 @@ if TYPE_CHECKING:
     from .lineindex import ByteSource
 
 MAX_LINE_CHARS = 2000
+# The characters one answer of Read (and by default of ReadMany, an Outline of a directory)
+# holds at most: about 25,000 tokens, a tenth of a large context window.
+MAX_READ_CHARS = 100_000
+NOTICE_ROOM = 300  # of MAX_READ_CHARS, kept for the closing notice
 CUT_MARK = "..."
 WHOLE_FILE_BYTES = 1024 * 1024
 READ_CHUNK = 128 * BLOCK  # 8 MiB: the scan's whole working set
@@ -50,6 +56,7 @@ class TextWindow:
     encoding: TextEncoding
     line_ending: str
     digest: bytes | None
+    partial: bool = False  # fewer lines than asked for: the rest of the page would pass the character bound
 
     @property
     def past_end(self) -> bool:
@@ -64,13 +71,27 @@ class TextWindow:
     def truncated(self) -> bool:
         return self.last_line < self.total_lines
 
+    def fitted(self, max_chars: int = MAX_READ_CHARS) -> TextWindow:
+        """The window cut after the last whole line whose rendering (and the notice) stays within
+        `max_chars`; itself when every line fits. At least one line is kept: a line is at most
+        MAX_LINE_CHARS characters and its number."""
+        budget = max_chars - NOTICE_ROOM
+        per_line = max(6, len(str(self.first_line + len(self.lines)))) + 2  # the widest number, tab, newline
+        ends = list(accumulate(map(len, self.lines)))  # in C: 10,000 lines cost no Python loop
+        if not ends or ends[-1] + per_line * len(ends) <= budget:
+            return self
+        fit = max(bisect_right(range(len(ends)), budget, key=lambda i: ends[i] + per_line * (i + 1)), 1)
+        shown = self.lines[:fit]
+        return replace(self, lines=shown, lines_cut=sum(len(s) > MAX_LINE_CHARS for s in shown), partial=True)
+
     def render(self, ctx: ExecutionContext) -> str:
         """Numbered lines, then a notice (never shaped like a numbered line) when more remain."""
         # str.rjust is f"{n:>6}\t{line}" (the `cat -n` format) at half the cost, which shows on 10,000 lines.
         out = [str(n).rjust(6) + "\t" + line for n, line in enumerate(self.lines, self.first_line)]
         if self.truncated:
+            partial = f", a partial view: a page stops at {MAX_READ_CHARS:,} characters" if self.partial else ""
             out.append(
-                f"[Showing lines {self.first_line}-{self.last_line} of {self.total_lines}. "
+                f"[Showing lines {self.first_line}-{self.last_line} of {self.total_lines}{partial}. "
                 f"Use {setting(ctx, 'offset', self.last_line + 1)} to read more.]"
             )
         return "\n".join(out)

@@ -88,18 +88,6 @@ def forbidden_link(path: str, inside: Callable[[str], bool], secret: Callable[[s
     return None
 
 
-def _git_dir(root: str) -> str | None:
-    path = root
-    while True:
-        candidate = os.path.join(path, ".git")
-        if os.path.isdir(candidate):
-            return candidate
-        parent = os.path.dirname(path)
-        if parent == path:
-            return None
-        path = parent
-
-
 def outside_rule_files(root: str) -> list[str]:
     """Files outside the tree whose existence or content changes rg's ignore rules inside it."""
     found = []
@@ -110,7 +98,10 @@ def outside_rule_files(root: str) -> list[str]:
         if parent == path:
             break
         path = parent
-    git = _git_dir(root)
+    from .parents import repository_of
+
+    repo = repository_of(root)
+    git = repo.common_dir if repo is not None else None  # a worktree's is the main repository's
     if git is not None:
         found.append(os.path.join(git, "info", "exclude"))
     config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")

@@ -42,6 +42,7 @@ class _Listing:
     sig: Sig | None  # None: changed too recently to be trusted next time
     links: tuple[str, ...]  # ignore files in it that are symlinks (and a .git/info/exclude that is one)
     subdirs: tuple[str, ...]
+    repository: bool = False  # it holds a `.git`: a repository's top
 
 
 @dataclass
@@ -52,6 +53,7 @@ class _Tree:
 
 
 _trees: dict[tuple[str, bool], _Tree] = {}
+_repositories: dict[tuple[str, bool], tuple[dict[str, _Listing], list[str]]] = {}
 _generation = 0  # how many times fstools changed a tree: a remembered check older than a change is redone
 
 
@@ -70,6 +72,7 @@ def _sig(st: os.stat_result, now: int) -> Sig | None:
 def _list(root_fd: int, root: str, directory: str, now: int, hidden: bool) -> _Listing | None:
     links: list[str] = []
     subdirs: list[str] = []
+    repository = False
     try:
         fd = sandbox.open_at(root_fd, sandbox.relative_to(directory, root), os.O_RDONLY | os.O_DIRECTORY)
     except (OSError, ValueError):
@@ -84,6 +87,7 @@ def _list(root_fd: int, root: str, directory: str, now: int, hidden: bool) -> _L
                     if entry.is_symlink():
                         links.append(prefix + name)
                 elif name == ".git":
+                    repository = True
                     if _exclude_is_link(fd):
                         links.append(prefix + ".git/info/exclude")
                 elif (
@@ -96,7 +100,7 @@ def _list(root_fd: int, root: str, directory: str, now: int, hidden: bool) -> _L
         return None
     finally:
         os.close(fd)
-    return _Listing(_sig(st, now), tuple(links), tuple(subdirs))
+    return _Listing(_sig(st, now), tuple(links), tuple(subdirs), repository)
 
 
 def _exclude_is_link(dir_fd: int) -> bool:
@@ -108,12 +112,30 @@ def _exclude_is_link(dir_fd: int) -> bool:
 
 def linked_ignore_files(root: str, *, hidden: bool) -> list[str]:
     """The symlinked ignore files in `root`'s tree (hidden directories too when `hidden`)."""
+    return _links_of(_walked(root, hidden))
+
+
+def repositories_below(root: str, *, hidden: bool) -> list[str]:
+    """The directories strictly below `root` that are repositories of their own (they hold a `.git`),
+    from the same remembered walk."""
+    listings = _walked(root, hidden)
+    known = _repositories.get((root, hidden))
+    if known is not None and known[0] is listings:  # the same remembered walk: the same answer
+        return known[1]
+    found = [d for d, listing in listings.items() if listing.repository and d != root]
+    if len(_repositories) >= _TREES:
+        _repositories.pop(next(iter(_repositories)))
+    _repositories[(root, hidden)] = (listings, found)
+    return found
+
+
+def _walked(root: str, hidden: bool) -> dict[str, _Listing]:
     key = (root, hidden)
     now = time.time_ns()
     tree = _trees.pop(key, None)
     if tree is not None and tree.generation == _generation and now - tree.checked_ns < FRESH_NS:
         _trees[key] = tree
-        return _links_of(tree.listings)
+        return tree.listings
     known = tree.listings if tree is not None else {}
     fresh: dict[str, _Listing] = {}
     generation = _generation
@@ -122,7 +144,7 @@ def linked_ignore_files(root: str, *, hidden: bool) -> list[str]:
     try:
         root_fd = sandbox.open_root(root)
     except (OSError, ValueError):
-        return []
+        return {}
     try:
         while pending:
             directory = pending.pop()
@@ -143,7 +165,7 @@ def linked_ignore_files(root: str, *, hidden: bool) -> list[str]:
     if len(_trees) >= _TREES:
         _trees.pop(next(iter(_trees)))
     _trees[key] = _Tree(fresh, now, generation)
-    return _links_of(fresh)
+    return fresh
 
 
 def _links_of(listings: dict[str, _Listing]) -> list[str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, partial
 
 from .._core.context import ExecutionContext
 from .._core.paths import root_of, within_roots
@@ -30,7 +30,9 @@ from .._core.spec import ToolSpec
 from .excludes import DEFAULT_EXCLUDES, exclusion_globs
 from .ignorelinks import LinkPlan, LinkPolicy, link_policy, plan_links, plan_links_here
 from .links import escaping_links
-from .walkers import ContainmentFilter, Listing, WalkSpec, list_files
+from .linkscan import repositories_below
+from .parents import parent_rules
+from .walkers import ContainmentFilter, Listing, WalkSpec, ignore_kinds, list_files
 
 # Links out of the roots a following walk excludes one by one; past this, it follows none.
 MAX_EXCLUDED_LINKS = 2_000
@@ -112,6 +114,18 @@ class WalkRules:
         """The same for a listing of `directory` alone (one level, no walk of the tree)."""
         return plan_links_here(directory, policy=self.links)
 
+    def parent_ignore(self, base: str, *, flags: tuple[str, ...], gitignore_outside: bool, hidden: bool) -> str | None:
+        """The file of rules from the directories above `base` for an rg run given the absolute
+        `base` (Grep, the index), under the `--no-ignore-*` switches `flags`; None when no rule applies.
+        (Walkers over `.` get theirs in `list_files`.)"""
+        kinds = ignore_kinds(flags)
+        if kinds is None:
+            return None
+        nested = partial(_nested, hidden=hidden)
+        return parent_rules(
+            base, gitignore_outside=gitignore_outside, relative=False, kinds=kinds, nested=nested
+        ).ignore_file()
+
     def _allowed_target(self, canonical: str) -> bool:
         sensitive = self.ctx.sensitive
         return within_roots(self.ctx, canonical) and not (sensitive and sensitive.matches(canonical))
@@ -172,6 +186,10 @@ class WalkRules:
             if canonical is not None and (canonical == p or not (sensitive and sensitive.matches(canonical))):
                 kept.append(p)
         return kept
+
+
+def _nested(base: str, *, hidden: bool) -> list[str]:
+    return repositories_below(base, hidden=hidden)
 
 
 def walk_rules(ctx: ExecutionContext, tool: ToolSpec) -> WalkRules:

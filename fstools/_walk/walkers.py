@@ -19,8 +19,8 @@ import os
 import re
 import stat
 import subprocess
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 from .._core.binaries import find_binary, require_binary
@@ -31,6 +31,8 @@ from .._core.runner import StreamingProcess
 from .._globs.globmatch import compile_glob
 from .excludes import DEFAULT_EXCLUDES
 from .ignorefiles import redact_ignore_messages
+from .linkscan import repositories_below
+from .parents import parent_rules
 
 # Below these counts in the base's first two levels a tree is small: sorting in Python is
 # then as cheap as rg's sort, and fd runs one thread (docs/decisions/find.md).
@@ -67,6 +69,9 @@ class WalkSpec:
     glob_ignore_case: bool = False  # `regex` is the glob's in `(?i:...)`
     roots: tuple[str, ...] = ()
     root: str | None = None
+    # The rules of the directories above `base`, rewritten for the walker (`parents`): set by `list_files`.
+    parent_ignore: str | None = None
+    in_repository: bool = False
 
 
 @dataclass(frozen=True)
@@ -209,13 +214,21 @@ def fd_ignore_flags(flags: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(_FD_IGNORE_FLAGS.get(flag, "--no-ignore") for flag in flags))
 
 
+def parent_flags(spec: WalkSpec) -> list[str]:
+    """The walker reads no ignore file above the base: fstools hands it their rules, rewritten (`parents`)."""
+    if not spec.respect_gitignore:
+        return []
+    return ["--no-ignore-parent", *(("--ignore-file", spec.parent_ignore) if spec.parent_ignore else ())]
+
+
 def fd_argv(spec: WalkSpec, fd: str, strategy: Strategy) -> list[str]:
     argv = [fd, "--type", "f", "--print0", "--color", "never", "--case-sensitive", "--full-path"]
     if not spec.respect_gitignore:
         argv.append("--no-ignore")
-    elif fd_version(fd) >= (8, 7, 0):
+    elif fd_version(fd) >= (8, 7, 0) and not spec.in_repository:
         argv.append("--no-require-git")
     argv += fd_ignore_flags(spec.ignore_flags)
+    argv += parent_flags(spec)
     for name in spec.excludes:
         argv += ["--exclude", name]
     regex = "(?s:.*)" if spec.regex is None else f"(?:{spec.regex})"
@@ -224,8 +237,14 @@ def fd_argv(spec: WalkSpec, fd: str, strategy: Strategy) -> list[str]:
 
 def rg_argv(spec: WalkSpec, rg: str, strategy: Strategy) -> list[str]:
     argv = [rg, "--files", "--null", "--no-config"]
-    argv.append("--no-ignore" if not spec.respect_gitignore else "--no-require-git")
+    if not spec.respect_gitignore:
+        argv.append("--no-ignore")
+    elif not spec.in_repository:
+        # Outside a repository .gitignore applies too. Inside one rg must keep requiring git: the
+        # switch makes rg 14 blind to nested repositories' boundaries and worktrees' exclude file.
+        argv.append("--no-require-git")
     argv += spec.ignore_flags
+    argv += parent_flags(spec)
     for name in spec.excludes:
         argv += ["--glob", f"!{name}"]
     if spec.name_glob is not None:
@@ -355,6 +374,7 @@ def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: flo
     strategy = strategy or choose_strategy(spec)
     binary = require_binary(strategy.backend)
     warnings: list[str] = []
+    spec = with_parent_rules(spec, strategy.backend)
     if strategy.backend == "fd":
         argv = fd_argv(spec, binary, strategy)
         if not fd_honours_gitignore(spec, binary):
@@ -371,6 +391,38 @@ def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: flo
     messages = _walker_warnings(proc.stderr, confinement.confined, spec.base)
     warnings += redact_ignore_messages(messages, lambda p: is_within(p, spec.base))
     return Listing(paths, strategy.backend, neg_mtimes, proc.timed_out, warnings, confinement.confined)
+
+
+def ignore_kinds(flags: Sequence[str]) -> frozenset[str] | None:
+    """The kinds of ignore file still in use under rg's `--no-ignore-*` switches; None: none above the base."""
+    if "--no-ignore-parent" in flags:
+        return None
+    kinds = {"vcs", "dot", "exclude"}
+    if "--no-ignore-vcs" in flags:
+        kinds -= {"vcs", "exclude"}
+    if "--no-ignore-dot" in flags:
+        kinds.discard("dot")
+    if "--no-ignore-exclude" in flags:
+        kinds.discard("exclude")
+    return frozenset(kinds)
+
+
+def with_parent_rules(spec: WalkSpec, backend: str) -> WalkSpec:
+    """`spec` with the rules of the directories above its base, for `backend` walking `.` there."""
+    if not spec.respect_gitignore:
+        return spec
+    kinds = ignore_kinds(spec.ignore_flags)
+    rules = parent_rules(
+        spec.base,
+        walker=backend,
+        gitignore_outside=True,
+        relative=True,
+        kinds=kinds or frozenset(),
+        include_base=backend == "fd" and kinds is not None,
+        # A walk one level deep lists nothing inside a nested repository: no walk of the tree for it.
+        nested=None if spec.max_depth == 1 else lambda base: repositories_below(base, hidden=spec.hidden),
+    )
+    return replace(spec, parent_ignore=rules.ignore_file(), in_repository=rules.in_repository)
 
 
 class ContainmentFilter:

@@ -369,3 +369,34 @@ def test_timeout_must_be_positive(bad, capsys):
         main(["glob", "*", "--timeout", bad])
     assert info.value.code == 2
     assert "positive number of seconds" in capsys.readouterr().err
+
+
+def test_a_dash_as_content_reads_stdin(in_project):
+    s = Streams(stdin=b"print(1)\n")
+    assert s.run("write", "f.py", "-") == 0, s.stderr.getvalue()
+    assert (in_project / "f.py").read_text() == "print(1)\n"
+    s = Streams(stdin=b"print(2)\n")
+    assert s.run("edit", "f.py", "print(1)\n", "-") == 0, s.stderr.getvalue()
+    assert (in_project / "f.py").read_text() == "print(2)\n"
+    # The help says so, for the content values only.
+    write_help = build_parser(fstools.create_registry()).commands["write"].format_help()
+    assert "The complete new content of the file; '-' reads it from stdin" in " ".join(write_help.split())
+
+
+def test_only_one_value_comes_from_stdin_and_a_search_pattern_stays_a_dash(in_project):
+    (in_project / "f.txt").write_text("a - b\n")
+    s = Streams(stdin=b"x")
+    assert s.run("edit", "f.txt", "-", "-") == 2
+    assert "only one value can come from stdin ('-'): OLD_STRING and NEW_STRING" in s.stderr.getvalue()
+    s = Streams(stdin=b"x")
+    assert s.run("edit", "f.txt", "--old-string-file", "-", "-") == 2
+    assert (in_project / "f.txt").read_text() == "a - b\n"
+    s = Streams(stdin=b"never read")
+    assert s.run("grep", "-", "f.txt") == 0, s.stderr.getvalue()
+    assert s.stdout.getvalue().strip().endswith("f.txt")
+
+
+def test_subprocess_write_from_a_pipe(project):
+    done = fstools_cmd("write", "g.py", "-", cwd=project, stdin="print(1)\n")
+    assert done.returncode == 0, done.stderr
+    assert (project / "g.py").read_text() == "print(1)\n"

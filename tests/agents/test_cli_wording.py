@@ -126,4 +126,6 @@ def test_an_index_that_cannot_answer_says_why():
 
     assert index_notice(ToolResult.ok("x", index="stale")) == "searched without the index (stale)"
     assert index_notice(ToolResult.ok("x", index="off")) is None
+    assert index_notice(ToolResult.ok("x", index="single file")) is None
+    assert index_notice(ToolResult.ok("x", index="options")) == "searched without the index (options)"
     assert index_notice(ToolResult.ok("x")) is None

@@ -252,8 +252,15 @@ def test_a_directory_outside_the_sandbox_is_not_revealed(repo, ctx, tmp_path):
 def test_long_views_are_bounded(project, ctx):
     write(project / "big.txt", "".join(f"line {i}\n" for i in range(1, 12001)))
     view = ok(run(ctx, 1, command="view", path=str(project / "big.txt")))
-    assert " 10000\tline 10000\n" in view and "line 10001" not in view
-    assert "[Showing lines 1-10000 of 12000. Use view_range [10001, -1] to see more.]" in view
+    # Read's character bound: as many whole lines as fit in 100,000 characters, and where to go on.
+    assert "  5929\tline 5929\n" in view and "line 5930" not in view and len(view) < 100_300
+    assert "[Showing lines 1-5929 of 12000: a view stops at 100,000 characters. Use view_range [5930, -1]" in view
+    short = project / "short.txt"
+    write(short, "".join(f"{i % 10}\n" for i in range(12000)))
+    view = ok(run(ctx, 3, command="view", path=str(short)))
+    assert " 10000\t9\n" in view and "[Showing lines 1-10000 of 12000. Use view_range [10001, -1] to see more.]" in view
+    ranged = ok(run(ctx, 4, command="view", path=str(project / "big.txt"), view_range=[100, 9000]))
+    assert "[Showing lines 100-6016 of 12000: a view stops at 100,000 characters. Use view_range [6017, 9000]" in ranged
     tail = ok(run(ctx, 2, command="view", path=str(project / "big.txt"), view_range=[11999, -1]))
     assert tail.endswith(" 11999\tline 11999\n 12000\tline 12000\n")
     cut = fstools.anthropic_text_editor({"command": "view", "path": "big.txt"}, ctx=ctx, max_characters=100)

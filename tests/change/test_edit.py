@@ -537,3 +537,23 @@ def test_undecodable_match_must_be_unique(project, ctx):
     r = fstools.edit(str(path), "x\ufffdy", "xy", ctx=ctx)
     assert r.error_code == "not_unique" and "undecodable bytes" in r.error and "lines: [1, 2]" in r.error
     assert path.read_bytes() == before
+
+
+def test_not_unique_lists_each_line_once(code, ctx):
+    lines = [f"x{n} = {n}" for n in range(1, 31)]
+    lines[19] = "flag = True"
+    lines[22] = "a = flag; b = flag"
+    path = code("\n".join(lines) + "\n")
+    r = fstools.edit(str(path), "flag", "switch", ctx=ctx)
+    assert r.error_code == "not_unique" and "found 3 times" in r.error
+    assert "lines: [20, 23]; 2 on line 23)" in r.error
+    assert r.metadata["lines"] == [20, 23]
+
+
+def test_not_unique_counts_the_occurrences_on_lines_not_listed(code, ctx):
+    path = code("x = 1\n" + "y y y\n" * 30)
+    r = fstools.edit(str(path), "y", "z", ctx=ctx)
+    assert r.error_code == "not_unique" and "found 90 times" in r.error
+    # The first 21 occurrences fall on lines 2-8: each listed once, the rest counted.
+    assert "lines: [2, 3, 4, 5, 6, 7, 8, ... 69 more]" in r.error
+    assert r.metadata["lines"] == [2, 3, 4, 5, 6, 7, 8]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import sysconfig
 import time
@@ -87,3 +88,39 @@ def test_early_close_kills_child():
     started = time.monotonic()
     code = proc.close()
     assert first.startswith(b"y") and code != 0 and time.monotonic() - started < 5
+
+
+def _fake_rg(directory) -> str:
+    """A program named rg (a copy of `true`): its version is what the test says it is."""
+    path = directory / "rg"
+    path.write_bytes(open(shutil.which("true") or "/bin/true", "rb").read())
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_a_newer_rg_on_path_is_preferred_to_the_bundled_one(tmp_path, monkeypatch):
+    from fstools._core import binaries
+
+    bundled = find_binary("rg")
+    assert bundled is not None
+    newer = tmp_path / "newer"
+    newer.mkdir()
+    fake = _fake_rg(newer)
+    versions = {os.path.realpath(fake): (99, 0, 0)}
+    real_version = binaries.rg_version
+    monkeypatch.setattr(binaries, "rg_version", lambda rg: versions.get(os.path.realpath(rg)) or real_version(rg))
+    monkeypatch.setenv("PATH", f"{newer}{os.pathsep}{os.environ['PATH']}")
+    find_binary.cache_clear()
+    assert find_binary("rg") == fake
+    if os.path.dirname(bundled) in {sysconfig.get_path("scripts"), os.path.dirname(sys.executable)}:
+        versions[os.path.realpath(fake)] = (1, 0, 0)  # an older one stays behind the bundled rg
+        find_binary.cache_clear()
+        assert find_binary("rg") == bundled
+
+
+def test_rg_version_of_the_real_rg():
+    from fstools._core.binaries import rg_version
+
+    rg = find_binary("rg")
+    assert rg is not None and rg_version(rg) >= (14, 1, 0)
+    assert rg_version("/nonexistent/rg") == (0,)

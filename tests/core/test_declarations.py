@@ -87,6 +87,17 @@ def test_the_registry_is_the_list_in_order():
     assert type(registry.get(fstools.grep.spec.name)) is fstools.GrepTool
 
 
+def test_every_listed_tool_has_its_public_class():
+    registry = fstools.create_registry(journal=True)
+    for function in {**fstools._TOOLS, **fstools._JOURNAL_TOOLS}:
+        spec = getattr(fstools, function).spec
+        name = f"{spec.name}Tool"
+        assert name in fstools.__all__, name
+        cls = getattr(fstools, name)
+        assert issubclass(cls, fstools.FileTool) and cls.spec is spec
+        assert type(registry.get(spec.name)) is cls
+
+
 def test_a_tool_without_a_class_of_its_own_is_a_file_tool():
     tool = fstools.FileTool(gather.spec)
     assert tool.name == "Gather" and tool.read_only and tool.parameters[0].path_list

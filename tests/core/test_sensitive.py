@@ -123,3 +123,20 @@ def test_default_secrets_in_any_case(path):
 )
 def test_templates_and_ordinary_files_are_not_secrets(path):
     assert not SensitiveMatcher(DEFAULT_SENSITIVE_PATTERNS).matches(path)
+
+
+def test_the_context_signature_names_the_default_patterns_instead_of_listing_them():
+    import inspect
+
+    import orjson
+
+    from fstools import ExecutionContext
+
+    signature = str(inspect.signature(ExecutionContext))
+    assert "sensitive_patterns: 'Sequence[str]' = DEFAULT_SENSITIVE_PATTERNS," in signature
+    assert len(signature) < 1200 and ".ssh/**" not in signature
+    ctx = ExecutionContext(working_dir="/tmp")
+    assert type(ctx.sensitive_patterns) is tuple and ctx.sensitive_patterns == DEFAULT_SENSITIVE_PATTERNS
+    assert orjson.loads(orjson.dumps(ctx.sensitive_patterns)) == list(DEFAULT_SENSITIVE_PATTERNS)
+    assert ctx.sensitive.matches("/tmp/.env") and not ctx.sensitive.matches("/tmp/.env.example")
+    assert ExecutionContext(working_dir="/tmp", sensitive_patterns=()).sensitive_patterns == ()

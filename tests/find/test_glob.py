@@ -404,12 +404,14 @@ def test_gitignore_without_a_repository_on_old_fd_warns(project, ctx, monkeypatc
     monkeypatch.setenv("FSTOOLS_RG", "")
     find_binary.cache_clear()
     (project / ".gitignore").write_text("dist/\n")
-    make(project, "a.py", "dist/b.py")
+    make(project, "a.py", "dist/b.py", "sub/gen/c.py")
+    (project / "sub" / ".gitignore").write_text("gen/\n")
     r = run("**/*.py", ctx)
     if _walk.fd_version(find_binary("fd")) >= (8, 7, 0):
         assert rels(r, project) == ["a.py"]
     else:
-        assert set(rels(r, project)) == {"a.py", "dist/b.py"}
+        # The walked directory's own .gitignore is applied (fstools reads it); fd leaves deeper ones unread.
+        assert set(rels(r, project)) == {"a.py", "sub/gen/c.py"}
         assert any(".gitignore" in w for w in r.metadata["warnings"])
     find_binary.cache_clear()
 
@@ -585,3 +587,10 @@ def test_empty_pattern_is_invalid(project, ctx):
     make(project, "a.py")
     r = fstools.glob("", ctx=ctx)
     assert r.error_code == "invalid_argument" and "empty" in r.error
+
+
+def test_nested_braces_and_a_brace_in_a_class(project, ctx, backend):
+    make(project, "a", "bc", "bd", "be", "}", "foo")
+    assert sorted(rels(run("{a,b{c,d}}", ctx, backend), project)) == ["a", "bc", "bd"]
+    assert sorted(rels(run("**/{a,b{c,d}}", ctx, backend), project)) == ["a", "bc", "bd"]
+    assert sorted(rels(run("{[}],foo}", ctx, backend), project)) == ["foo", "}"]

@@ -73,6 +73,6 @@ def test_without_numpy_grep_and_glob_scan(tree: Path, monkeypatch: pytest.Monkey
     monkeypatch.setitem(sys.modules, "numpy", None)
     on, off = contexts(tree)
     with_index, without = fstools.grep("foo", ctx=on), fstools.grep("foo", ctx=off)
-    assert with_index.metadata["index"] == "unsupported"
+    assert with_index.metadata["index"] == "numpy missing"
     assert comparable(with_index) == comparable(without)
-    assert fstools.glob("**", ctx=on).metadata["index"] == "unsupported"
+    assert fstools.glob("**", ctx=on).metadata["index"] == "numpy missing"

@@ -249,16 +249,17 @@ def test_notebook_cells_and_outputs(project, ctx):
     f = project / "analysis.ipynb"
     f.write_text(make_notebook())
     r = fstools.read(str(f), ctx=ctx)
+    ids = [cell["id"] for cell in json.loads(f.read_text())["cells"]]
+    assert r.metadata["cell_ids"] == ids
     blocks = r.output.split("\n\n")
-    assert blocks[0] == "--- Cell 1 (markdown) ---\n# Analysis\nSome *notes*."
+    assert blocks[0] == f"--- Cell {ids[0]} (markdown) ---\n# Analysis\nSome *notes*."
     assert blocks[1] == (
-        "--- Cell 2 (code) ---\nprint('hello from the notebook')\n6 * 7\nOutput:\nhello from the notebook\n42"
+        f"--- Cell {ids[1]} (code) ---\nprint('hello from the notebook')\n6 * 7\nOutput:\nhello from the notebook\n42"
     )
-    assert (
-        blocks[2]
-        == "--- Cell 3 (code) ---\nplot()\nOutput:\n<Figure size 640x480>\n[image/png output]\n[stderr]\nwarning: slow"
+    assert blocks[2] == (
+        f"--- Cell {ids[2]} (code) ---\nplot()\nOutput:\n<Figure size 640x480>\n[image/png output]\n[stderr]\nwarning: slow"
     )
-    assert blocks[4].startswith("--- Cell 5 (code) ---\n1 / 0\nOutput:\n")
+    assert blocks[4].startswith(f"--- Cell {ids[4]} (code) ---\n1 / 0\nOutput:\n")
     assert "ZeroDivisionError: division by zero" in blocks[4] and "\x1b" not in r.output
     assert r.metadata["language"] == "python" and r.metadata["nbformat"] == 4 and r.metadata["cell_count"] == 5
     assert ctx.read_record(str(f)) is not None
@@ -307,7 +308,7 @@ def test_old_notebook_format_is_converted(project, ctx):
     f = project / "v3.ipynb"
     f.write_text(json.dumps(v3))
     r = fstools.read(str(f), ctx=ctx)
-    assert r.output == "--- Cell 1 (code) ---\nprint(1)" and r.metadata["nbformat"] == 4
+    assert r.output == "--- Cell cell-0 (code) ---\nprint(1)" and r.metadata["nbformat"] == 4
 
 
 def test_pdf_without_pages(project, ctx):

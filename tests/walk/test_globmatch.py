@@ -230,3 +230,14 @@ def test_too_many_alternatives_is_refused():
     with pytest.raises(GlobError):
         GlobSet(["[z-a]"])
     assert GlobMatcher("{a,b}" * 11 + "*a*a").match("b" * 11 + "aa")
+
+
+def test_a_brace_group_holding_a_class_with_a_closing_brace():
+    m = compile_glob("{[}],foo}")
+    assert m.match("}", 0) and m.match("foo", 0) and not m.match("]", 0)
+
+
+def test_nested_braces_widen_for_a_byte_engine():
+    assert byte_glob_superset("{a,b{c,d}}") == "*"
+    assert byte_glob_superset("x{a,b{c,d}}y{e,f}") == "x*y{e,f}"
+    assert byte_glob_superset("{[}],foo}") == "{*,foo}"

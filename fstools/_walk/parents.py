@@ -1,0 +1,355 @@
+"""The ignore rules of the directories above a walk, evaluated by fstools rather than by the walker.
+
+ripgrep 14 (and fd, which shares its `ignore` crate) matches the rules of a parent directory's
+`.gitignore`/`.ignore` against the wrong path when the walk starts below that directory:
+`/a/*/b` in the tree's top hides `a/src/f/b/foo` from a walk of `a/src`, and `**/bar/*` stops
+hiding `bar/z` from a walk of `q`. So a walk that respects ignore files is told
+`--no-ignore-parent`, and the rules above its base are rewritten here into rules relative to
+the base and handed to the walker as one `--ignore-file`:
+
+* a rule anchored in a parent directory (`/a/*/b`, `src/gen/`, `**/bar/*`) is matched, one
+  path component at a time, against the directories between its file and the base; what is
+  left of it is anchored at the base (`/*/b` below `a`, nothing at all below `a/src`);
+* a rule with no `/` (`*.log`, `target/`) matches at any depth and is kept as written;
+* a rule that matches the base itself or a directory above it is dropped: a walk started
+  inside an ignored directory lists its files (as before);
+* which files apply is git's: `.gitignore` files from the repository's top down and its
+  `info/exclude` (a linked worktree's too, from the main repository), never those above the
+  repository; `.ignore` (and the walker's own `.rgignore` / `.fdignore`) from every directory
+  above; outside a repository, `.gitignore` files only where the caller reads them there
+  (Glob does, Grep does not);
+* the order is the walker's precedence, lowest first: exclude, `.gitignore` (top down),
+  `.ignore`, then the walker's own file, so the last matching rule wins as rg decides.
+
+An explicit ignore file ranks below every ignore file the walker reads itself below the base,
+which is git's order for `.gitignore` files. One case differs from a walk started at the top:
+there rg lets a parent's `.ignore` outrank a deeper `.gitignore` (its ranking is by kind of
+file); here the deeper file wins.
+
+rg matches an `--ignore-file`'s anchored rules against the paths it prints: relative to its
+working directory when it walks `.`, absolute when given an absolute path; `relative=False`
+anchors the rules at the base's absolute path for the latter.
+
+Cost: one lstat per ignore-file name and directory above the base per call; files are parsed
+once per signature, and the rules file is written once per content. No Python runs per listed
+file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .._core.cachedir import scratch_dir
+
+# What each walker reads in every directory beyond .gitignore.
+DOT_NAMES = {"rg": (".ignore", ".rgignore"), "fd": (".ignore", ".fdignore")}
+_GLOB_META = re.compile(r"([\\*?\[\]{}])")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One line of an ignore file: `parts` are its path components when anchored (`a/*/b`), else None."""
+
+    text: str  # the pattern without `!` and trailing `/`, escapes kept
+    negated: bool
+    dir_only: bool
+    parts: tuple[str, ...] | None
+
+
+def parse_rules(text: str) -> tuple[Rule, ...]:
+    """The rules of an ignore file, as git reads them (comments, `!`, trailing `/`, anchoring);
+    an escaped `/` is a separator, as rg reads it."""
+    rules = []
+    for raw in text.splitlines():
+        line = raw.rstrip("\r")
+        line = _strip_trailing_spaces(line)
+        if not line or line.startswith("#"):
+            continue
+        negated = line.startswith("!")
+        if negated:
+            line = line[1:]
+        line = line.replace("\\/", "/")
+        dir_only = line.endswith("/")
+        line = line.rstrip("/") if dir_only else line
+        if not line:
+            continue
+        if "/" in line:
+            parts = tuple(p for p in line.lstrip("/").split("/") if p)
+            if not parts:
+                continue
+            rules.append(Rule("/".join(parts), negated, dir_only, parts))
+        else:
+            rules.append(Rule(line, negated, dir_only, None))
+    return tuple(rules)
+
+
+def _strip_trailing_spaces(line: str) -> str:
+    """Trailing blanks are dropped unless the last one is escaped with a backslash."""
+    stripped = line.rstrip(" \t")
+    if stripped != line and stripped.endswith("\\") and not stripped.endswith("\\\\"):
+        return stripped + line[len(stripped)]
+    return stripped
+
+
+@lru_cache(maxsize=4096)
+def _component_regex(glob: str) -> re.Pattern[str]:
+    """One path component's glob (`*`, `?`, `[...]`, `\\x`) as a regular expression."""
+    out, i, n = [], 0, len(glob)
+    while i < n:
+        c = glob[i]
+        if c == "*":
+            out.append("[^/]*")
+            while i + 1 < n and glob[i + 1] == "*":
+                i += 1
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(glob[i]))
+        elif c == "[":
+            end = _class_end(glob, i)
+            if end is None:
+                out.append(re.escape(c))
+            else:
+                body = glob[i + 1 : end]
+                negate = body[:1] in ("!", "^")
+                body = body[1:] if negate else body
+                escaped = body.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+                out.append(f"[{'^' if negate else ''}{escaped}]")
+                i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def _class_end(glob: str, start: int) -> int | None:
+    j = start + 1
+    if j < len(glob) and glob[j] in "!^":
+        j += 1
+    if j < len(glob) and glob[j] == "]":
+        j += 1
+    while j < len(glob) and glob[j] != "]":
+        j += 1
+    return j if j < len(glob) else None
+
+
+def _closure(parts: tuple[str, ...], states: set[int]) -> set[int]:
+    """The states `**` lets the match skip to (it matches no component too)."""
+    pending, seen = list(states), set(states)
+    while pending:
+        i = pending.pop()
+        if i < len(parts) and parts[i] == "**" and i + 1 not in seen:
+            seen.add(i + 1)
+            pending.append(i + 1)
+    return seen
+
+
+def remainders(parts: tuple[str, ...], prefix: Sequence[str]) -> list[tuple[str, ...]]:
+    """What is left of an anchored rule once the directories `prefix` (its file's directory down
+    to the base) are matched: the rules, anchored at the base, that match what it matches below.
+    A rule wholly used up by `prefix` matched the base or a directory above it: none is left."""
+    states = {0}
+    for name in prefix:
+        step = set()
+        for i in _closure(parts, states):
+            if i == len(parts):
+                continue
+            if parts[i] == "**":
+                step.add(i)
+            elif _component_regex(parts[i]).match(name):
+                step.add(i + 1)
+        if not step:
+            return []
+        states = step
+    return [parts[i:] for i in sorted(_closure(parts, states)) if i < len(parts)]
+
+
+def _render(rule: Rule, rest: tuple[str, ...] | None, anchor: str) -> str:
+    body = rule.text if rest is None else anchor + "/".join(rest)
+    return ("!" if rule.negated else "") + body + ("/" if rule.dir_only else "")
+
+
+def rebased(rules: Sequence[Rule], prefix: Sequence[str], anchor: str) -> list[str]:
+    """`rules` of a directory `prefix` above the base, as lines relative to the base (`anchor` is
+    `/`, or the base's absolute path escaped and ending in `/`)."""
+    return list(_rebased(tuple(rules), tuple(prefix), anchor)) if rules else []
+
+
+@lru_cache(maxsize=1024)
+def _rebased(rules: tuple[Rule, ...], prefix: tuple[str, ...], anchor: str) -> tuple[str, ...]:
+    lines = []
+    for rule in rules:
+        if rule.parts is None:
+            lines.append(_render(rule, None, anchor))
+            continue
+        for rest in remainders(rule.parts, prefix):
+            lines.append(_render(rule, rest, anchor))
+    return tuple(lines)
+
+
+@dataclass(frozen=True)
+class Repository:
+    """The git work tree holding a directory: its top and the directory holding `info/exclude`."""
+
+    top: str
+    common_dir: str | None
+
+
+def _git_dir_of(dot_git: str) -> str | None:
+    """The git directory a `.git` entry stands for: itself, or the `gitdir:` a worktree's file names."""
+    if os.path.isdir(dot_git):
+        return dot_git
+    try:
+        with open(dot_git, encoding="utf-8", errors="replace") as f:
+            first = f.readline().strip()
+    except OSError:
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    target = first[len("gitdir:") :].strip()
+    return os.path.normpath(os.path.join(os.path.dirname(dot_git), target))
+
+
+def _common_dir(git_dir: str) -> str:
+    """A linked worktree's git directory names the main one in `commondir`; info/exclude lives there."""
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8", errors="replace") as f:
+            common = f.readline().strip()
+    except OSError:
+        return git_dir
+    return os.path.normpath(os.path.join(git_dir, common)) if common else git_dir
+
+
+def repository_of(path: str) -> Repository | None:
+    """The work tree `path` lies in: the nearest directory at or above it with a `.git` (directory
+    or worktree file), as rg and git find it; None outside every repository."""
+    directory = path
+    while True:
+        dot_git = os.path.join(directory, ".git")
+        try:
+            st = os.lstat(dot_git)
+        except OSError:
+            st = None
+        if st is not None:
+            return _repository(directory, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+@lru_cache(maxsize=256)
+def _repository(top: str, signature: tuple[int, int, int, int]) -> Repository:
+    """The repository whose `.git` (with this lstat signature) is in `top`; a worktree's file is read once."""
+    git_dir = _git_dir_of(os.path.join(top, ".git"))
+    return Repository(top, _common_dir(git_dir) if git_dir is not None else None)
+
+
+@lru_cache(maxsize=512)
+def _parsed(path: str, signature: tuple[int, int, int, int]) -> tuple[Rule, ...]:
+    try:
+        with open(path, "rb") as f:
+            return parse_rules(f.read().decode("utf-8", errors="surrogateescape"))
+    except OSError:
+        return ()
+
+
+def _rules_of(path: str) -> tuple[Rule, ...]:
+    """The rules of the ignore file at `path` (a regular file; a link is followed as the walkers do)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ()
+    if not os.path.isfile(path):
+        return ()
+    return _parsed(path, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+
+
+@dataclass(frozen=True)
+class ParentRules:
+    """The rules above a walk's base, rewritten for the walker; `lines` empty when none applies."""
+
+    lines: tuple[str, ...]
+    in_repository: bool
+
+    def ignore_file(self) -> str | None:
+        """A file holding `lines` (written once per content, in the process's scratch directory)."""
+        return write_rules_file(self.lines) if self.lines else None
+
+
+def parent_rules(
+    base: str,
+    *,
+    walker: str = "rg",
+    gitignore_outside: bool,
+    relative: bool,
+    kinds: frozenset[str] = frozenset({"vcs", "dot", "exclude"}),
+    include_base: bool = False,
+    nested: Callable[[str], Sequence[str]] | None = None,
+) -> ParentRules:
+    """The rules of the directories above `base` (canonical) that apply below it, as lines of one
+    ignore file (see the module's docstring). `kinds` are the ignore files in use: `vcs`
+    (`.gitignore`), `dot` (`.ignore` and the walker's own) and `exclude` (the repository's).
+
+    `include_base` adds the base's own files, read as git does, below the walker's own reading of
+    them: fd 8.6 leaves `.gitignore` unread outside a repository and misreads an escaped `/`.
+    `nested(base)` names the repositories below the base, asked only when git's rules apply."""
+    repo = repository_of(base)
+    above: list[str] = [base] if include_base else []
+    directory = base
+    while directory != "/":
+        directory = os.path.dirname(directory)
+        above.append(directory)
+    above.reverse()  # top down
+    anchor = "/" if relative else _GLOB_META.sub(r"\\\1", base.rstrip("/")) + "/"
+    lines: list[str] = []
+
+    def prefix_of(directory: str) -> list[str]:
+        rest = base[len(directory.rstrip("/")) + 1 :]
+        return [p for p in rest.split("/") if p]
+
+    # At the top too: a linked worktree's exclude file lies in the main repository, which a
+    # confined walker may not be able to read.
+    if repo is not None:
+        if "exclude" in kinds and repo.common_dir is not None:
+            exclude = _rules_of(os.path.join(repo.common_dir, "info", "exclude"))
+            lines += rebased(exclude, prefix_of(repo.top), anchor)
+    if "vcs" in kinds and (repo is not None or gitignore_outside):
+        for directory in above:
+            if repo is None or directory == repo.top or directory.startswith(repo.top.rstrip("/") + "/"):
+                lines += rebased(_rules_of(os.path.join(directory, ".gitignore")), prefix_of(directory), anchor)
+    if lines and nested is not None:
+        # git's rules stop at a nested repository's top: below one, nothing above it ignores a
+        # name (a whitelist of every name not hidden, so hidden ones stay hidden); what rg reads
+        # inside it still decides, as the walker's own files outrank this one.
+        for top in nested(base):
+            rel = top[len(base.rstrip("/")) + 1 :]
+            lines.append("!" + anchor + _GLOB_META.sub(r"\\\1", rel) + "/**/[!.]*")
+    if "dot" in kinds:
+        for name in DOT_NAMES[walker]:
+            for directory in above:
+                lines += rebased(_rules_of(os.path.join(directory, name)), prefix_of(directory), anchor)
+    return ParentRules(tuple(lines), repo is not None)
+
+
+def write_rules_file(lines: Sequence[str]) -> str:
+    """The path of a file holding `lines`, named by their hash in the process's scratch directory."""
+    text = "".join(line + "\n" for line in lines)
+    digest = hashlib.sha256(text.encode("utf-8", errors="surrogateescape")).hexdigest()[:32]
+    scratch = scratch_dir()
+    assert scratch is not None
+    path = os.path.join(scratch, f"{digest}.ignore")
+    if not os.path.exists(path):
+        os.makedirs(scratch, mode=0o700, exist_ok=True)  # a cleaner may have removed it
+        temp = f"{path}.{threading.get_ident()}.tmp"
+        with open(temp, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
+        os.replace(temp, path)
+    return path

@@ -1,0 +1,75 @@
+"""Read names each notebook cell exactly as NotebookEdit's cell_id takes it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+import fstools
+
+HEADER = re.compile(r"^--- Cell (\S+) \((\w+)\) ---$", re.M)
+
+
+def _notebook(minor: int) -> str:
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    nb = new_notebook(
+        cells=[
+            new_markdown_cell("# Title"),
+            new_code_cell("first = 1"),
+            new_code_cell("second = 2"),
+            new_code_cell("third = 3"),
+        ]
+    )
+    if minor < 5:
+        nb.nbformat_minor = minor
+        for cell in nb.cells:
+            del cell["id"]
+    return nbformat.writes(nb)
+
+
+@pytest.mark.parametrize("minor", [4, 5])
+def test_the_name_read_shows_for_the_third_cell_edits_the_third_cell(project, ctx, minor):
+    path = project / "nb.ipynb"
+    path.write_text(_notebook(minor))
+    shown = fstools.read(str(path), ctx=ctx)
+    names = [name for name, _ in HEADER.findall(shown.output)]
+    assert names == shown.metadata["cell_ids"] and len(names) == 4
+    third = names[2]
+    if minor < 5:
+        assert names == ["cell-0", "cell-1", "cell-2", "cell-3"]
+    else:
+        assert third == json.loads(path.read_text())["cells"][2]["id"]
+    edited = fstools.notebook_edit(str(path), "changed = 3", cell_id=third, ctx=ctx)
+    assert edited.success, edited.error
+    sources = ["".join(cell["source"]) for cell in json.loads(path.read_text())["cells"]]
+    assert sources == ["# Title", "first = 1", "changed = 3", "third = 3"]
+    again = fstools.read(str(path), ctx=ctx).output
+    assert f"--- Cell {third} (code) ---\nchanged = 3" in again
+
+
+def test_a_repeated_id_names_its_first_cell_and_the_other_goes_by_position(project, ctx):
+    nb = json.loads(_notebook(5))
+    nb["cells"][3]["id"] = nb["cells"][1]["id"]
+    path = project / "dup.ipynb"
+    path.write_text(json.dumps(nb, indent=1))
+    names = fstools.read(str(path), ctx=ctx).metadata["cell_ids"]
+    assert names[1] == nb["cells"][1]["id"] and names[3] == "cell-3"
+    assert fstools.notebook_edit(str(path), "last = 4", cell_id=names[3], ctx=ctx).success
+    assert "".join(json.loads(path.read_text())["cells"][3]["source"]) == "last = 4"
+
+
+def test_an_old_format_notebook_names_cells_by_position(project, ctx):
+    v3 = {
+        "nbformat": 3,
+        "nbformat_minor": 0,
+        "metadata": {},
+        "worksheets": [{"cells": [{"cell_type": "code", "input": "print(1)", "outputs": [], "language": "python"}]}],
+    }
+    path = project / "v3.ipynb"
+    path.write_text(json.dumps(v3))
+    shown = fstools.read(str(path), ctx=ctx)
+    assert shown.output == "--- Cell cell-0 (code) ---\nprint(1)" and shown.metadata["cell_ids"] == ["cell-0"]
