@@ -380,6 +380,46 @@ def syntax_check_again(t: corpus.Typical) -> Case:
     return Case(run=run, check=check, refs=[Ref("python ast.parse", plain_parse)])
 
 
+@case(
+    "typical",
+    "syntax-check-after-read",
+    "Syntax check after a change to a 2,000-line Python file Read before (its tree parsed at the Read)",
+    ("Edit", "Read"),
+    budgets=(SYNTAX_BUDGET,),
+)
+def syntax_check_after_read(t: corpus.Typical) -> Case:
+    """An agent reads a file before it changes it: Read parses it in the background while the
+    agent thinks (the setup waits for that), and the first change's check reparses its window."""
+    from fstools._syntax import trees
+    from fstools._syntax.check import check_text
+    from fstools._syntax.languages import LANGUAGES
+
+    path, original, old, new = _syntax_target(t)
+    edited = original.replace(old, new)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(original)
+    ctx = fstools.ExecutionContext(working_dir=t.root)
+
+    def setup() -> None:
+        fstools.read(path, ctx=ctx)
+        trees.settled(path, LANGUAGES["python"])
+
+    def run() -> fstools.ToolResult:
+        return fstools.ToolResult.ok(
+            "", diagnostics=[d.as_dict() for d in check_text(original, edited, "python", path)]
+        )
+
+    def check(r: fstools.ToolResult) -> None:
+        assert ok(r).metadata["diagnostics"] == []
+
+    def plain_parse() -> object:
+        import ast
+
+        return ast.parse(edited)
+
+    return Case(run=run, check=check, refs=[Ref("python ast.parse", plain_parse)], setup=setup)
+
+
 @case("typical", "edit-syntax", "Edit a 2,000-line Python file (syntax checked)", ("Edit", "Write"))
 def edit_syntax(t: corpus.Typical) -> Case:
     path, original, old, new = _syntax_target(t)

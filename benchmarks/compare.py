@@ -155,9 +155,13 @@ PAGE_BUDGET = Budget(5, "ms", "≤ 5 ms per page")
 BIG_FILE_BYTES = 1 << 30
 
 
-def _python(*args: str) -> subprocess.CompletedProcess[str]:
-    """This interpreter on this checkout, with bytecode caching on as in a normal install."""
+def _python(*args: str, bytecode: bool = True) -> subprocess.CompletedProcess[str]:
+    """This interpreter on this checkout, with bytecode caching on as in a normal install
+    (`bytecode=False`: every module compiled again, as with PYTHONDONTWRITEBYTECODE and no cache)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if not bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(corpus.ROOT, "no-pycache")  # an empty cache
     env["PYTHONPATH"] = REPO
     return subprocess.run([sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, check=True)
 
@@ -207,6 +211,43 @@ def import_rows(repeats: int) -> list[Row]:
         floor=median_ms(times["bare"]),
     )
     return [row.judge()]
+
+
+START_BUDGET = Budget(50, "ms", "≤ 50 ms over bare start")
+
+
+def start_rows(repeats: int) -> list[Row]:
+    """A fresh `fstools --version` and `fstools --help` against bare interpreter start, interleaved;
+    the note gives the same with no bytecode cache at all (every module compiled, the standard library too)."""
+    commands = {"--version": ("-m", "fstools", "--version"), "--help": ("-m", "fstools", "--help")}
+    runs: dict[str, Callable[[], object]] = {"bare": functools.partial(_python, "-c", "pass")}
+    for name, argv in commands.items():
+        runs[name] = functools.partial(_python, *argv)
+        runs[f"{name} compiled"] = functools.partial(_python, *argv, bytecode=False)
+    runs["bare compiled"] = functools.partial(_python, "-c", "pass", bytecode=False)
+    try:
+        for argv in commands.values():
+            _python(*argv)
+        times = interleaved(runs, repeats)
+    except subprocess.CalledProcessError as exc:
+        return [_row("import", "start", "fstools --version", START_BUDGET, status="ERROR", note=_failure(exc))]
+
+    def over(name: str, bare: str) -> float:
+        return statistics.median(a - b for a, b in zip(times[name], times[bare], strict=True)) * 1000
+
+    return [
+        _row(
+            "import",
+            f"start{name}",
+            f"a fresh `fstools {name}` over bare start",
+            START_BUDGET,
+            value=over(name, "bare"),
+            fstools_ms=median_ms(times[name]),
+            refs=[RefTime("bare `python -c pass`", median_ms(times["bare"]), paired_ratio(times[name], times["bare"]))],
+            note=f"without a bytecode cache: {over(f'{name} compiled', 'bare compiled'):.1f} ms over bare start",
+        ).judge()
+        for name in commands
+    ]
 
 
 RSS_TITLE = "Read 2,000 lines at the end of a 1 GiB file: peak RSS growth"
@@ -281,6 +322,8 @@ def run_groups(
         if group == "import":
             if only is None or only.search("import"):
                 yield from _emit(import_rows(reps(15)), progress)
+            if only is None or only.search("start"):
+                yield from _emit(start_rows(reps(15)), progress)
             continue
         defs = [d for d in cases.CASES.group(group) if only is None or only.search(d.id)]
         if group == "files" and (only is None or only.search("read-1gb")):

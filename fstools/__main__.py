@@ -1,5 +1,5 @@
 """`python -m fstools`: the same command line as the `fstools` script."""
 
-from ._agents.cli import main
+from ._agents.launch import main
 
 raise SystemExit(main())

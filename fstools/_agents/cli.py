@@ -20,7 +20,6 @@ from typing import Any, TextIO
 
 import orjson
 
-from ..__version__ import __version__
 from .._content.fingerprints import remember
 from .._core.context import ExecutionContext
 from .._core.errors import ToolError
@@ -32,9 +31,11 @@ from .._core.result import ToolResult, jsonable, printable
 from .._core.spec import named_paths
 from .._core.toolclass import BaseTool
 from .._core.toolregistry import ToolRegistry
+from .clitable import MCP_HELP
 from .index_cli import add_index_command, run_index
+from .launch import top_parser
 from .settings import Confirm, SessionSettings, parse_rule, usable_roots
-from .toolset import create_registry
+from .toolset import create_registry, tool_of
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -236,17 +237,7 @@ class CommandLine:
 
 def build_parser(registry: ToolRegistry) -> CommandLine:
     """The whole command line: a subcommand per registered tool (from its parameters) and `mcp`."""
-    # No abbreviations: `--old-string X` must not quietly mean `--old-string-file X`.
-    parser = argparse.ArgumentParser(
-        prog="fstools",
-        allow_abbrev=False,
-        description="Fast, safe file tools for AI coding agents. "
-        "Each tool is a subcommand; `fstools mcp` serves them over MCP.",
-        epilog="Paths may be relative to the current directory. Exit status: 0 success, 1 failure, 2 usage error; "
-        "grep: 0 a line matched, 1 none did, 2 an error.",
-    )
-    parser.add_argument("--version", action="version", version=f"fstools {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    parser, commands = top_parser()
     sessions = {changes: _session_options(changes) for changes in (False, True)}
     output = argparse.ArgumentParser(add_help=False)
     group = output.add_argument_group("output")
@@ -277,7 +268,7 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
             )
     mcp = commands.add_parser(
         "mcp",
-        help="Serve every tool over MCP (stdio)",
+        help=MCP_HELP,
         # A server's --root that is missing is skipped with a warning, not fatal (see usable_roots).
         parents=[_session_options(True, root_type=str)],
         allow_abbrev=False,
@@ -308,6 +299,12 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
         metavar="SECONDS",
         help="The most a change waits for its language server's diagnostics (default 3); past it the result says "
         "the semantic check was not done",
+    )
+    mcp.add_argument(
+        "--output-schemas",
+        action="store_true",
+        help="List each tool's output schema (for a client that checks structuredContent against it); "
+        "structuredContent is sent either way",
     )
     add_index_command(commands)
     return CommandLine(parser, dict(commands.choices))
@@ -383,7 +380,10 @@ def terminal_confirm(assume_yes: bool, stdin: TextIO, stderr: TextIO) -> Confirm
 def _check_rule_tools(settings: SessionSettings, registry: ToolRegistry) -> None:
     for rule in settings.rules:
         if not any(c in rule.tool for c in "*?[") and rule.tool not in registry:
-            known = ", ".join(registry.names())
+            every = create_registry(journal=True)  # a command loads only its own tool
+            if rule.tool in every:
+                continue
+            known = ", ".join(every.names())
             raise UsageError(f"unknown tool in --{rule.action} rule: {rule.tool} (tools: {known})")
 
 
@@ -398,6 +398,7 @@ def _settings(args: argparse.Namespace) -> SessionSettings:
         index=getattr(args, "index", "auto"),
         language_servers=getattr(args, "language_servers", None),
         lsp_timeout=getattr(args, "lsp_timeout", None),
+        output_schemas=getattr(args, "output_schemas", False),
         timeout=args.timeout,
     )
 
@@ -504,6 +505,17 @@ def run_tool(
     return exit_status(tool, result)
 
 
+def _registry_for(argv: Sequence[str]) -> ToolRegistry:
+    """The tools a command line needs: the one its subcommand runs (its module alone loaded), else every
+    tool, the journal's too, for people (and the MCP server's users) can take changes back."""
+    tool = tool_of(argv[0].replace("-", "_")) if argv else None
+    if tool is not None and command_name(tool.name) == argv[0]:
+        registry = ToolRegistry()
+        registry.register(tool)
+        return registry
+    return create_registry(journal=True)
+
+
 def run(
     argv: Sequence[str] | None = None,
     *,
@@ -514,9 +526,10 @@ def run(
 ) -> int:
     """Parse a command line and carry it out; returns the exit status (streams default to sys's)."""
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
-    registry = registry or create_registry(journal=True)  # people (and the MCP server's users) can take changes back
+    argv = sys.argv[1:] if argv is None else list(argv)
+    registry = registry or _registry_for(argv)
     command_line = build_parser(registry)
-    args = command_line.parse(sys.argv[1:] if argv is None else list(argv))
+    args = command_line.parse(argv)
     if args.command is None:
         command_line.parser.print_help(stderr)
         return EXIT_USAGE

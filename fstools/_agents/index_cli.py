@@ -8,6 +8,8 @@ from typing import Any, TextIO
 
 import orjson
 
+from .clitable import INDEX_HELP
+
 ACTIONS = ("build", "status", "drop", "watch")
 _BAR = 30
 
@@ -26,7 +28,7 @@ INDEX_EXTRA_HINT = "the search index needs numpy: pip install 'fstools[index]'"
 def add_index_command(commands: Any) -> None:
     sub = commands.add_parser(
         "index",
-        help="Build, inspect, drop or watch the search index Grep and Glob answer from",
+        help=INDEX_HELP,
         description=f"Build (or rebuild), inspect, drop or watch the search index of DIR. {_WHERE}",
     )
     sub.set_defaults(nested=True)

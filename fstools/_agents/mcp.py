@@ -21,7 +21,6 @@ from mcp import types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
-from mcp.server.stdio import stdio_server
 
 from ..__version__ import __version__
 from .._core.context import ExecutionContext, front_end_language_servers
@@ -30,6 +29,7 @@ from .._core.permissions import PermissionRequest
 from .._core.result import ToolResult, jsonable
 from .._core.toolclass import BaseTool
 from .._core.toolregistry import ToolRegistry
+from .mcpstdio import stdio_streams
 from .mcpwire import PathQueues, TolerantReadStream
 from .settings import SessionSettings
 from .toolset import create_registry
@@ -94,20 +94,28 @@ class NeedsConfirmation(Exception):
 _caller: contextvars.ContextVar[_Caller | None] = contextvars.ContextVar("fstools_mcp_caller", default=None)
 
 
-def tool_definition(tool: BaseTool) -> types.Tool:
-    """The MCP listing of a tool: its exact JSON Schemas (arguments, result metadata) and its hints."""
+def tool_definition(tool: BaseTool, *, output_schema: bool = False) -> types.Tool:
+    """The MCP listing of a tool: its description, its exact input JSON Schema and its hints.
+
+    Clients send a tool's listing to the model on every turn, and none hands a model the output
+    schema, so the result metadata's schema is listed only for a client that validates
+    structuredContent against it (`output_schema`, `fstools mcp --output-schemas`). A hint is
+    listed only where it differs from MCP's default, which is the cautious reading of each (not
+    read-only, destructive, open world): readOnlyHint where it is true, destructiveHint where a
+    tool that changes files destroys nothing. No title repeats the name: a client shows the name.
+    """
+    if tool.read_only:
+        hints: types.ToolAnnotations | None = types.ToolAnnotations(read_only_hint=True)
+    elif not tool.destructive:
+        hints = types.ToolAnnotations(destructive_hint=False)
+    else:  # MCP's defaults: not read-only, destructive
+        hints = None
     return types.Tool(
         name=tool.name,
-        title=tool.name,
         description=tool.description,
         input_schema=tool.input_schema(),
-        output_schema=tool.output_schema(),
-        annotations=types.ToolAnnotations(
-            title=tool.name,
-            read_only_hint=tool.read_only,
-            destructive_hint=tool.destructive,
-            open_world_hint=False,
-        ),
+        output_schema=tool.output_schema() if output_schema else None,
+        annotations=hints,
     )
 
 
@@ -322,7 +330,8 @@ def create_server(
     async def list_tools(
         rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[tool_definition(t) for t in state.tools()])
+        listed = [tool_definition(t, output_schema=settings.output_schemas) for t in state.tools()]
+        return types.ListToolsResult(tools=listed)
 
     async def call_tool(
         rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -343,7 +352,7 @@ def create_server(
 
 async def _serve_stdio(settings: SessionSettings, registry: ToolRegistry | None) -> None:
     server = create_server(settings, registry, build_indexes=True)
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_streams() as (read_stream, write_stream):
         await server.run(TolerantReadStream(read_stream), write_stream, server.create_initialization_options())
 
 

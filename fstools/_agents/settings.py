@@ -66,6 +66,8 @@ class SessionSettings:
     # Language servers after each change: "auto", "off", or None (the front end's default: auto in the MCP server).
     language_servers: Literal["auto", "off"] | None = None
     lsp_timeout: float | None = None
+    # The MCP server lists each tool's output schema only when asked (a client that validates results).
+    output_schemas: bool = False
 
     def context(
         self,

@@ -34,6 +34,7 @@ from .._change.write import write
 from .._content.fingerprints import remember
 from .._core.context import ExecutionContext, default_context
 from .._core.errors import ErrorCode, ToolError
+from .._core.hints import setting
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path, resolve_path
 from .._core.permissions import authorize
@@ -132,7 +133,7 @@ def _view(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str, max_c
             )
         raise _failed(result, path)
     if "lines_read" not in result.metadata:  # an image, a PDF, a notebook: Read's own rendering
-        return result.output
+        return _cells_notice(ctx, result)
     total = result.metadata["total_lines"]
     if limit is not None and view_range is not None and view_range[1] > total:
         raise _Refusal(
@@ -152,6 +153,15 @@ def _view(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str, max_c
     elif result.metadata.get("truncated") and limit is None:
         content += f"\n[Showing lines {offset}-{last} of {total}. Use view_range [{last + 1}, -1] to see more.]"
     return f"Here's the result of running `cat -n` on {path}:\n{content}\n"
+
+
+def _cells_notice(ctx: ExecutionContext, result: ToolResult) -> str:
+    """Read's rendering, its notebook notice in the editor's words: a view takes view_range, not offset."""
+    after = result.metadata.get("next_offset")
+    if not result.metadata.get("is_notebook") or not isinstance(after, int):
+        return result.output
+    head, sep, tail = result.output.rpartition(f"Use {setting(ctx, 'offset', after)} to read on from cell ")
+    return f"{head}Use view_range [{after}, -1] to read on from cell {tail}" if sep else result.output
 
 
 def _range(view_range: object) -> tuple[int, int | None]:

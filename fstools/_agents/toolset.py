@@ -28,6 +28,14 @@ def journal_tools() -> list[BaseTool]:
     return _tools_of(_JOURNAL_TOOLS)
 
 
+def tool_of(function: str) -> BaseTool | None:
+    """The tool of either list whose public function is `function` (`read_many`), only its module imported."""
+    from .. import _JOURNAL_TOOLS, _TOOLS
+
+    module = _TOOLS.get(function) or _JOURNAL_TOOLS.get(function)
+    return None if module is None else _tools_of({function: module})[0]
+
+
 def _tools_of(listed: dict[str, str]) -> list[BaseTool]:
     from importlib import import_module
 

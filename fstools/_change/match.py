@@ -41,6 +41,7 @@ MAX_LISTED_LINES = 20
 # tolerant matches collected before the answer is "ambiguous".
 MAX_REPLACEMENTS = 100_000
 MAX_TOLERANT_CANDIDATES = 100
+MAX_SCANNED = 10_000  # occurrences a not_unique error looks at to list its lines
 MAX_TOLERANT_TRIES = 1_000  # line runs whose indentation is compared (a failed re-indent is not a candidate)
 _LOOSE = {
     LINE_ENDINGS: "line endings",
@@ -162,8 +163,9 @@ def plan_exact(text: AnyStr, old: AnyStr, new: AnyStr, replace_all: bool) -> Pla
             f"old_string occurs {total} times; replace_all changes at most {MAX_REPLACEMENTS} occurrences in one "
             "call: use a longer old_string, or rewrite the file with Write",
         )
-    limit = total if replace_all else min(total, MAX_LISTED_LINES + 1)
-    return _decide(text, _exact(text, old, limit), new, replace_all, total)
+    if replace_all or total == 1:
+        return _decide(text, _exact(text, old, total), new, replace_all, total)
+    return _decide(text, _exact(text, old, 1), new, replace_all, total, occurrence_lines(text, old))
 
 
 def _exact(text: AnyStr, old: AnyStr, limit: int) -> list[_Candidate[AnyStr]]:
@@ -327,22 +329,48 @@ def line_numbers(text: AnyStr, positions: Iterable[int]) -> list[int]:
     return numbers
 
 
+def occurrence_lines(text: AnyStr, old: AnyStr) -> list[int]:
+    """The lines of `old`'s occurrences in order (non-overlapping, as str.count counts them), up
+    to the first on a line past MAX_LISTED_LINES distinct ones, or MAX_SCANNED occurrences."""
+    numbers: list[int] = []
+    line, prev, lf, lines = 1, 0, breaks(text).lf, 0
+    pos = text.find(old)
+    while pos >= 0 and len(numbers) < MAX_SCANNED:
+        line += text.count(lf, prev, pos)
+        prev = pos
+        if not numbers or line != numbers[-1]:
+            lines += 1
+        numbers.append(line)
+        if lines > MAX_LISTED_LINES:  # the first line not listed: the listed ones are complete
+            break
+        pos = text.find(old, pos + len(old))
+    return numbers
+
+
 def _listed(numbers: list[int], total: int) -> tuple[str, list[int]]:
-    """The lines of `total` occurrences (`numbers`: the lines of the first few, in order), each line
+    """The lines of `total` occurrences (`numbers`: the lines of the first ones, in order), each line
     once, as the error shows them, and that list; occurrences on lines not listed are counted."""
     distinct = list(dict.fromkeys(numbers))[:MAX_LISTED_LINES]
     covered = sum(n <= distinct[-1] for n in numbers) if distinct else 0
     shown = ", ".join(map(str, distinct))
     more = f", ... {total - covered} more" if total > covered else ""
-    repeated = [n for n in distinct if numbers.count(n) > 1]
-    again = "; ".join(f"{numbers.count(n)} on line {n}" for n in repeated[:3])
+    # The last listed line may hold more occurrences than were scanned.
+    open_line = distinct[-1] if distinct and numbers[-1] == distinct[-1] and len(numbers) < total else None
+    repeated = [n for n in distinct if numbers.count(n) > 1 or n == open_line]
+    again = "; ".join(f"{'at least ' if n == open_line else ''}{numbers.count(n)} on line {n}" for n in repeated[:3])
     return f"[{shown}{more}]" + (f"; {again}" if again else ""), distinct
 
 
 def _decide(
-    text: AnyStr, candidates: list[_Candidate[AnyStr]], new: AnyStr, replace_all: bool, total: int | None = None
+    text: AnyStr,
+    candidates: list[_Candidate[AnyStr]],
+    new: AnyStr,
+    replace_all: bool,
+    total: int | None = None,
+    listed: list[int] | None = None,
 ) -> Plan[AnyStr]:
-    """The plan for `candidates` (the first of `total` occurrences, if given), or NOT_UNIQUE."""
+    """The plan for `candidates` (the first of `total` occurrences, if given), or NOT_UNIQUE
+    (listing `listed`, the occurrences' lines, else the candidates')."""
     strategy = candidates[0].strategy
     count = total if total is not None else len(candidates)
     if strategy != EXACT and count > MAX_TOLERANT_CANDIDATES:
@@ -350,7 +378,8 @@ def _decide(
     else:
         count_text = str(count)
     if count > 1 and not (replace_all and strategy in (EXACT, LINE_ENDINGS)):
-        lines, numbers = _listed(line_numbers(text, (c.start for c in candidates[: MAX_LISTED_LINES + 1])), count)
+        found = listed if listed is not None else line_numbers(text, (c.start for c in candidates))
+        lines, numbers = _listed(found, count)
         if strategy == EXACT:
             raise ToolError(
                 ErrorCode.NOT_UNIQUE,

@@ -60,13 +60,22 @@ class _Target:
     cell_type: str | None = None  # the type a new cell takes when none is given
 
 
-def _cell_name(nb: NotebookText, index: int) -> str:
-    cell_id = nb.cells[index].value.get("id")
-    return cell_id if isinstance(cell_id, str) else f"cell-{index}"
+def _cell_name(nb: NotebookText, index: int) -> str | None:
+    """The cell_id that finds the cell at `index` (as Read heads it): its id if no earlier cell has
+    it, else `cell-N`, unless that is another cell's id (then no name finds it: None)."""
+    ids = [cell.value.get("id") for cell in nb.cells]
+    cell_id = ids[index]
+    if isinstance(cell_id, str) and ids.index(cell_id) == index:
+        return cell_id
+    position = f"cell-{index}"
+    return None if position in ids else position
 
 
 def _known_cells(nb: NotebookText) -> str:
-    names = [_cell_name(nb, i) for i in range(min(len(nb.cells), _LISTED_IDS))]
+    names = [
+        _cell_name(nb, i) or f"(cell at position {i}: no cell_id names it)"
+        for i in range(min(len(nb.cells), _LISTED_IDS))
+    ]
     more = f", ... ({len(nb.cells)} cells)" if len(nb.cells) > _LISTED_IDS else ""
     return ", ".join(names) + more if names else "none: the notebook has no cells"
 
@@ -306,7 +315,7 @@ def _edit_loaded(
     data = (bom + apply(nb.text, splices)).encode("utf-8")
     diff = _cell_diff(nb, where, new_source, target.display)
     name = described.pop("new_id", None) or (
-        f"cell-{where.index}" if where.edit_mode == "insert" else _cell_name(nb, where.index)
+        f"cell-{where.index}" if where.edit_mode == "insert" else _cell_name(nb, where.index) or f"cell-{where.index}"
     )
     meta = {"file_path": target.path, "cell_id": name, "cell_index": where.index, "edit_mode": where.edit_mode}
     meta.update(described, diff=diff)

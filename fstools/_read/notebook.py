@@ -36,7 +36,7 @@ class NotebookView:
     cell_count: int
     language: str | None
     nbformat: int
-    cell_ids: list[str]  # each shown cell's name, as NotebookEdit's cell_id takes it
+    cell_ids: list[str | None]  # each shown cell's name, as NotebookEdit's cell_id takes it (None: none)
     first: int = 0  # the position of the first cell shown, from 0
     partial: bool = False  # cells left out because they would pass the character bound
     next_name: str | None = None  # the name of the first cell after those shown
@@ -47,20 +47,32 @@ class NotebookView:
         return self.first + len(self.cell_ids)
 
 
-def cell_names(cells: list[Any], ids: bool) -> list[str]:
+def cell_names(cells: list[Any], ids: bool) -> list[str | None]:
     """Each cell's name for NotebookEdit: its id (`ids`: the file is nbformat 4, whose cells may
-    carry one), else `cell-N` with N its position from 0. NotebookEdit takes the first cell with
-    an id, so a repeated id is a name for the first of its cells only; the others go by position."""
-    names = []
+    carry one), else `cell-N` with N its position from 0. NotebookEdit looks a name up among the
+    ids first, so a repeated id names the first of its cells only (the others go by position),
+    and a cell whose `cell-N` is another cell's id has no name at all: None, never a name that
+    would edit the other cell."""
+    given = [cell.get("id") if ids and isinstance(cell, dict) else None for cell in cells]
+    taken = {cell_id for cell_id in given if isinstance(cell_id, str)}
+    names: list[str | None] = []
     seen: set[str] = set()
-    for index, cell in enumerate(cells):
-        cell_id = cell.get("id") if ids and isinstance(cell, dict) else None
+    for index, cell_id in enumerate(given):
         if isinstance(cell_id, str) and cell_id not in seen:
             seen.add(cell_id)
             names.append(cell_id)
         else:
-            names.append(f"cell-{index}")
+            position = f"cell-{index}"
+            names.append(None if position in taken else position)
     return names
+
+
+def cell_label(names: list[str | None], index: int) -> str:
+    """How a header (and a notice) names the cell at `index`."""
+    name = names[index]
+    if name is not None:
+        return name
+    return f"at position {index} (no cell_id names it: cell-{index} is another cell's id)"
 
 
 def read_notebook(data: bytes, offset: int = 1, limit: int | None = None, max_chars: int | None = None) -> NotebookView:
@@ -86,7 +98,7 @@ def read_notebook(data: bytes, offset: int = 1, limit: int | None = None, max_ch
     used = 0
     cut = False
     for index in range(start, stop):
-        block = _cell(names[index], cells[index])
+        block = _cell(cell_label(names, index), cells[index])
         if max_chars is not None and used + len(block) + 2 > max_chars:
             if blocks:
                 break
@@ -104,7 +116,7 @@ def read_notebook(data: bytes, offset: int = 1, limit: int | None = None, max_ch
         names[start:until],
         first=start,
         partial=cut or until < stop,
-        next_name=names[until] if until < len(cells) else None,
+        next_name=cell_label(names, until) if until < len(cells) else None,
     )
 
 

@@ -122,7 +122,9 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         WARNINGS,
         ResultField("is_notebook", "boolean", "The file is a Jupyter notebook, returned as cells"),
         ResultField("cell_count", "integer", "Cells in the notebook"),
-        ResultField("cell_ids", "array", "Each cell shown, by the name NotebookEdit's cell_id takes for it"),
+        ResultField(
+            "cell_ids", "array", "Each cell shown, by the name NotebookEdit's cell_id takes for it (null: it has none)"
+        ),
         ResultField("symbol", "string", "The definition read, by its qualified name (symbol)"),
         ResultField("kind", "string", "Its kind: class, function, method, struct, impl, ... (symbol)"),
     ),
@@ -156,7 +158,12 @@ def read(
     target = readable(ctx, file_path)
     authorize(ctx, read.spec, target.path)
     # A limit the caller chose is a range it asked for: over the bound it is refused, not cut.
-    return read_target(ctx, target, offset, limit, pages, page_images, symbol, chosen_limit=limit != DEFAULT_LIMIT)
+    chosen_limit = limit != DEFAULT_LIMIT
+    # The agent reads before it changes: the check after its change finds the file already parsed.
+    keep_tree = ctx.check_syntax != "off"
+    return read_target(
+        ctx, target, offset, limit, pages, page_images, symbol, chosen_limit=chosen_limit, keep_tree=keep_tree
+    )
 
 
 def readable(ctx: ExecutionContext, file_path: str) -> SafePath:
@@ -179,10 +186,13 @@ def read_target(
     symbol: str | None = None,
     *,
     chosen_limit: bool = False,
+    keep_tree: bool = False,
 ) -> ToolResult:
     """What Read answers for `target`, a path `readable` checked and the caller authorized
     (ReadMany reads each of its files so). `chosen_limit`: lines that would pass MAX_READ_CHARS
-    are refused (`invalid_argument`, with the limit that fits) rather than cut to a partial view."""
+    are refused (`invalid_argument`, with the limit that fits) rather than cut to a partial view.
+    `keep_tree`: a text file's syntax tree is parsed in the background for the check of a change
+    that may follow."""
     fd = _open(target)
     try:
         st = os.fstat(fd)
@@ -192,7 +202,7 @@ def read_target(
             raise ToolError(ErrorCode.INVALID_PATH, f"Not a regular file: {target.display}")
         if symbol is not None:
             return _read_symbol(ctx, target, fd, st, symbol, limit, chosen_limit)
-        return _dispatch(ctx, target, fd, st, offset, limit, pages, page_images, chosen_limit)
+        return _dispatch(ctx, target, fd, st, offset, limit, pages, page_images, chosen_limit, keep_tree)
     finally:
         os.close(fd)
 
@@ -216,6 +226,7 @@ def _dispatch(
     pages: str | None,
     page_images: str,
     chosen_limit: bool,
+    keep_tree: bool = False,
 ) -> ToolResult:
     head = os.pread(fd, SNIFF_BYTES, 0)
     pages = pages if pages and pages.strip() else None  # models send "" for "no value"
@@ -242,9 +253,18 @@ def _dispatch(
         error = ToolError(ErrorCode.BINARY_FILE, f"Cannot read binary file: {target.display}")
         raise _refused(ctx, target, fd, st, error)
     result = _read_text(ctx, target, fd, st, head, offset, limit, chosen_limit)
+    if keep_tree and notebook_error is None:
+        _keep_tree(target, fd, st)
     if notebook_error is not None:
         result.metadata["notebook_error"] = notebook_error
     return result
+
+
+def _keep_tree(target: SafePath, fd: int, st: os.stat_result) -> None:
+    from .._syntax.check import MAX_CHECK_BYTES, prime_after_read
+
+    if st.st_size <= MAX_CHECK_BYTES:
+        prime_after_read(target.display, os.pread(fd, st.st_size, 0))
 
 
 def _read_text(

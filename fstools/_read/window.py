@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import mmap
+import operator
 import os
 import threading
 from bisect import bisect_right
@@ -86,8 +87,7 @@ class TextWindow:
 
     def render(self, ctx: ExecutionContext) -> str:
         """Numbered lines, then a notice (never shaped like a numbered line) when more remain."""
-        # str.rjust is f"{n:>6}\t{line}" (the `cat -n` format) at half the cost, which shows on 10,000 lines.
-        out = [str(n).rjust(6) + "\t" + line for n, line in enumerate(self.lines, self.first_line)]
+        out = list(map(operator.add, line_numbers(self.first_line, len(self.lines)), self.lines))
         if self.truncated:
             partial = f", a partial view: a page stops at {MAX_READ_CHARS:,} characters" if self.partial else ""
             out.append(
@@ -108,6 +108,26 @@ class _Slices:
 
 
 # (path, st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns): any change to the file changes the key.
+# The `cat -n` prefixes ("     7\t") of the first lines of files, made once: numbering a window is
+# then one C-level map, 4x faster than formatting each number (ReadMany numbers thousands of lines).
+NUMBERED_LINES = 20_000
+_numbers: list[str] = [""]
+_numbers_lock = threading.Lock()
+
+
+def line_numbers(first: int, count: int) -> list[str]:
+    """The prefixes of lines first..first+count-1 as Read numbers them (`str.rjust(6)` and a tab)."""
+    stop = first + count
+    if stop > NUMBERED_LINES + 1:
+        return [str(n).rjust(6) + "\t" for n in range(first, stop)]
+    if len(_numbers) < stop:
+        with _numbers_lock:
+            start = len(_numbers)
+            grown = min(max(stop, 2 * start), NUMBERED_LINES + 1)
+            _numbers.extend([str(n).rjust(6) + "\t" for n in range(start, grown)])
+    return _numbers[first:stop]
+
+
 _CacheKey = tuple[str, int, int, int, int, int]
 _cache: OrderedDict[_CacheKey, LineIndex] = OrderedDict()
 _cache_lock = threading.Lock()

@@ -15,11 +15,12 @@ import os
 
 from .compare import Window, first_introduced, introduced, window
 from .diagnostics import Diagnostic
-from .languages import LANGUAGES, Language, parse
+from .languages import LANGUAGES, Language, language_for_path, parse
 from .problems import Problem, place, python_problem, renamed, toml_loader, toml_problem, tree_problems
-from .trees import parse_change
+from .trees import parse_change, prime
 
 MAX_CHECK_BYTES = 1024 * 1024  # parsing costs ~0.1 ms per KB: larger (generated) files are not checked
+HEAD_BYTES = 256  # bytes of a file a #! line is looked for in, as for a change
 _SECOND_OPINION = {".h": "cpp", ".js": "tsx", ".jsx": "tsx", ".mjs": "tsx", ".cjs": "tsx"}
 
 
@@ -28,6 +29,16 @@ def can_check(language: Language) -> bool:
     if language.name == "toml":
         return toml_loader() is not None or language.installed
     return language.installed
+
+
+def prime_after_read(path: str, data: bytes) -> None:
+    """The file at `path` was just read (`data`, its bytes): parse it in the background for the check
+    of the change that usually follows (see `trees.prime`). The text is the one a change tool will
+    check: UTF-8 without its BOM; another encoding's bytes just never match and are parsed then."""
+    language = language_for_path(path, data[:HEAD_BYTES])
+    if language is None or language.name == "toml" or not language.installed or len(data) > MAX_CHECK_BYTES:
+        return
+    prime(language, path, data.removeprefix(b"\xef\xbb\xbf"))
 
 
 def check_text(before: str | None, after: str, language: Language | str, path: str = "") -> list[Diagnostic]:

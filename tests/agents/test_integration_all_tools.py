@@ -166,12 +166,15 @@ def test_mcp_stdio_read_edit_write_delete(tree, tmp_path):
         }
 
     r = stdio_session(tree, steps, errlog=tmp_path / "server.log")
-    hints = {t.name: t.annotations for t in r["tools"]}
+    from mcp import types
+
+    # Hints as a client reads them: an absent one has MCP's default (not read-only, destructive).
+    hints = {t.name: t.annotations or types.ToolAnnotations() for t in r["tools"]}
     assert set(hints) == set(fstools.create_registry(journal=True).names())  # the server offers the journal's tools
-    assert hints["Changes"].read_only_hint and hints["Undo"].destructive_hint
-    assert all(hints[n].read_only_hint and not hints[n].destructive_hint for n in ("Read", "LS"))
+    assert hints["Changes"].read_only_hint and hints["Undo"].destructive_hint is not False
+    assert all(hints[n].read_only_hint for n in ("Read", "LS"))
     assert not any(hints[n].read_only_hint for n in ("Write", "Edit", "MultiEdit", "Delete"))
-    assert hints["Delete"].destructive_hint is True
+    assert hints["Delete"].destructive_hint is not False
     assert "     1\tdef main():" in text(r["read"])
     assert not r["edit"].is_error and "print('bye')" in app.read_text()
     assert r["unread"].is_error and "not_read" in text(r["unread"])

@@ -84,9 +84,15 @@ def test_lists_every_tool_with_its_schema_and_annotations(in_project):
         tool = registry.get(t.name)
         assert t.input_schema == tool.input_schema()
         assert t.description == tool.description
-        assert t.annotations.read_only_hint is tool.read_only
-        assert t.annotations.destructive_hint is tool.destructive
-        assert t.annotations.open_world_hint is False
+        assert hinted(t.annotations) == (tool.read_only, tool.destructive)
+        assert t.output_schema is None and t.title is None and (t.annotations is None or t.annotations.title is None)
+
+
+def hinted(hints):
+    """(read-only, destructive) as a client reads the hints: absent ones take MCP's defaults (not
+    read-only, destructive), and destructiveHint means nothing for a read-only tool."""
+    read_only = bool(hints is not None and hints.read_only_hint)
+    return read_only, not read_only and (hints is None or hints.destructive_hint is not False)
 
 
 def test_hints_follow_the_spec_flags(in_project):
@@ -94,9 +100,12 @@ def test_hints_follow_the_spec_flags(in_project):
         return {t.name: t.annotations for t in (await client.list_tools()).tools}
 
     hints = session_with(create_server(SessionSettings(), probe_registry()), steps)
-    assert (hints["Scan"].read_only_hint, hints["Scan"].destructive_hint) == (True, False)
-    assert (hints["Probe"].read_only_hint, hints["Probe"].destructive_hint) == (False, False)
-    assert (hints["BatchEdit"].read_only_hint, hints["BatchEdit"].destructive_hint) == (False, True)
+    assert hinted(hints["Scan"]) == (True, False)
+    assert hinted(hints["Probe"]) == (False, False)
+    assert hinted(hints["BatchEdit"]) == (False, True)
+    # A hint is listed only where it differs from MCP's default.
+    listed = {name: h and h.model_dump(exclude_none=True) for name, h in hints.items()}
+    assert listed == {"Scan": {"read_only_hint": True}, "Probe": {"destructive_hint": False}, "BatchEdit": None}
 
 
 def test_read_only_server_offers_only_read_only_tools_and_refuses_the_rest(in_project):
@@ -376,3 +385,31 @@ def test_stdio_server_end_to_end(project, tmp_path):
     assert limited.is_error and "rate_limited" in text(limited)
     assert len((tmp_path / "audit.jsonl").read_text().splitlines()) == 5
     assert "Traceback" not in (tmp_path / "server.log").read_text()
+
+
+# A client sends the tool list to the model on every turn: it stays small.
+TOOL_LIST_CHARS = 20_000
+
+
+def test_the_tool_list_is_small_and_keeps_what_a_model_needs(in_project):
+    registry = fstools.create_registry(journal=True)
+
+    async def steps(client):
+        return await client.list_tools()
+
+    listed = session_with(create_server(SessionSettings(), registry), steps)
+    wire = listed.model_dump_json(by_alias=True, exclude_none=True)  # as the server writes it
+    assert len(wire) <= TOOL_LIST_CHARS, f"{len(wire)} characters"
+    for t in listed.tools:  # every description and input schema whole
+        tool = registry.get(t.name)
+        assert (t.description, t.input_schema) == (tool.description, tool.input_schema())
+
+
+def test_output_schemas_are_listed_when_asked(in_project):
+    registry = fstools.create_registry()
+
+    async def steps(client):
+        return (await client.list_tools()).tools
+
+    listed = session_with(create_server(SessionSettings(output_schemas=True), registry), steps)
+    assert all(t.output_schema == registry.get(t.name).output_schema() for t in listed)

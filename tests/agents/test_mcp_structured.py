@@ -21,7 +21,7 @@ from tests.helpers.samples import make_notebook, make_pdf, make_scanned_pdf
 
 def in_session(registry, steps):
     async def main():
-        async with Client(create_server(SessionSettings(), registry), mode="legacy") as client:
+        async with Client(create_server(SessionSettings(output_schemas=True), registry), mode="legacy") as client:
             return await steps(client)
 
     return anyio.run(main)

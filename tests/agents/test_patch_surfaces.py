@@ -18,7 +18,7 @@ def test_over_mcp(project, tmp_path):
         return tools["ApplyPatch"], applied, again
 
     tool, applied, again = stdio_session(project, steps, errlog=tmp_path / "err.log")
-    assert tool.annotations.destructive_hint is True and tool.input_schema["required"] == ["patch"]
+    assert tool.annotations is None and tool.input_schema["required"] == ["patch"]  # MCP's defaults: destructive
     assert not applied.is_error and mcp_text(applied).startswith("Success. Updated the following files:\nM src/a.py")
     assert applied.structured_content["files"][0]["action"] == "update"
     assert (project / "src/a.py").read_bytes() == b"def f():\r\n    return 2\r\n"

@@ -76,7 +76,7 @@ def test_the_new_tools_over_mcp(in_project):
     listed, many, outline, symbol, edit = _session(steps)
     assert set(NEW_TOOLS) <= set(listed)
     assert listed["ReadMany"].annotations.read_only_hint is True
-    assert listed["NotebookEdit"].annotations.read_only_hint is False
+    assert listed["NotebookEdit"].annotations is None  # MCP's defaults: not read-only, destructive
     assert not many.is_error and f"==> {in_project}/src/app.py <==\n     1\tclass App:" in text(many)
     assert [block.type for block in many.content] == ["text", "image"]  # the PNG as an image block
     assert many.structured_content["files"] == [

@@ -332,3 +332,23 @@ def test_a_directory_view_keeps_a_smaller_max_characters(project, ctx):
     assert len(cut["content"]) <= 600 and cut["is_error"] is False
     assert cut["content"].endswith("the answer is cut at 600 characters; view a subdirectory to see the rest]\n")
     assert f"{project}/dir02/" in cut["content"]
+
+
+def test_a_long_notebook_view_says_which_view_range_comes_next(project, ctx):
+    import json
+
+    cells = [
+        {"cell_type": "code", "id": f"c{n}", "metadata": {}, "source": f"v{n} = '{'z' * 1500}'", "outputs": []}
+        | {"execution_count": None}
+        for n in range(100)
+    ]
+    path = project / "long.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}))
+    view = ok(run(ctx, 1, command="view", path=str(path)))
+    # The editor takes view_range, not Read's offset: the notice names the range that reads on.
+    assert "offset=" not in view
+    notice = view.strip().rsplit("\n", 1)[-1]
+    assert notice.startswith("[Showing cells 1-") and "Use view_range [" in notice, notice
+    start = int(notice.split("Use view_range [")[1].split(",")[0])
+    more = ok(run(ctx, 2, command="view", path=str(path), view_range=[start, -1]))
+    assert more.startswith(f"--- Cell c{start - 1} (code) ---")

@@ -554,6 +554,22 @@ def test_not_unique_counts_the_occurrences_on_lines_not_listed(code, ctx):
     path = code("x = 1\n" + "y y y\n" * 30)
     r = fstools.edit(str(path), "y", "z", ctx=ctx)
     assert r.error_code == "not_unique" and "found 90 times" in r.error
-    # The first 21 occurrences fall on lines 2-8: each listed once, the rest counted.
-    assert "lines: [2, 3, 4, 5, 6, 7, 8, ... 69 more]" in r.error
-    assert r.metadata["lines"] == [2, 3, 4, 5, 6, 7, 8]
+    # Twenty lines are listed, each once; the occurrences on the other ten are counted.
+    assert "lines: [" + ", ".join(map(str, range(2, 22))) + ", ... 30 more]" in r.error
+    assert r.metadata["lines"] == list(range(2, 22))
+
+
+def test_not_unique_counts_every_occurrence_on_a_listed_line(code, ctx):
+    path = code("ab " * 30 + "\n" + "ab\n" * 3)
+    r = fstools.edit(str(path), "ab", "cd", ctx=ctx)
+    assert r.error_code == "not_unique" and "found 33 times" in r.error
+    # All four lines are listed, however many occurrences the first holds, and its count is exact.
+    assert "lines: [1, 2, 3, 4]; 30 on line 1)" in r.error
+    assert r.metadata["lines"] == [1, 2, 3, 4]
+
+
+def test_not_unique_says_when_a_line_holds_more_occurrences_than_it_looked_at(code, ctx):
+    path = code("a" * 20_000 + "\n")
+    r = fstools.edit(str(path), "a", "b", ctx=ctx)
+    assert r.error_code == "not_unique" and "found 20000 times" in r.error
+    assert "lines: [1, ... 10000 more]; at least 10000 on line 1)" in r.error

@@ -1,0 +1,58 @@
+"""The entry point of the `fstools` script and `python -m fstools`.
+
+A fresh process pays for what it runs: `--version` and the command list (`--help`, or no
+command) come from this module and `clitable` alone, in a few milliseconds over the
+interpreter's start; any other command loads the command line (`cli`), which loads only
+the tool it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from ..__version__ import __version__
+from .clitable import COMMANDS
+
+DESCRIPTION = (
+    "Fast, safe file tools for AI coding agents. Each tool is a subcommand; `fstools mcp` serves them over MCP."
+)
+EPILOG = (
+    "Paths may be relative to the current directory. Exit status: 0 success, 1 failure, 2 usage error; "
+    "grep: 0 a line matched, 1 none did, 2 an error."
+)
+EXIT_USAGE = 2
+
+
+def top_parser() -> tuple[argparse.ArgumentParser, Any]:
+    """The `fstools` parser (help, version, errors) and its subcommand action, with no subcommand yet."""
+    # No abbreviations: `--old-string X` must not quietly mean `--old-string-file X`.
+    parser = argparse.ArgumentParser(prog="fstools", allow_abbrev=False, description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"fstools {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    return parser, commands
+
+
+def listing_parser() -> argparse.ArgumentParser:
+    """The top parser with every subcommand named (from the table), enough to print the help."""
+    parser, commands = top_parser()
+    for name, text in COMMANDS:
+        commands.add_parser(name, help=text)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a command line; returns the exit status."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    # argparse acts on the first of these it meets and ignores the rest of the line.
+    if not args or args[0] in ("-h", "--help", "--version"):
+        parser = listing_parser()
+        if not args:
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        parser.parse_args(args[:1])  # prints the help or the version and exits 0
+    from .cli import run
+
+    return run(args)
