@@ -205,12 +205,13 @@ def _journaled_remove(ctx: ExecutionContext, target: SafePath, removal: Removal)
     """Remove what the inventory listed, journaled first (every file kept, by a hard link where it can be)."""
     recording = Recording(ctx, "Delete", target.root)
     try:
-        record_removal(recording, target.root, removal.paths)
+        with recording.exclusive():  # the kept files and the begin line that names them: no bound between
+            record_removal(recording, target.root, removal.paths)
+            recording.begin()
     except OSError as exc:
         if disk_full(exc):
             raise
         raise changed_or_failed(exc, target.display) from None
-    recording.begin()
     try:
         _remove(target, removal)
     except BaseException:

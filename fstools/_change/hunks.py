@@ -82,8 +82,16 @@ class Lines:
         return "".join(chain.from_iterable(zip(self.bodies, self.eols, strict=True)))
 
 
-def split_lines(text: str) -> Lines:
-    """The text's lines: split on LF (a CR before it belongs to the break), or on CR in a file without LF."""
+_EVERY_BREAK = re.compile(r"(\r\n|\r|\n)")
+
+
+def split_lines(text: str, every_break: bool = False) -> Lines:
+    """The text's lines: split on LF (a CR before it belongs to the break), or on CR in a file without LF;
+    with `every_break`, on a lone CR among LFs too."""
+    if every_break:
+        parts = _EVERY_BREAK.split(text)
+        last = parts.pop()
+        return Lines(parts[0::2] + ([last] if last else []), parts[1::2] + ([""] if last else []))
     sep = "\r" if "\n" not in text and "\r" in text else "\n"
     parts = text.split(sep)
     last = parts.pop()  # what follows the final break: "" when the text ends with one
@@ -375,8 +383,22 @@ def _replacement(placed: _Placed, lines: Lines, style: str) -> tuple[int, Lines]
 
 
 def apply_hunks(text: str, hunks: tuple[Hunk, ...], name: str) -> Applied:
-    """The text after `hunks`; HunkError (not_found, not_unique) names the hunk that does not apply."""
-    lines = split_lines(text)
+    """The text after `hunks`; HunkError (not_found, not_unique) names the hunk that does not apply.
+
+    Lines end at LF; when that places no hunk and the file also has lone CRs (old Mac breaks mixed in),
+    its lines are split at those too, as codex splits them."""
+    try:
+        return _apply_hunks(text, split_lines(text), hunks, name)
+    except HunkError as exc:
+        if exc.code != ErrorCode.NOT_FOUND or "\n" not in text or text.count("\r") == text.count("\r\n"):
+            raise
+        try:
+            return _apply_hunks(text, split_lines(text, every_break=True), hunks, name)
+        except HunkError:
+            raise exc from None
+
+
+def _apply_hunks(text: str, lines: Lines, hunks: tuple[Hunk, ...], name: str) -> Applied:
     locator = _Locator(text, lines.bodies, name)
     placed, cursor = [], 0
     for n, hunk in enumerate(hunks, 1):

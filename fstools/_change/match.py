@@ -35,6 +35,7 @@ INDENTATION = "indentation"
 LINE_INDENTATION = "line_indentation"
 UNDECODABLE = "undecodable_bytes"
 LEADING_BLANK_LINES = "leading_blank_lines"
+FINAL_LINE_BREAK = "final_line_break"
 
 MAX_LISTED_LINES = 20
 # Bounds that keep every argument linear in the file: occurrences one replace_all may change,
@@ -50,6 +51,7 @@ _LOOSE = {
     LINE_INDENTATION: "whitespace",
     UNDECODABLE: "undecodable bytes",
     LEADING_BLANK_LINES: "leading blank lines",
+    FINAL_LINE_BREAK: "the missing final line break",
 }
 # Read shows a byte its encoding cannot decode as U+FFFD; the text Edit works on keeps the
 # byte itself (a surrogate escape), so a line copied from Read must match it through this.
@@ -122,7 +124,34 @@ def plan_replacement(text: str, old: str, new: str, replace_all: bool) -> Plan[s
                 raise
         else:
             return Plan(LEADING_BLANK_LINES, plan.replacements)
+    at_end = _at_unterminated_end(text, old, new, replace_all)
+    if at_end is not None:
+        return at_end
     raise ToolError(ErrorCode.NOT_FOUND, describe_not_found(text, old))
+
+
+def _at_unterminated_end(text: str, old: str, new: str, replace_all: bool) -> Plan[str] | None:
+    """old_string that ends with a line break, found where the file ends without one: the break stands for
+    the end of the file. The file keeps ending without a break (new_string's own final break is dropped),
+    and an empty new_string removes the last line with the break before it."""
+    if not old.endswith(("\n", "\r")) or not text or text.endswith(("\n", "\r")):
+        return None
+    virtual = text + _break_at(text, len(text), len(text))
+    try:
+        plan = plan_replacement(virtual, old, new, replace_all)
+    except ToolError as exc:
+        if exc.code != ErrorCode.NOT_FOUND:
+            raise
+        return None
+    *kept, last = plan.replacements
+    if last.end <= len(text):
+        return None  # matched away from the end: not this case (the search proper said no)
+    cut = 2 if last.text.endswith("\r\n") else 1 if last.text.endswith(("\n", "\r")) else 0
+    body = last.text[: len(last.text) - cut]
+    start, end = last.start, len(text)
+    if not body:
+        start, end = _whole_lines(text, start, end, kept[-1].end if kept else 0)
+    return Plan(FINAL_LINE_BREAK, [*kept, Replacement(start, end, body)])
 
 
 def _without_leading_blank_lines(old: str, new: str) -> tuple[str, str] | None:
@@ -397,14 +426,76 @@ def _decide(
         )
     replacements: list[Replacement[AnyStr]] = []
     prev_end = 0
+    mixed = _mixed_breaks(text)
     for c in candidates:
         start, end = c.start, c.end
-        body = with_line_breaks(c.text if c.text is not None else new, _break_at(text, start, end))
+        given = c.text if c.text is not None else new
+        body = _with_breaks(text, start, end, given) if mixed else with_line_breaks(given, _break_at(text, start, end))
         if not body:
             start, end = _whole_lines(text, start, end, prev_end)
         replacements.append(Replacement(start, end, body))
         prev_end = end
     return Plan(strategy, replacements)
+
+
+_BREAKS = re.compile(r"\r\n|\r|\n")
+_BYTE_BREAKS = re.compile(rb"\r\n|\r|\n")
+_NEW_BREAKS = re.compile(r"\r?\n")
+_NEW_BYTE_BREAKS = re.compile(rb"\r?\n")
+MAX_ALIGNED = 1_000_000  # line pairs compared to align new_string with a region of mixed breaks
+
+
+def _mixed_breaks(text: AnyStr) -> bool:
+    """Whether the text's lines end in more than one way (else one break serves every new line)."""
+    lf, cr, crlf = breaks(text)
+    if cr not in text:
+        return False
+    pairs = text.count(crlf)
+    return pairs != text.count(cr) or pairs != text.count(lf)
+
+
+def _with_breaks(text: AnyStr, start: int, end: int, new: AnyStr) -> AnyStr:
+    """`new` written in the line breaks of the region [start, end) it replaces: each line of it keeps the
+    break of the line it stands for when the region's lines end differently (a lone CR among LFs)."""
+    bodies, eols = _region_lines(text, start, end)
+    if len(set(eols)) <= 1:
+        return with_line_breaks(new, _break_at(text, start, end))
+    parts: list[AnyStr] = (_NEW_BREAKS if isinstance(new, str) else _NEW_BYTE_BREAKS).split(new)
+    fallback = next((eol for eol in reversed(eols) if eol), _break_at(text, start, end))
+    pieces: list[AnyStr] = []
+    for line, i in zip(parts[:-1], _aligned(bodies, parts)[:-1], strict=True):  # each line ending with a break
+        pieces += (line, eols[i] or fallback)
+    pieces.append(parts[-1])
+    return new[:0].join(pieces)
+
+
+def _region_lines(text: AnyStr, start: int, end: int) -> tuple[list[AnyStr], list[AnyStr]]:
+    """The lines [start, end) touches and the break that ends each in the file ("" at the end of the file)."""
+    pattern = _BREAKS if isinstance(text, str) else _BYTE_BREAKS
+    bodies, eols, pos = [], [], start
+    for found in pattern.finditer(text, start, end):
+        bodies.append(text[pos : found.start()])
+        eols.append(found.group())
+        pos = found.end()
+    if pos < end or not eols:  # the region ends inside a line: that line's break follows it
+        after = pattern.search(text, end)
+        bodies.append(text[pos:end])
+        eols.append(after.group() if after else text[:0])
+    return bodies, eols
+
+
+def _aligned(old: list[AnyStr], new: list[AnyStr]) -> list[int]:
+    """For each line of `new`, the line of `old` it stands for: its counterpart where the two agree
+    (ignoring whitespace), the line it replaces, else the line above where it was inserted."""
+    if len(old) * len(new) > MAX_ALIGNED:
+        return [min(j, len(old) - 1) for j in range(len(new))]
+    from difflib import SequenceMatcher  # only for regions of mixed line breaks
+
+    keys = SequenceMatcher(None, [line.strip() for line in old], [line.strip() for line in new], autojunk=False)
+    chosen: list[int] = []
+    for _tag, i1, i2, j1, j2 in keys.get_opcodes():
+        chosen += [min(i1 + k, i2 - 1) if i2 > i1 else max(i1 - 1, 0) for k in range(j2 - j1)]
+    return chosen
 
 
 def _break_of(text: AnyStr, newline_at: int) -> AnyStr:

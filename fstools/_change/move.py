@@ -327,11 +327,12 @@ def _record_move(recording: Recording, plan: MovePlan, src_fd: int, dst_fd: int,
         recording.plan(directory, ABSENT, DIR_STATE)
     target = os.readlink(src.name, dir_fd=src_fd) if src.kind == "symlink" else None
     moved = state_of_stat(os.stat(src.name, dir_fd=src_fd, follow_symlinks=False), target)
-    replaced = entry_state(dst_fd, dst.name, recording) if plan.replaces else ABSENT
-    recording.plan(src.path, moved, ABSENT)
-    recording.plan(dst.path, replaced, moved)
-    recording.move = (src.path, dst.path)
-    recording.begin()
+    with recording.exclusive():  # the replaced file kept and the begin line that names it: no bound between
+        replaced = entry_state(dst_fd, dst.name, recording) if plan.replaces else ABSENT
+        recording.plan(src.path, moved, ABSENT)
+        recording.plan(dst.path, replaced, moved)
+        recording.move = (src.path, dst.path)
+        recording.begin()
 
 
 def _journaled_move(plan: MovePlan, recording: Recording) -> tuple[bool, list[str]]:

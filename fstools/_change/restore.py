@@ -76,12 +76,38 @@ def entry_path(ctx: ExecutionContext, path: str) -> SafePath:
     except FileNotFoundError:
         st = None
     except OSError as exc:
-        if exc.errno in sandbox.RACE_ERRNOS:  # the entry is a symlink: stat it without following
+        if exc.errno not in sandbox.RACE_ERRNOS:
+            raise changed_or_failed(exc, path) from None
+        try:  # the entry is a symlink: stat it without following
             with sandbox.parent_of(parent.root, path) as holder:
                 st = os.stat(holder.name, dir_fd=holder.fd, follow_symlinks=False)
-        else:
-            raise changed_or_failed(exc, path) from None
+        except NotADirectoryError:
+            raise _blocked(parent.root, path) from None
     return SafePath(path, path, st, parent.root)
+
+
+def _blocked(root: str, path: str) -> ToolError:
+    """The refusal for a path that cannot come back because a directory on its way is no longer one
+    (another program put a file there): which one, and what it is now."""
+    where, now = path, "no longer a directory"
+    parts = os.path.relpath(path, root).split(os.sep)
+    for n in range(1, len(parts)):
+        above = os.path.join(root, *parts[:n])
+        try:
+            st = sandbox.stat_beneath(root, above)
+        except OSError:
+            break
+        if not stat.S_ISDIR(st.st_mode):
+            where, now = above, f"now a {'symbolic link' if stat.S_ISLNK(st.st_mode) else 'file'}"
+            break
+    return ToolError(
+        ErrorCode.CONCURRENT_MODIFICATION,
+        f"Refusing to take the change back: {path} cannot come back, because {where} was a directory and is "
+        f"{now} (another program changed it since fstools last did); nothing was changed. Move or remove "
+        f"{where} first (force does not remove it).",
+        paths=[path],
+        blocked_by=where,
+    )
 
 
 def selected(entry: Entry, path: str | None) -> list[PathChange]:

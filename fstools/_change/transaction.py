@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .._content.fingerprints import content_digest
 from .._core import sandbox
@@ -164,6 +164,8 @@ class Transaction:
                 fd = target.open(os.O_RDONLY | os.O_NONBLOCK)
                 try:
                     os.fchmod(fd, change.mode)
+                    # The state the change leaves (the journal's after-state) has the mode just given.
+                    done.written = replace(done.written, stat=os.fstat(fd))
                 finally:
                     os.close(fd)
                 notify_changed([target.path])  # the mode change is a new ctime

@@ -43,6 +43,8 @@ class StreamingProcess:
     ) -> None:
         self.argv = list(argv)
         self.timed_out = False
+        self.stopped = False  # killed because the reader stopped early (its output was not wanted any more)
+        self.stderr_cut = False  # more was written to stderr than is kept
         self._eof = False
         self._stderr_chunks: list[bytes] = []
         # Opened here, not by Popen: a confined starter may not open /dev/null itself.
@@ -81,6 +83,8 @@ class StreamingProcess:
             if kept < _STDERR_CAP:
                 self._stderr_chunks.append(chunk)
                 kept += len(chunk)
+            else:
+                self.stderr_cut = True
 
     def _on_timeout(self) -> None:
         if self._proc.poll() is None:
@@ -110,6 +114,7 @@ class StreamingProcess:
     def close(self) -> int:
         """Reap the child and return its exit code; a child whose output was not read to the end is killed."""
         if not self._eof and self._proc.poll() is None:
+            self.stopped = True
             self._proc.kill()
         if self._proc.stdout is not None:
             self._proc.stdout.close()

@@ -59,6 +59,17 @@ def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, query: GrepQuery)
     warnings: list[str] = []
     if out.timed_out:
         warnings.append(f"Search timed out after {ctx.timeout:g}s: results and totals cover only what was found")
+    if out.unsearched:
+        warnings.append(f"{out.unsearched} file(s) that may match were not searched before the time ran out")
+    warnings += out.failures[:_EXAMPLES]
+    changed = len(out.changed) + out.changed_elsewhere
+    if changed:
+        named = f": {_listing(out.changed)}" if out.changed else ""
+        warnings.append(
+            f"{changed} file(s) changed while the search ran (gone, replaced by something that is not a file, or "
+            f"rewritten between its steps): they are missing from the results, or their lines may not match the "
+            f"counts; search again to see them as they are now{named}"
+        )
     if out.unreadable:
         warnings.append(f"Could not read {len(out.unreadable)} path(s): " + "; ".join(out.unreadable[:_EXAMPLES]))
     warnings += out.ignore_warnings[:_EXAMPLES]
@@ -103,6 +114,8 @@ def _report_skipped(ctx: ExecutionContext, out: SearchOutcome, query: GrepQuery)
         "ignored": count(out.ignored),
         "too_large": count(out.too_large),
         "unreadable": len(out.unreadable),
+        "changed": changed,
+        "unsearched": out.unsearched,
     }
     return skipped, warnings
 
@@ -247,6 +260,7 @@ def _result(
             "ignored": out.ignored[:_EXAMPLES],
             "too_large": out.too_large[:_EXAMPLES],
             "unreadable": out.unreadable[:_EXAMPLES],
+            "changed": out.changed[:_EXAMPLES],
         },
         warnings=warnings,
         index=index_status,

@@ -30,6 +30,8 @@ _EXHAUSTED = frozenset({errno.EMFILE, errno.ENFILE})
 _PARENTS = 8
 _NOT_ENTRIES = frozenset({"", ".", ".."})
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)  # a FIFO made meanwhile must not block
+# Why a file found by a walk could not be handed to rg.
+GONE, TOO_LARGE, CHANGED = "gone", "too_large", "changed"
 _FD_PATH = re.compile(r"/dev/fd/\d+")
 _MESSAGE_END = re.compile(r"line \d+: |[^:]*\(os error \d+\)$")
 
@@ -75,20 +77,28 @@ class Pinner:
     def open(self, path: str) -> int | None:
         """A read descriptor of the regular file `path`, or None: gone, reached through a symlink
         (swapped meanwhile), not below `base`, not a regular file, or over the size limit."""
+        opened = self.open_or_why(path)
+        return opened if isinstance(opened, int) else None
+
+    def open_or_why(self, path: str) -> int | str:
+        """A read descriptor of the regular file `path`, or why there is none: GONE, TOO_LARGE (it grew past
+        the size limit) or CHANGED (it is no longer a regular file reached below `base` through no symlink)."""
         if not path.startswith(self.prefix):
-            return None
+            return CHANGED
         try:
             fd = sandbox.open_at(self.dir_fd, path[len(self.prefix) :], _OPEN_FLAGS)
+        except FileNotFoundError:
+            return GONE
         except OSError as exc:
             if exc.errno in _EXHAUSTED:
                 raise
-            return None
+            return CHANGED
         except ValueError:
-            return None
+            return CHANGED
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > self.max_size:
             os.close(fd)
-            return None
+            return CHANGED if not stat.S_ISREG(st.st_mode) else TOO_LARGE
         return fd
 
     def stat(self, path: str) -> os.stat_result:
@@ -147,15 +157,19 @@ class Pinner:
             end = message.find(": ", end + 1)
         return False
 
-    def batches(self, paths: Sequence[str]) -> Iterator[FileArgs]:
-        """`paths` opened a batch at a time (each closed by the caller once its run is over)."""
+    def batches(self, paths: Sequence[str], missed: list[tuple[str, str]] | None = None) -> Iterator[FileArgs]:
+        """`paths` opened a batch at a time (each closed by the caller once its run is over); the paths that
+        could not be opened go to `missed`, with why (`open_or_why`)."""
         size = _batch_size()
         for start in range(0, len(paths), size):
             files = FileArgs([])
             try:
                 for path in paths[start : start + size]:
-                    fd = self.open(path)
-                    if fd is not None:
+                    fd = self.open_or_why(path)
+                    if isinstance(fd, str):
+                        if missed is not None:
+                            missed.append((path, fd))
+                    else:
                         name = f"/dev/fd/{fd}"
                         files.args.append(name)
                         files.fds.append(fd)

@@ -10,6 +10,8 @@ from .._core.runner import StreamingProcess
 from .command import GrepQuery, type_list_argv
 from .regexerror import explain_regex_error
 
+# rg's note that a search met no file at all (everything filtered, or an empty tree): nothing was left out.
+_NOTHING_SEARCHED = "rg: No files were searched"
 _REGEX_ERRORS = ("rg: regex parse error", "rg: the literal", "rg: compiled regex exceeds size limit")
 
 
@@ -48,3 +50,15 @@ def path_messages(rg: str, query: GrepQuery, code: int, stderr: str) -> list[str
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern: {query.glob}\n{explain(stderr)}")
     prefix = "rg: " + query.root
     return [line[4:] for line in lines if line.startswith(prefix)]
+
+
+def other_messages(query: GrepQuery, stderr: str) -> list[str]:
+    """rg's messages that name no path under the searched root (and are not about the caller's input,
+    which `path_messages` turned into an error): a search they concern may have left something out, so
+    they are shown as rg wrote them."""
+    prefix = "rg: " + query.root
+    return [
+        line
+        for line in stderr.splitlines()
+        if line.startswith("rg: ") and not line.startswith((prefix, _NOTHING_SEARCHED))
+    ]

@@ -79,7 +79,10 @@ def scan_ends(chunks: Iterable[bytes]) -> Iterator[FileEnd]:
         yield from _ends_in(buf, cut)
         rest = buf[cut:]
     if rest:
-        yield from _ends_in(rest + b"\n", len(rest) + 1)
+        try:
+            yield from _ends_in(rest + b"\n", len(rest) + 1)
+        except orjson.JSONDecodeError:
+            pass  # a message cut off by a killed run (which the search reports), not a message
 
 
 def parse_counts(data: bytes) -> tuple[list[tuple[str, int]], bytes]:
@@ -196,7 +199,13 @@ class PageCollector:
 
     def feed_all(self, lines: Iterable[bytes]) -> None:
         for line in lines:
-            self.feed(line)
+            try:
+                self.feed(line)
+            except orjson.JSONDecodeError:
+                # A line without its line feed is the last of a killed run (which the search reports): cut
+                # off, not a message. Any other is damage.
+                if line.endswith(b"\n"):
+                    raise
 
     def _emit(self, number: int, text: str, spans: tuple[Span, ...], is_context: bool) -> None:
         if number <= self._last:

@@ -44,9 +44,9 @@ from .command import (
     run_dir,
 )
 from .indexed import Candidates
-from .pinned import FileArgs, Pinner
+from .pinned import TOO_LARGE, FileArgs, Pinner
 from .results import FileHit, LineHit, file_hit, line_ranges, page_order
-from .rgerrors import explain, path_messages
+from .rgerrors import explain, other_messages, path_messages
 from .rgjson import FileEnd, PageCollector, parse_counts, scan_ends
 from .rglines import Block, block_lines, blocks_text, split_blocks
 
@@ -93,6 +93,10 @@ class SearchOutcome:
     probe_complete: bool = True
     capped: bool = False  # "every line" printed more than MAX_ALL_LINES_BYTES: only a first page is shown
     ignore_warnings: list[str] = field(default_factory=list)  # ignore files kept out of the search (ignorelinks)
+    changed: list[str] = field(default_factory=list)  # found by a walk, then no longer a file: not searched
+    changed_elsewhere: int = 0  # found by a walk, then gone (or no longer reached through no symlink): not named
+    unsearched: int = 0  # found by a walk, not searched before the time ran out
+    failures: list[str] = field(default_factory=list)  # rg runs that ended abnormally (a signal): output cut short
 
     def message(self, text: str) -> None:
         """One of rg's messages about a path: an unreadable file, or a notice (a bad .gitignore line)."""
@@ -107,6 +111,7 @@ class Budget:
         # Pinned runs check what a walk found before time ran out: past the end, they share one grace.
         self.grace_end = self.end + _PAGE_GRACE
         self.cut_short = False  # pinned files were left unsearched: the grace was spent
+        self.unsearched = 0  # how many
 
     def remaining(self) -> float:
         return max(0.0, self.end - time.monotonic())
@@ -207,17 +212,42 @@ class Searcher:
             argv, timeout=timeout, cwd=run_dir(self.query), confinement=self.confinement, pass_fds=fds
         )
 
-    def files(self, paths: list[str], budget: int = _ARGV_BUDGET) -> Iterator[FileArgs]:
-        """`paths` as the file arguments of successive rg runs: by name, or pinned (until the grace is spent)."""
-        if self.pinner is not None:
-            for batch in self.pinner.batches(paths):
+    def files(self, paths: list[str], budget: int = _ARGV_BUDGET, *, report: bool = True) -> Iterator[FileArgs]:
+        """`paths` as the file arguments of successive rg runs: by name, or pinned (until the grace is spent).
+
+        With `report`, a pinned file that could not be handed over (gone, no longer a file, grown past the
+        size limit) and the files the spent grace left out are pushed to the sink: never left out unsaid."""
+        if self.pinner is None:
+            yield from (FileArgs(batch) for batch in _batches(paths, budget))
+            return
+        missed: list[tuple[str, str]] = []
+        used = 0
+        try:
+            for batch in self.pinner.batches(paths, missed):
                 if not self.budget.graced():
                     batch.close()
                     self.budget.cut_short = True
+                    if report:
+                        self.budget.unsearched += len(paths) - used - len(missed)
                     return
+                used += len(batch.args)
                 yield batch
-        else:
-            yield from (FileArgs(batch) for batch in _batches(paths, budget))
+        finally:
+            if report:
+                self._missed(missed)
+
+    def _missed(self, missed: list[tuple[str, str]]) -> None:
+        """Files a walk proposed that could not be handed to rg. Those gone, or whose directory is no longer
+        reached through no symlink, are counted but not named: the walk may have been led outside."""
+        pinner = self.pinner
+        assert pinner is not None
+        for path, why in missed:
+            if self.hides(path):
+                continue
+            if not pinner.reaches(path):
+                self.sink.changed_elsewhere += 1
+            else:
+                (self.sink.too_large if why == TOO_LARGE else self.sink.changed).append(path)
 
     def scopes(self, candidates: Scope) -> Iterator[FileArgs | None]:
         """What each rg run searches: the root (None), or the candidates a command line at a time."""
@@ -248,6 +278,9 @@ class Searcher:
         finally:
             code = proc.close()
         sink.timed_out = sink.timed_out or proc.timed_out
+        if (code < 0 or code > 2) and not proc.timed_out and not proc.stopped:
+            how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+            sink.failures.append(f"an rg run ended abnormally ({how}): what it had not printed yet is missing")
         stderr = proc.stderr
         if files is not None and files.names:
             stderr = "\n".join(files.real_message(line) for line in stderr.splitlines())
@@ -262,6 +295,11 @@ class Searcher:
             messages = [m for m in messages if unconfined.names_reached(m)]
         for message in messages:
             sink.message(message)
+        sink.notices += other_messages(self.query, stderr)
+        if proc.stderr_cut:
+            sink.notices.append(
+                "rg wrote more messages than are kept: the paths it could not read are more than those counted"
+            )
         return value
 
     def keep(self, ends: Iterable[FileEnd | Block]) -> list[FileHit]:
@@ -309,6 +347,7 @@ class Searcher:
         if self.query.root_is_file:
             self.search_file(content, offset, limit)
             out.probed = True
+            out.timed_out = out.timed_out or self.budget.cut_short
             return out
         if self.pinner is not None and candidates is None:
             candidates = self.proposed()
@@ -319,6 +358,7 @@ class Searcher:
             if content:
                 self.fetch_page(out.files, offset, limit)
         out.timed_out = out.timed_out or self.budget.cut_short
+        out.unsearched = self.budget.unsearched
         if not out.files and not out.timed_out:
             elapsed = time.monotonic() - started
             # After the index answered, the search took no measure of the tree: the probe gets the whole deadline.
@@ -347,6 +387,19 @@ class Searcher:
             finally:
                 batch.close()
         self.sink.lines = [hit for f in files if f.path in ranges for hit in collector.lines.get(f.path, ())]
+        self._changed_since_counted(files, ranges, collector, max_count)
+
+    def _changed_since_counted(
+        self, files: list[FileHit], ranges: dict[str, tuple[int, int]], collector: PageCollector, max_count: int
+    ) -> None:
+        """Files whose page run found fewer matching lines than the count did: they changed in between (or
+        went), so the page may lack some of their lines. Said, not left silent."""
+        if self.sink.timed_out:
+            return  # the page was cut by the time limit, which the result already says
+        found = {end.path: end.matched_lines for end in collector.ends}
+        for f in files:
+            if f.path in ranges and found.get(f.path, 0) < min(f.lines, max_count) and f.path not in self.sink.changed:
+                self.sink.changed.append(f.path)
 
     def search_file(self, content: bool, offset: int, limit: int) -> None:
         """One file: a single JSON run (its page is known before the search starts)."""
@@ -534,7 +587,7 @@ class Searcher:
         """The probe's findings searched again through pinned descriptors (within the grace the probe
         granted): only what holds there counts."""
         ends: list[FileEnd] = []
-        for files in self.files(paths):
+        for files in self.files(paths, report=False):
             try:
                 proc = self.start(probe_argv(self.rg, self.query, files.args), files=files)
                 ends += self.finish(proc, _all_ends(files), files, sink=probe)

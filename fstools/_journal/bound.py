@@ -1,9 +1,17 @@
 """The journal's bound: when its blobs take more than FSTOOLS_JOURNAL_MAX_BYTES, the oldest entries
-go first (with the checkpoints before them), then the blobs nothing refers to any more.
+go first (with the checkpoints before them), then, at once, the blobs nothing refers to any more.
 
 The sizes are counted incrementally (each blob once, when an entry that keeps it is first
-seen); the log is rewritten atomically with a `base` line that says from which entry on it is
-complete, so a rewind past a dropped entry is refused instead of restoring half a state.
+seen, by the size its state records: a change that keeps its contents after its begin line
+counts them before they are stored); the log is rewritten atomically with a `base` line that
+says from which entry on it is complete, so a rewind past a dropped entry is refused instead
+of restoring half a state.
+
+No change needs a blob the log does not name: a change keeps the contents it replaces either
+under the journal's lock together with its begin line (one file, a Delete, a Move) or after its
+begin line names them (ApplyPatch, a rewind), and the bound runs under that lock. So the blobs
+the log does not name are garbage the moment the bound runs, and the journal never holds more
+than the bound plus its newest entry.
 """
 
 from __future__ import annotations
@@ -15,39 +23,42 @@ from .entries import Entry, Log
 from .states import Kind
 from .store import Journal, max_bytes
 
-# A blob linked a moment ago may belong to a change (of a process holding no lock yet) whose begin line
-# is still to come: the bound leaves blobs younger than this alone.
-FRESH_SECONDS = 60.0
 MAX_DROPPED_LISTED = 10_000  # paths of dropped entries remembered, to name them when a rewind cannot reach them
 
 
-def kept_blobs(entry: Entry) -> set[str]:
-    """The blobs an entry refers to: the content before of each file (unless it was too large to keep)."""
+def kept_blobs(entry: Entry, limit: int | None = None) -> dict[str, int]:
+    """The blobs an entry refers to, with their sizes: the content before of each file (unless it was too
+    large to keep)."""
+    limit = max_bytes() if limit is None else limit
     return {
-        c.before.hash for c in entry.paths if c.before.kind == Kind.FILE and c.before.note is None and c.before.hash
+        c.before.hash: c.before.size or 0
+        for c in entry.paths
+        if c.before.kind == Kind.FILE and c.before.note is None and c.before.hash and (c.before.size or 0) <= limit
     }
 
 
 def enforce(journal: Journal, log: Log) -> None:
     """Drop the oldest entries until the blobs fit (the caller holds the journal's lock)."""
     limit = max_bytes()
-    usage = _usage(journal, log)
+    usage = _usage(journal, log, limit)
     if usage <= limit:
         return
     live: dict[str, int] = {}
+    sizes: dict[str, int] = {}
     for entry in log.entries:
-        for digest in kept_blobs(entry):
+        for digest, size in kept_blobs(entry, limit).items():
             live[digest] = live.get(digest, 0) + 1
+            sizes[digest] = size
     first_kept = log.first_kept
     dropped = dict(log.dropped)
     drop = 0
     while drop < len(log.entries) - 1 and usage > limit:  # the newest entry always stays
         for change in log.entries[drop].paths:
             dropped[change.path] = log.entries[drop].seq
-        for digest in kept_blobs(log.entries[drop]):
+        for digest in kept_blobs(log.entries[drop], limit):
             live[digest] -= 1
             if live[digest] == 0:
-                usage -= journal.blob_size(digest)
+                usage -= sizes[digest]
         first_kept = log.entries[drop].seq + 1
         drop += 1
     if len(dropped) > MAX_DROPPED_LISTED:  # keep the most recent ones
@@ -64,7 +75,7 @@ def enforce(journal: Journal, log: Log) -> None:
     journal.rewrite(records)
     referenced = {d for d, n in live.items() if n > 0}
     for name in journal.blob_names():
-        if name not in referenced and journal.blob_age(name) > FRESH_SECONDS:
+        if name not in referenced:
             with contextlib.suppress(OSError):
                 journal.remove_blob(name)
     journal.usage = None
@@ -79,18 +90,21 @@ def _lines(entry: Entry) -> list[dict[str, Any]]:
     return lines
 
 
-def _usage(journal: Journal, log: Log) -> int:
+def _usage(journal: Journal, log: Log, limit: int) -> int:
     """Bytes of the blobs the log's entries keep, each counted once."""
-    if journal.usage is None or journal.counted_upto > (log.entries[-1].seq if log.entries else 0):
+    stale = journal.counted_upto > (log.entries[-1].seq if log.entries else 0) or journal.counted_from != log.first_kept
+    if journal.usage is None or stale:  # never counted, or another process dropped entries since
         journal.usage, journal.counted, journal.counted_upto = 0, set(), 0
+        journal.counted_from = log.first_kept
     fresh = []
     for entry in reversed(log.entries):  # only the entries appended since the last count
         if entry.seq <= journal.counted_upto:
             break
         fresh.append(entry)
     for entry in reversed(fresh):
-        for digest in kept_blobs(entry) - journal.counted:
-            journal.counted.add(digest)
-            journal.usage += journal.blob_size(digest)
+        for digest, size in kept_blobs(entry, limit).items():
+            if digest not in journal.counted:
+                journal.counted.add(digest)
+                journal.usage += size
         journal.counted_upto = entry.seq
     return journal.usage

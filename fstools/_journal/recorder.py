@@ -149,7 +149,7 @@ class Recording:
                 journal.append(entry.begin_json())
                 from .bound import enforce
 
-                enforce(journal, log)
+                enforce(journal, journal.read())  # the log with this entry: the bound keeps the newest
         except OSError as exc:
             if disk_full(exc):
                 raise

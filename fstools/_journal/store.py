@@ -117,6 +117,7 @@ class Journal:
         self.usage: int | None = None
         self.counted: set[str] = set()
         self.counted_upto = 0
+        self.counted_from = 0  # the log's first kept entry when the count began
 
     # The writers' lock ----------------------------------------------------------------
     @contextlib.contextmanager

@@ -12,17 +12,20 @@ one being placed (`ahead.py`), so no more than the budget and that window is eve
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from .._core.context import ExecutionContext, ReadRecord
 from .._core.errors import ErrorCode, ToolError, error_from_oserror
-from .._core.hints import setting
+from .._core.hints import param, setting
 from .._core.outputs import NOTICE, TRUNCATED, ResultField
 from .._core.params import ToolParameter
-from .._core.paths import SafePath, absolute_path, resolve_path
+from .._core.paths import SafePath, absolute_path, is_within, resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import Image, ToolResult
@@ -60,6 +63,7 @@ class _Part:
 
     path: str  # as shown in the header
     target: SafePath | None = None  # checked and authorized, to be read
+    entry: int = 0  # the entry of `paths` that named it
     text: str = ""
     error: ToolError | None = None
     before: ReadRecord | None = None  # the read record it had before this call read it
@@ -82,19 +86,22 @@ def _absolute(ctx: ExecutionContext, raw: str) -> str:
     return raw if os.path.isabs(raw) else os.path.join(ctx.working_dir, raw)
 
 
-def _files(ctx: ExecutionContext, paths: list[str]) -> Iterator[_Part]:
+def _files(ctx: ExecutionContext, paths: list[str], counts: list[int]) -> Iterator[_Part]:
     """The files `paths` names, in order, each once, checked and authorized: a part to read, or one
-    already failed. A permission rule that refuses a file refuses the call (ToolError)."""
+    already failed; `counts` gets the number of parts of each entry. A permission rule that refuses
+    a file refuses the call (ToolError)."""
     if len(paths) > MAX_PATHS:
         raise ToolError(ErrorCode.INVALID_ARGUMENT, f"paths holds {len(paths)} entries; at most {MAX_PATHS} a call")
     seen: set[str] = set()
-    for raw in paths:
+    counts[:] = [0] * len(paths)
+    for n, raw in enumerate(paths):
         try:
             found = _matches(ctx, raw) if _is_pattern(raw) else [_absolute(ctx, raw)]
         except ToolError as exc:
             if exc.code in _REFUSALS:
                 raise
-            yield _Part(raw, error=exc)
+            counts[n] += 1
+            yield _Part(raw, error=exc, entry=n)
             continue
         for path in found:  # each file is authorized (a pattern's directory is not: its files are)
             part = _checked(ctx, path)
@@ -102,8 +109,10 @@ def _files(ctx: ExecutionContext, paths: list[str]) -> Iterator[_Part]:
             if key in seen:
                 continue
             seen.add(key)
+            part.entry = n
+            counts[n] += 1
             if len(seen) > MAX_FILES:
-                yield _Part(raw, error=_TOO_MANY)
+                yield _Part(raw, error=_TOO_MANY, entry=n)
                 return
             yield part
 
@@ -180,8 +189,10 @@ class _Answer:
     shown: list[str] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
+    left_entries: list[int] = field(default_factory=list)  # the entry of paths each file left out came from
     images: list[Image] = field(default_factory=list)  # the shown files' images, in order
     used: int = 0
+    max_chars: int = DEFAULT_MAX_CHARS
 
 
 def _place(answer: _Answer, part: _Part, budget: int) -> bool:
@@ -209,6 +220,7 @@ def _fill(ctx: ExecutionContext, answer: _Answer, reader: Ahead[_Part, _Part], b
             if not _place(answer, part, budget):
                 _forget(ctx, part)
                 answer.left_out.append(part.path)
+                answer.left_entries.append(part.entry)
                 return
             placed.append(part)
     except ToolError:
@@ -222,24 +234,71 @@ def _images_of(part: _Part) -> list[Image]:
     return list(part.result.images) if part.result is not None else []
 
 
-def _notice(ctx: ExecutionContext, answer: _Answer, max_chars: int, room: int) -> str:
-    """The closing notice: how many files did not fit, and the Read call of each that `room` can name."""
+def _notice(ctx: ExecutionContext, answer: _Answer, paths: list[str], counts: list[int], room: int) -> str:
+    """The closing notice: the files that did not fit, named in `room`: a Read call each when they all fit
+    so, else one ReadMany call that reads them all (an entry of `paths` none of whose files was shown is
+    written as the entry itself), and when even that does not fit, the start of that call and where the
+    rest begins."""
     left = answer.left_out
     head = (
-        f"[{len(left)} file(s) not shown: the output would pass {setting(ctx, 'max_chars', max_chars)} "
-        f"or {MAX_IMAGES} images. Read each with Read:"
+        f"[{len(left)} file(s) not shown: the output would pass {setting(ctx, 'max_chars', answer.max_chars)} "
+        f"or {MAX_IMAGES} images."
     )
-    lines = [head]
-    used = len(head)
-    for path in left:
-        call = f"  Read {setting(ctx, 'file_path', path)}"
-        if used + len(call) + 80 > room:
-            lines.append(f"  ... and {len(left) - len(lines) + 1} more (all in metadata not_shown)")
+    reads = [f"  Read {setting(ctx, 'file_path', path)}" for path in left]
+    if len(head) + sum(len(read) + 1 for read in reads) + 30 <= room:
+        return "\n".join([f"{head} Read each with Read:", *reads]) + "]"
+    items = _continuation(ctx, answer, paths, counts)
+    listed: list[str] = []
+    used = len(head) + 60
+    for value, _, _ in items:
+        cost = len(value) + 4
+        last = len(listed) == len(items) - 1  # no line about the rest is needed after it
+        if used + cost + (0 if last else 200) > room:
             break
-        lines.append(call)
-        used += len(call) + 1
-    lines[-1] += "]"
-    return "\n".join(lines)
+        listed.append(value)
+        used += cost
+    call = f"  ReadMany {_paths_setting(ctx, listed)}"
+    if len(listed) == len(items):
+        return f"{head} One call reads them all:\n{call}]"
+    value, first, whole = items[len(listed)]
+    files = sum(answer.left_entries.count(e) if w and _is_pattern(paths[e]) else 1 for _, e, w in items[len(listed) :])
+    later = len(paths) - first - 1
+    entries = f"{later + 1 if whole else later} entr{'y' if (later + 1 if whole else later) == 1 else 'ies'}"
+    if whole:
+        rest = f"the {entries} of paths from {json.dumps(paths[first][:200])} on"
+    else:
+        then = f", then the {entries} of paths after it" if later else ""
+        rest = f"the files of {json.dumps(paths[first][:200])} from {value} on{then}"
+    rest += f": {files} file(s), more than this notice can name"
+    if not listed:
+        return f"{head} They are {rest}.]"
+    return f"{head} The first of them in one call:\n{call}\n  and {rest}.]"
+
+
+def _continuation(
+    ctx: ExecutionContext, answer: _Answer, paths: list[str], counts: list[int]
+) -> list[tuple[str, int, bool]]:
+    """(the paths entry that reads each file left out, the entry of `paths` it came from, whether it is that
+    whole entry), in order: a pattern none of whose files was shown is written as the pattern, other files
+    by their path (relative to the working directory when inside it)."""
+    out: list[tuple[str, int, bool]] = []
+    left = Counter(answer.left_entries)
+    for path, entry in zip(answer.left_out, answer.left_entries, strict=True):
+        whole = left[entry] == counts[entry]
+        if whole and _is_pattern(paths[entry]):
+            if not out or out[-1][1] != entry:
+                out.append((paths[entry], entry, True))
+            continue
+        named = os.path.relpath(path, ctx.working_dir) if is_within(path, ctx.working_dir) else path
+        out.append(("".join("\\" + c if c in _GLOB_CHARS or c in "\\]}," else c for c in named), entry, whole))
+    return out
+
+
+def _paths_setting(ctx: ExecutionContext, values: list[str]) -> str:
+    """`paths=[...]` (JSON strings) for a model; the paths as arguments on the command line."""
+    if ctx.arg_style == "flags":
+        return " ".join(map(shlex.quote, values))
+    return f"{param(ctx, 'paths')}={json.dumps(values)}"
 
 
 @tool(
@@ -301,8 +360,14 @@ def read_many(
     budget = max_chars - NOTICE_ROOM
 
     with ThreadPoolExecutor(WORKERS, thread_name_prefix="fstools-readmany") as pool:
+        counts: list[int] = []
         reader = Ahead(
-            pool, lambda part: _read(ctx, part, limit), _files(ctx, paths), WORKERS * 2, weigh=_size, capacity=max_chars
+            pool,
+            lambda part: _read(ctx, part, limit),
+            _files(ctx, paths, counts),
+            WORKERS * 2,
+            weigh=_size,
+            capacity=max_chars,
         )
         try:
             _fill(ctx, answer, reader, budget)
@@ -311,6 +376,7 @@ def read_many(
             for part in read_ahead:
                 _forget(ctx, part)
     answer.left_out += [part.path for part in rest]
+    answer.left_entries += [part.entry for part in rest]
     output = "\n\n".join(answer.blocks)
     meta: dict[str, object] = {
         "files": answer.shown,
@@ -322,7 +388,8 @@ def read_many(
         "max_chars": max_chars,
     }
     if answer.left_out:
-        notice = _notice(ctx, answer, max_chars, max_chars - answer.used - 2)
+        answer.max_chars = max_chars
+        notice = _notice(ctx, answer, paths, counts, max_chars - answer.used - 2)
         meta["notice"] = notice
         output = f"{output}\n\n{notice}" if output else notice
     return ToolResult(True, output, metadata=meta, images=answer.images)

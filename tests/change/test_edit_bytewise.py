@@ -112,7 +112,14 @@ def test_edit_bytes_and_text_agree(project, monkeypatch, enc, eol, final_break):
 def test_mixed_line_endings_agree(project, monkeypatch):
     path = project / "mixed.txt"
     original = b"one\r\ntwo\nthree\r\nfour\rfive\n"
-    for old, new in [("two", "2\n2b"), ("three", "3\n3b"), ("four", ""), ("five", "5\n"), ("one", "")]:
+    for old, new in [
+        ("two", "2\n2b"),
+        ("three", "3\n3b"),
+        ("four", ""),
+        ("five", "5\n"),
+        ("one", ""),
+        ("one\r\ntwo\n", "ONE\nTWO\n"),
+    ]:
         assert _both_ways(monkeypatch, path, original, {"old_string": old, "new_string": new}) == [True]
 
 

@@ -78,7 +78,7 @@ AIDER_CASES = {
         "def f():\r\n    a = 1\r    b = 2\n    return a\n",
         "\ta = 1\n\tb = 2\n",
         "\ta = 10\n\tb = 20\n",
-        "def f():\r\n    a = 10\n    b = 20\n    return a\n",
+        "def f():\r\n    a = 10\r    b = 20\n    return a\n",  # each line keeps its own break
     ),
     "only_cr_with_trailing_whitespace": (
         "x = 1\rdef f():\r    a = 1  \r    b = 2\r",

@@ -61,6 +61,41 @@ MATRIX = {
         b"a = 1\n# \x81\x8d\x8f\x90\x9d stray\nb = 3\n",
     ),
     "surrogate_pair_utf8": ("😀 = 1\nx = 2\n".encode(), "x = 2", "x = '😀'", "😀 = 1\nx = '😀'\n".encode()),
+    # Line breaks are kept per line: old_string's LF may stand for a lone CR, and the line keeps it.
+    "lone_cr_stood_for_by_lf": (
+        b"alpha\nbeta\rgamma\ndelta\n",
+        "beta\ngamma",
+        "BETA\ngamma",
+        b"alpha\nBETA\rgamma\ndelta\n",
+    ),
+    "lone_cr_among_lfs_kept_per_line": (
+        b"alpha\nbeta\rgamma\ndelta\n",
+        "alpha\nbeta\ngamma\n",
+        "ALPHA\nBETA\nGAMMA\n",
+        b"ALPHA\nBETA\rGAMMA\ndelta\n",
+    ),
+    "three_kinds_kept_per_line": (
+        b"alpha\nbeta\rgamma\ndelta\r\nx\n",
+        "beta\ngamma\ndelta\n",
+        "BETA\ngamma\nDELTA\n",
+        b"alpha\nBETA\rgamma\nDELTA\r\nx\n",
+    ),
+    "inserted_line_takes_the_break_above": (b"a\nb\rc\n", "a\nb\nc\n", "a\nb\nnew\nc\n", b"a\nb\rnew\rc\n"),
+    "exact_mixed_region_kept_per_line": (
+        b"one\r\ntwo\nthree\r\n",
+        "one\r\ntwo\n",
+        "ONE\nTWO\n",
+        b"ONE\r\nTWO\nthree\r\n",
+    ),
+    # old_string's final line break stands for the end of a file that has none.
+    "final_break_the_file_lacks_deletes_the_line": (
+        b"line1\nline2\nline3\nline4",
+        "line4\n",
+        "",
+        b"line1\nline2\nline3",
+    ),
+    "final_break_the_file_lacks_is_not_added": (b"line1\nline4", "line4\n", "LINE4\n", b"line1\nLINE4"),
+    "final_break_the_file_lacks_in_crlf": (b"a\r\nb", "a\nb\n", "A\nB\nC\n", b"A\r\nB\r\nC"),
 }
 
 

@@ -234,6 +234,17 @@ FIDELITY = {
     "blank_context_for_the_final_newline": (b"a\nb\n", ["@@", "-b", "+c", " "], b"a\nc\n"),
     "blank_lines_before_the_next_header": (b"a\nb\nc\n", ["@@", " a", "-b", "+B", "", ""], b"a\nB\nc\n"),
     "a_blank_context_line_that_is_there": (b"a\n\nb\n", ["@@", "-a", "+A", ""], b"A\n\nb\n"),
+    # codex's mixed-line-ending scenario: lone CRs end lines too; added lines take the hunk's most common break.
+    "lone_cr_among_crlf_and_lf": (
+        b"one\r\ntwo\rthree\nfour\r\n",
+        ["@@", " one", " two", "-three", "+THREE", " four"],
+        b"one\r\ntwo\rTHREE\r\nfour\r\n",
+    ),
+    "lone_cr_a_hunk_splits_at": (
+        b"alpha\nbeta\rgamma\ndelta\n",
+        ["@@", "-gamma", "+GAMMA"],
+        b"alpha\nbeta\rGAMMA\ndelta\n",
+    ),
 }
 
 

@@ -335,19 +335,40 @@ def test_nothing_found_reports_what_could_not_be_seen(project):
     write(project / "huge.txt", "needle\n" * 500)
     r = fstools.grep("needle", ctx=ctx)
     assert r.success and r.output == "No matches found" and r.metadata["total_matches"] == 0
-    assert r.metadata["skipped"] == {"binary": 1, "ignored": 2, "too_large": 1, "unreadable": 0}
+    assert r.metadata["skipped"] == {
+        "binary": 1,
+        "ignored": 2,
+        "too_large": 1,
+        "unreadable": 0,
+        "changed": 0,
+        "unsearched": 0,
+    }
     assert r.metadata["skipped_paths"]["too_large"] == [str(project / "huge.txt")]
     warnings = "\n".join(r.metadata["warnings"])
     assert "blob.bin" in warnings and "huge.txt" in warnings and "respect_gitignore=false" in warnings
     clean = fstools.grep("absent-everywhere", ctx=ctx)
-    assert clean.metadata["skipped"] == {"binary": 0, "ignored": 0, "too_large": 1, "unreadable": 0}
+    assert clean.metadata["skipped"] == {
+        "binary": 0,
+        "ignored": 0,
+        "too_large": 1,
+        "unreadable": 0,
+        "changed": 0,
+        "unsearched": 0,
+    }
 
 
 def test_skipped_counts_are_not_claimed_when_not_checked(project, ctx):
     write(project / "a.txt", "needle\n")
     write(project / "blob.bin", b"\x00needle\x00")
     r = fstools.grep("needle", ctx=ctx)
-    assert r.metadata["skipped"] == {"binary": None, "ignored": None, "too_large": None, "unreadable": 0}
+    assert r.metadata["skipped"] == {
+        "binary": None,
+        "ignored": None,
+        "too_large": None,
+        "unreadable": 0,
+        "changed": 0,
+        "unsearched": 0,
+    }
 
 
 def test_single_file_binary_or_too_large(project):

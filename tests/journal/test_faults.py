@@ -12,7 +12,7 @@ import pytest
 import fstools
 from fstools._change import restore
 from fstools._core.cachedir import root_dir
-from fstools._journal import bound, store
+from fstools._journal import store
 from fstools._journal.store import DIR_KIND, Journal, journal_for
 from tests.helpers.tools import agent_read
 
@@ -120,7 +120,6 @@ def test_a_symlink_planted_in_the_journal_is_never_followed(project, ctx, journa
 
 def test_the_bound_drops_the_oldest_changes_and_says_what_cannot_be_restored(project, ctx, monkeypatch):
     monkeypatch.setenv("FSTOOLS_JOURNAL_MAX_BYTES", "20000")
-    monkeypatch.setattr(bound, "FRESH_SECONDS", 0.0)  # blobs just stored may go too (no other process here)
     old = project / "old.txt"
     old.write_text("o" * 6000)
     early = fstools.checkpoint(ctx=ctx).metadata["checkpoint"]

@@ -6,6 +6,7 @@ Real files in tmp, the real journal in the session's private cache directory.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -183,6 +184,22 @@ def test_rewind_takes_every_tool_back_byte_for_byte(tree, ctx):
     assert r.metadata["journal"] == "recorded"
 
 
+@pytest.mark.parametrize("mode", [0o750, 0o600], ids=["rwxr-x---", "rw-------"])
+def test_a_rewind_past_a_patch_that_moves_a_file_of_its_own_mode_with_changes(tree, ctx, mode):
+    os.chmod(tree / "script.sh", mode)  # the moved file's mode is not what a new file gets
+    before = snapshot(tree)
+    mark = fstools.checkpoint(ctx=ctx).metadata["checkpoint"]
+    patch = (
+        "*** Begin Patch\n*** Add File: added.txt\n+hi\n*** Update File: pkg/mod.py\n@@\n-    return 1\n+    return 2\n"
+        "*** Update File: script.sh\n*** Move to: bin/run.sh\n@@\n-echo hi\n+echo bye\n*** Delete File: crlf.txt\n*** End Patch"
+    )
+    assert fstools.apply_patch(patch, ctx=ctx).success
+    assert stat.S_IMODE((tree / "bin" / "run.sh").stat().st_mode) == mode
+    r = fstools.rewind(mark, ctx=ctx)
+    assert r.success, r.error
+    assert snapshot(tree) == before
+
+
 def test_a_rewind_can_be_rewound(tree, ctx):
     start = fstools.checkpoint(ctx=ctx).metadata["checkpoint"]
     agent_read(ctx, tree / "crlf.txt")
@@ -300,3 +317,49 @@ def test_undo_takes_a_notebook_edit_back_byte_for_byte(project, ctx):
     undone = fstools.undo(str(path), ctx=ctx)
     assert undone.success, undone.error
     assert path.read_bytes() == before
+
+
+def _edit_inside(project, ctx):
+    path = project / "sub" / "a.txt"
+    agent_read(ctx, path)
+    assert fstools.edit(str(path), "a", "b", ctx=ctx).success
+    return path
+
+
+def _delete_the_tree(project, ctx):
+    assert fstools.delete(str(project / "sub"), recursive=True, ctx=ctx).success
+    return project / "sub" / "a.txt"
+
+
+def _create_in_a_new_directory(project, ctx):
+    shutil.rmtree(project / "sub")
+    path = project / "sub" / "b.txt"
+    assert fstools.write(str(path), "b\n", ctx=ctx).success
+    return path
+
+
+def _delete_the_file(project, ctx):
+    path = project / "sub" / "a.txt"
+    assert fstools.delete(str(path), ctx=ctx).success
+    return path
+
+
+@pytest.mark.parametrize("how", ["rewind", "undo"])
+@pytest.mark.parametrize(
+    "change", [_edit_inside, _delete_the_tree, _create_in_a_new_directory, _delete_the_file], ids=lambda f: f.__name__
+)
+def test_a_directory_replaced_by_a_file_is_named_as_another_programs_change(project, ctx, change, how):
+    (project / "sub").mkdir()
+    (project / "sub" / "a.txt").write_text("a\n")
+    mark = fstools.checkpoint(ctx=ctx).metadata["checkpoint"]
+    path = change(project, ctx)
+    if (project / "sub").exists():
+        shutil.rmtree(project / "sub")
+    (project / "sub").write_text("someone else's file\n")  # another program put a file where the directory was
+    before = snapshot(project)
+    r = fstools.rewind(mark, ctx=ctx) if how == "rewind" else fstools.undo(str(path), ctx=ctx)
+    assert r.error_code == "concurrent_modification", r.error
+    sub = str((project / "sub").resolve())
+    assert str(path.resolve()) in r.error and f"{sub} was a directory and is now a file" in r.error
+    assert r.metadata["blocked_by"] == sub and r.metadata["paths"] == [str(path.resolve())]
+    assert snapshot(project) == before  # nothing changed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -108,11 +109,41 @@ def test_a_file_left_out_keeps_the_read_record_it_had(project, ctx):
     assert r.metadata["not_shown"] == [str(big)] and ctx.read_record(str(big)) == before
 
 
-def test_notice_names_as_many_calls_as_fit(project, ctx):
+def _the_call(notice: str) -> list[str]:
+    """The paths of the ReadMany call a notice gives."""
+    line = next(line for line in notice.splitlines() if line.startswith("  ReadMany paths="))
+    return json.loads(line.removeprefix("  ReadMany paths=").rstrip("]") + "]")
+
+
+def test_when_read_calls_do_not_fit_one_call_reads_every_file_left_out(project, ctx):
+    early = [write(project / f"a{i}.txt", "a" * 50 + "\n") for i in range(3)]
+    patterned = [write(project / f"src/pkg/m{i:02}.py", "m" * 300 + "\n") for i in range(40)]
+    later = [write(project / f"docs/d{i}.md", "d" * 300 + "\n") for i in range(5)]
+    paths = [str(p) for p in early] + ["src/**/*.py", "docs/*.md"]
+    r = read_many(paths, ctx=ctx, max_chars=3_000)
+    assert len(r.output) <= 3_000
+    left = r.metadata["not_shown"]
+    assert left and set(left) <= {str(p) for p in early + patterned + later}
+    notice = r.metadata["notice"]
+    assert "metadata" not in notice and "One call reads them all:" in notice
+    call = _the_call(notice)
+    assert call[-1] == "docs/*.md"  # a pattern none of whose files was shown is the pattern itself
+    assert any(c.startswith("src/pkg/m") for c in call), notice  # files of the pattern cut in the middle, by name
+    again = read_many(call, ctx=ctx, max_chars=1_000_000)
+    assert again.metadata["files"] == left  # exactly the files left out, in order
+
+
+def test_a_notice_too_small_for_the_call_says_where_the_rest_begins(project, ctx):
     files = [write(project / f"n{i:03}.txt", "z" * 600 + "\n") for i in range(200)]
-    r = read_many([str(p) for p in files], ctx=ctx, max_chars=2_000)
+    paths = [str(p) for p in files]
+    r = read_many(paths, ctx=ctx, max_chars=2_000)
     assert len(r.output) <= 2_000 and len(r.metadata["not_shown"]) == 200
-    assert "more (all in metadata not_shown)]" in r.output
+    notice = r.metadata["notice"]
+    assert "metadata" not in notice
+    call = _the_call(notice)
+    assert call == [f"n{i:03}.txt" for i in range(len(call))] and len(call) > 20
+    rest = len(paths) - len(call)
+    assert f'and the {rest} entries of paths from "{paths[len(call)]}" on: {rest} file(s)' in notice
 
 
 def test_every_shown_file_counts_as_read_for_edit(project, ctx, mixed):
