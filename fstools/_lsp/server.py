@@ -371,17 +371,19 @@ class LanguageServer:
         connection = self._connection
         if connection is None:
             return {}
+        # Each answer is labelled with the version sent before its request went out: a change
+        # sent meanwhile can only make the answer newer than its label, never older.
+        versions = {path: doc.version if (doc := self.document(path)) is not None else None for path in paths}
         asked = {path: self._ask(connection, path) for path in paths}
         found = {}
         for path, requests in asked.items():
-            doc = self.document(path)
             try:
                 items = [d for pending, read in requests for d in read(pending.wait(deadline - time.monotonic()))]
             except (RpcError, Unanswered, ValueError):
                 continue
             with self._cond:
                 self._seq += 1
-                published = Published(doc.version if doc else None, items, self._seq, time.monotonic())
+                published = Published(versions[path], items, self._seq, time.monotonic())
                 found[path] = self._published[path] = published
         return found
 
