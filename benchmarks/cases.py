@@ -770,5 +770,5 @@ def corpus_for(group: str) -> Any:
     return corpus.files_dir()
 
 
-# The rows with the search index (registered after the scan rows they mirror).
-from . import index_cases  # noqa: E402, F401
+# The rows with the search index (registered after the scan rows they mirror), then Symbols and References.
+from . import index_cases, nav_cases  # noqa: E402, F401

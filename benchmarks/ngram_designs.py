@@ -45,6 +45,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 from unittest import mock
 
+from .refs import binary
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -375,7 +377,7 @@ def open_tree(root: str) -> Tree:
         service.set_watching(watching)
     ctx = default_context()
     filters = live.filters if live is not None else Filters.of(tuple(ctx.sensitive_patterns), ctx.grep_max_filesize)
-    rg_base = ["rg", "--no-config", "--max-filesize", str(filters.max_filesize)]
+    rg_base = [binary("rg"), "--no-config", "--max-filesize", str(filters.max_filesize)]
     for glob in filters.excludes:
         rg_base += ["--glob", glob]
     files = list(live.paths) if live is not None else list_files(root, filters)

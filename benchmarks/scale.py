@@ -26,6 +26,8 @@ import fstools
 from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS, SensitiveMatcher
 from fstools._walk.excludes import exclusion_globs
 
+from .refs import binary
+
 MAX_FILESIZE = 10 * 1024 * 1024
 GREP = fstools.create_registry()
 CONTENT = {"output_mode": "content", "head_limit": 0, "-n": True}
@@ -50,7 +52,7 @@ print(r.metadata["index"], r.metadata["total_matches"], resource.getrusage(resou
 
 
 def rg_argv(root: str, pattern: str, flags: list[str]) -> list[str]:
-    argv = ["rg", "--no-config", *flags, "--max-filesize", str(MAX_FILESIZE)]
+    argv = [binary("rg"), "--no-config", *flags, "--max-filesize", str(MAX_FILESIZE)]
     for glob in exclusion_globs(SensitiveMatcher(DEFAULT_SENSITIVE_PATTERNS)):
         argv += ["--glob", glob]
     return [*argv, "-e", pattern, "--", root]
@@ -102,7 +104,7 @@ def grep_rows(root: str, repeats: int) -> list[dict[str, Any]]:
 def glob_row(root: str, repeats: int) -> dict[str, Any]:
     ctx = fstools.ExecutionContext(working_dir=root)
     first = fstools.glob("**/*.c", root, ctx=ctx)
-    listing = ["rg", "--no-config", "--files", "--glob", "*.c", root]
+    listing = [binary("rg"), "--no-config", "--files", "--glob", "*.c", root]
 
     def rg_sorted() -> None:
         out = subprocess.run(listing, capture_output=True).stdout.decode().splitlines()

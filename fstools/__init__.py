@@ -40,7 +40,9 @@ __all__ = [
     "ReadManyTool",
     "ReadRecord",
     "ReadTool",
+    "ReferencesTool",
     "RewindTool",
+    "SymbolsTool",
     "ToolCategory",
     "ToolParameter",
     "ToolRegistry",
@@ -69,8 +71,10 @@ __all__ = [
     "outline",
     "read",
     "read_many",
+    "references",
     "register_file_tools",
     "rewind",
+    "symbols",
     "undo",
     "write",
 ]
@@ -92,6 +96,8 @@ _TOOLS: dict[str, str] = {
     "ls": "_find.ls",
     "glob": "_find.glob",
     "grep": "_grep.grep",
+    "symbols": "_nav.symbols",
+    "references": "_nav.references",
 }
 
 # The change journal's tools: in the CLI and the MCP server, in a registry with create_registry(journal=True).
@@ -131,6 +137,8 @@ _EXPORTS: dict[str, str] = {
     "PermissionRequest": "_core.permissions",
     "PermissionRule": "_core.permissions",
     "ReadManyTool": "_read.many",
+    "ReferencesTool": "_nav.references",
+    "SymbolsTool": "_nav.symbols",
     "ReadRecord": "_core.context",
     "ReadTool": "_read.read",
     "ToolCategory": "_core.toolclass",
@@ -188,6 +196,8 @@ if TYPE_CHECKING:
     from ._find.ls import LSTool, ls
     from ._grep.grep import GrepTool, grep
     from ._index.service import build_index
+    from ._nav.references import ReferencesTool, references
+    from ._nav.symbols import SymbolsTool, symbols
     from ._read.many import ReadManyTool, read_many
     from ._read.outline import OutlineTool, outline
     from ._read.read import ReadTool, read

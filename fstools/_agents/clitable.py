@@ -64,6 +64,11 @@ COMMANDS: tuple[tuple[str, str], ...] = (
         "(--fixed-strings for a literal), with ripgrep.",
     ),
     (
+        "symbols",
+        "Print the definitions whose name matches QUERY in the source files under a directory.",
+    ),
+    ("references", "Print every use of the identifier NAME in the source files under a directory, with its kind."),
+    (
         "checkpoint",
         "Mark this point in the change journal and print its id (for `fstools rewind ID` and `fstools changes`).",
     ),

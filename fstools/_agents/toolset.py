@@ -52,7 +52,8 @@ def _tools_of(listed: dict[str, str]) -> list[BaseTool]:
 def _own_class(namespace: dict[str, object], spec: ToolSpec) -> Callable[[], FileTool]:
     """The class a tool's module defines for `spec`, or a maker of FileTool(spec)."""
     for value in namespace.values():
-        if isinstance(value, type) and issubclass(value, FileTool) and value.__dict__.get("spec") is spec:
+        # The spec first: Python 3.10 counts an alias such as `dict[str, int]` as a type, which issubclass() refuses.
+        if isinstance(value, type) and value.__dict__.get("spec") is spec and issubclass(value, FileTool):
             return value
     return lambda: FileTool(spec)
 

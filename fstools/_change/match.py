@@ -440,8 +440,8 @@ def _decide(
 
 _BREAKS = re.compile(r"\r\n|\r|\n")
 _BYTE_BREAKS = re.compile(rb"\r\n|\r|\n")
-_NEW_BREAKS = re.compile(r"\r?\n")
-_NEW_BYTE_BREAKS = re.compile(rb"\r?\n")
+_NEW_BREAKS = re.compile(r"(\r\n|\r|\n)")  # kept in the split: new_string's own breaks
+_NEW_BYTE_BREAKS = re.compile(rb"(\r\n|\r|\n)")
 MAX_ALIGNED = 1_000_000  # line pairs compared to align new_string with a region of mixed breaks
 
 
@@ -460,11 +460,16 @@ def _with_breaks(text: AnyStr, start: int, end: int, new: AnyStr) -> AnyStr:
     bodies, eols = _region_lines(text, start, end)
     if len(set(eols)) <= 1:
         return with_line_breaks(new, _break_at(text, start, end))
-    parts: list[AnyStr] = (_NEW_BREAKS if isinstance(new, str) else _NEW_BYTE_BREAKS).split(new)
+    # new_string's lines end at every break, as the region's do (a lone CR it writes ends a line too, so
+    # the lines after it align with theirs); its LFs and CRLFs take the break of the line they stand for,
+    # its lone CRs stay as written.
+    split = (_NEW_BREAKS if isinstance(new, str) else _NEW_BYTE_BREAKS).split(new)
+    parts, given = split[0::2], split[1::2]
+    cr = breaks(new).cr
     fallback = next((eol for eol in reversed(eols) if eol), _break_at(text, start, end))
     pieces: list[AnyStr] = []
-    for line, i in zip(parts[:-1], _aligned(bodies, parts)[:-1], strict=True):  # each line ending with a break
-        pieces += (line, eols[i] or fallback)
+    for line, brk, i in zip(parts[:-1], given, _aligned(bodies, parts)[:-1], strict=True):
+        pieces += (line, brk if brk == cr else eols[i] or fallback)
     pieces.append(parts[-1])
     return new[:0].join(pieces)
 

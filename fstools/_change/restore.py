@@ -110,6 +110,11 @@ def _blocked(root: str, path: str) -> ToolError:
     )
 
 
+def kept_contents(entries: list[Entry]) -> list[str]:
+    """The blobs reverting `entries` reads: the kept content before of each of their files."""
+    return [c.before.hash for e in entries for c in e.paths if c.before.kind == Kind.FILE and c.before.hash]
+
+
 def selected(entry: Entry, path: str | None) -> list[PathChange]:
     """The parts of `entry` that revert `path` (all of them for None): the path, what lies below it,
     and the directories above it the entry made or removed."""

@@ -11,6 +11,7 @@ are undone. The rewind is journaled too: a checkpoint taken before it can take i
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from typing import Any
 
 from .._core.context import ExecutionContext
@@ -25,7 +26,7 @@ from .._journal.entries import Entry
 from .checkpoint import entries_since, net_changes
 from .guard import one_at_a_time
 from .history import require_journal
-from .restore import Reverter, conflict_error, run_all_or_none
+from .restore import Reverter, conflict_error, kept_contents, run_all_or_none
 
 
 def _newest_per_path(entries: list[Entry]) -> dict[str, Entry]:
@@ -105,7 +106,10 @@ def _rewind_held(
             **meta,
         )
     steps = [lambda r=r, e=e: r.revert(e) for r, entries in plans for e in reversed(entries)]
-    _run(plans, steps)
+    with ExitStack() as held:  # the rewind's own entries may set the bound off before the older contents are read
+        for reverter, entries in plans:
+            held.enter_context(reverter.journal.pinning(kept_contents(entries)))
+        _run(plans, steps)
     for path in paths:
         ctx.forget_read(path)
     notes = {r.note() for r, _ in plans}

@@ -24,7 +24,7 @@ from .._journal.entries import Entry
 from .._journal.states import Kind
 from .guard import one_at_a_time
 from .history import diff_states, open_journal, read_log, require_journal, text_of, undo_target
-from .restore import Reverter, current, run_all_or_none, selected
+from .restore import Reverter, current, kept_contents, run_all_or_none, selected
 
 
 def preview(reverter: Reverter, entry: Entry, path: str | None) -> tuple[list[str], str]:
@@ -87,7 +87,8 @@ def _run(ctx: ExecutionContext, reverter: Reverter, entry: Entry, path: str, pat
     meta: dict[str, Any] = {"path": path, "paths": paths, "diff": diff, "undone": describe(entry)}
     if ctx.dry_run:
         return ToolResult.ok(f"[Dry Run] Would undo {describe(entry)}:\n{diff}".rstrip("\n"), **meta)
-    run_all_or_none(reverter, [lambda: _revert(reverter, entry, path)])
+    with reverter.journal.pinning(kept_contents([entry])):  # a move's undo reads them after its begin line
+        run_all_or_none(reverter, [lambda: _revert(reverter, entry, path)])
     for p in reverter.reverted:
         ctx.forget_read(p)
     meta["journal"] = reverter.note()

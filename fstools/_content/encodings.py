@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import AnyStr, Generic, NamedTuple
+from typing import AnyStr, Generic
 
 # Longest BOM first: the UTF-32-LE BOM starts with the UTF-16-LE one.
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -279,10 +280,19 @@ def encode(text: str, encoding: TextEncoding, errors: str = "strict") -> bytes:
     return encoding.bom + text.encode(encoding.name, errors)
 
 
-class Breaks(NamedTuple, Generic[AnyStr]):
+@dataclass(frozen=True)
+class Breaks(Generic[AnyStr]):
+    """LF, CR and CRLF as str or as bytes; unpacks as `lf, cr, crlf`.
+
+    A dataclass, not a generic NamedTuple: Python 3.10 refuses a NamedTuple that is also Generic.
+    """
+
     lf: AnyStr
     cr: AnyStr
     crlf: AnyStr
+
+    def __iter__(self) -> Iterator[AnyStr]:
+        return iter((self.lf, self.cr, self.crlf))
 
 
 _TEXT_BREAKS, _BYTE_BREAKS = Breaks("\n", "\r", "\r\n"), Breaks(b"\n", b"\r", b"\r\n")

@@ -32,16 +32,37 @@ def root_dir(kind: str, root: str) -> str:
 _scratch: list[str] = []
 
 
+def _private_dir(path: str) -> bool:
+    """Whether `path` is still a directory of this user that no one else may enter (not a link)."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o077
+
+
+def _remove_own(path: str, pid: int) -> None:
+    """Removes `path` at exit, in the process that made it only: a forked child's exit leaves it alone."""
+    if os.getpid() == pid:
+        import shutil
+
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def scratch_dir(*, create: bool = True) -> str | None:
     """This process's private directory (mode 0700, removed at exit) for the small files it hands
     the walkers, such as the rules of the directories above a walk; None when not made yet and
-    `create` is false. The walkers' confinement lets them read it."""
+    `create` is false. The walkers' confinement lets them read it. A directory a cleaner removed is
+    replaced by a new one of a fresh name (the old name may have been taken by another user since)."""
+    if _scratch and create and not _private_dir(_scratch[0]):
+        _scratch.clear()
     if not _scratch and create:
         import atexit
-        import shutil
         import tempfile
 
         path = tempfile.mkdtemp(prefix="fstools-")
-        atexit.register(shutil.rmtree, path, True)
+        atexit.register(_remove_own, path, os.getpid())
         _scratch.append(path)
     return _scratch[0] if _scratch else None

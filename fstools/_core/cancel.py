@@ -4,7 +4,9 @@ An async tool call runs its blocking work on a thread (`asyncio.to_thread`), whi
 cannot stop. What costs time there is rg or fd, so a cancelled task kills the children its
 call started: their output ends, and the thread finishes what little is left and exits.
 A call's `Cancellation` is found through a context variable set on its worker thread;
-`StreamingProcess` registers each child with it (`on_cancel`), a synchronous call has none.
+`StreamingProcess` starts each child through it (`started`), a synchronous call has none.
+A cancelled call starts no more children: its worker thread gets `Cancelled` instead, and
+the start and the registration of a child are one step, so no cancel falls between them.
 """
 
 from __future__ import annotations
@@ -16,8 +18,13 @@ from contextvars import ContextVar
 from typing import TypeVar
 
 T = TypeVar("T")
+C = TypeVar("C")
 
 _current: ContextVar[Cancellation | None] = ContextVar("fstools_cancellation", default=None)
+
+
+class Cancelled(Exception):
+    """Raised on a cancelled call's worker thread where it would start another child (nobody awaits its result)."""
 
 
 class Cancellation:
@@ -38,6 +45,16 @@ class Cancellation:
                 return lambda: self._forget(key)
         _quietly(kill)
         return _nothing
+
+    def start(self, start: Callable[[], C], kill: Callable[[C], None]) -> tuple[C, Callable[[], None]]:
+        """`start()` a child and attach `kill(child)`, unless the call is cancelled (then `Cancelled`)."""
+        with self._lock:
+            if self.cancelled:
+                raise Cancelled("the call was cancelled")
+            child = start()
+            key = next(self._keys)
+            self._kills[key] = lambda: kill(child)
+        return child, lambda: self._forget(key)
 
     def _forget(self, key: int) -> None:
         with self._lock:
@@ -64,6 +81,15 @@ def on_cancel(kill: Callable[[], None]) -> Callable[[], None]:
     """Register `kill` with the current call's cancellation, if it has one; returns the unregistering function."""
     cancellation = _current.get()
     return cancellation.attach(kill) if cancellation is not None else _nothing
+
+
+def started(start: Callable[[], C], kill: Callable[[C], None]) -> tuple[C, Callable[[], None]]:
+    """A child started and registered with the current call's cancellation (see Cancellation.start),
+    and the function that unregisters it; without a current cancellation, simply `start()`."""
+    cancellation = _current.get()
+    if cancellation is None:
+        return start(), _nothing
+    return cancellation.start(start, kill)
 
 
 def _nothing() -> None:

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .cancel import on_cancel
+from .cancel import started
 
 if TYPE_CHECKING:
     from .confinement import Confinement
@@ -61,12 +61,14 @@ class StreamingProcess:
                 pass_fds=tuple(pass_fds),
             )
 
+        def spawn() -> subprocess.Popen[bytes]:
+            return confinement.spawn(start) if confinement is not None else start(cwd or DEFAULT_CWD)
+
+        # A cancelled async call kills the child from the event loop's thread, at once (and starts no more).
         try:
-            self._proc = confinement.spawn(start) if confinement is not None else start(cwd or DEFAULT_CWD)
+            self._proc, self._forget_cancel = started(spawn, subprocess.Popen.kill)
         finally:
             os.close(devnull)
-        # A cancelled async call kills the child from the event loop's thread, at once.
-        self._forget_cancel = on_cancel(self._proc.kill)
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
         self._timer: threading.Timer | None = None

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .audit import audit
+from .cancel import Cancelled
 from .context import ExecutionContext, default_context
 from .errors import ErrorCode, ToolError, error_from_oserror
 from .outputs import ResultField
@@ -71,6 +72,8 @@ def call_validated(spec: ToolSpec, ctx: ExecutionContext, kwargs: dict[str, Any]
     except OSError as exc:
         err = error_from_oserror(exc, first or exc.filename or "?")
         result = ToolResult.fail(err.message, err.code)
+    except Cancelled:  # an async call's task was cancelled: nobody awaits this result, the audit records it
+        result = ToolResult.fail(f"{spec.name} was cancelled before it finished", ErrorCode.TIMEOUT)
     if ctx.dry_run and not spec.read_only:
         result.metadata.setdefault("dry_run", True)
     listed = any(p.path_list for p in spec.parameters)

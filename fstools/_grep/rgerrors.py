@@ -3,6 +3,7 @@ its messages about paths under the searched root."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from .._core.errors import ErrorCode, ToolError
@@ -12,6 +13,10 @@ from .regexerror import explain_regex_error
 
 # rg's note that a search met no file at all (everything filtered, or an empty tree): nothing was left out.
 _NOTHING_SEARCHED = "rg: No files were searched"
+# rg's notice of a bad line in an ignore file (its own rule is skipped, nothing is left out). One outside the
+# searched root (a directory above the project, fstools' own copy of the rules above the root) names a path
+# the result must not show, and concerns no file of the search.
+_IGNORE_NOTICE = re.compile(r"^rg: .+: line \d+: error parsing glob ")
 _REGEX_ERRORS = ("rg: regex parse error", "rg: the literal", "rg: compiled regex exceeds size limit")
 
 
@@ -60,5 +65,12 @@ def other_messages(query: GrepQuery, stderr: str) -> list[str]:
     return [
         line
         for line in stderr.splitlines()
-        if line.startswith("rg: ") and not line.startswith((prefix, _NOTHING_SEARCHED))
+        if line.startswith("rg: ")
+        and not line.startswith((prefix, _NOTHING_SEARCHED))
+        and not _IGNORE_NOTICE.match(line)
     ]
+
+
+def without_ignore_notices(stderr: str) -> str:
+    """rg's messages other than its notices of bad ignore-file lines (not a failure of the search)."""
+    return "\n".join(line for line in stderr.splitlines() if not _IGNORE_NOTICE.match(line))

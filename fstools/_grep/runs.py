@@ -46,7 +46,7 @@ from .command import (
 from .indexed import Candidates
 from .pinned import TOO_LARGE, FileArgs, Pinner
 from .results import FileHit, LineHit, file_hit, line_ranges, page_order
-from .rgerrors import explain, other_messages, path_messages
+from .rgerrors import explain, other_messages, path_messages, without_ignore_notices
 from .rgjson import FileEnd, PageCollector, parse_counts, scan_ends
 from .rglines import Block, block_lines, blocks_text, split_blocks
 
@@ -289,7 +289,7 @@ class Searcher:
         messages = redact_ignore_messages(
             path_messages(self.rg, self.query, code, stderr), lambda p: is_within(p, root), line_of
         )
-        if code == 2 and not messages and not proc.timed_out and stderr.strip():
+        if code == 2 and not messages and not proc.timed_out and without_ignore_notices(stderr).strip():
             raise ToolError(ErrorCode.IO_ERROR, f"rg failed: {explain(stderr)}")
         if unconfined is not None:
             messages = [m for m in messages if unconfined.names_reached(m)]
@@ -625,10 +625,10 @@ def search(
         # A caller's glob may reach into hidden directories (rg's overrides win over its hidden rule).
         plan = rules.ignore_links(query.root, hidden=query.hidden or query.glob is not None)
         query, notes = query.keeping_out(plan), list(plan.notes)
-        parents = rules.parent_ignore(
+        parents, switches = rules.parent_ignore(
             query.root, flags=query.ignore_flags, gitignore_outside=False, hidden=query.hidden or query.glob is not None
         )
-        query = replace(query, parent_ignore=parents)
+        query = replace(query, parent_ignore=parents, ignore_flags=(*query.ignore_flags, *switches))
     searcher = Searcher(rg, query, rules.hides, Budget(timeout), confinement)
     try:
         out = searcher.search(content, offset, limit, line_numbers, candidates)

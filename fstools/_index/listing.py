@@ -61,7 +61,9 @@ def files_argv(
         # rg 14 misapplies the rules above `root`: it reads none, and gets them rewritten (`_walk.parents`).
         argv.append("--no-ignore-parent")
         nested = None if max_depth == 1 else partial(repositories_below, hidden=False)
-        rules = parent_rules(root, gitignore_outside=False, relative=False, nested=nested).ignore_file()
+        parents = parent_rules(root, gitignore_outside=False, relative=False, nested=nested)
+        argv += ["--no-ignore-global"] if parents.takes_global else []  # its rules are in the file, anchored
+        rules = parents.ignore_file()
         if rules is not None:
             argv += ["--ignore-file", rules]
     for glob in filters.excludes:

@@ -75,7 +75,7 @@ def enforce(journal: Journal, log: Log) -> None:
     journal.rewrite(records)
     referenced = {d for d, n in live.items() if n > 0}
     for name in journal.blob_names():
-        if name not in referenced:
+        if name not in referenced and not journal.pinned[name]:
             with contextlib.suppress(OSError):
                 journal.remove_blob(name)
     journal.usage = None

@@ -13,6 +13,7 @@ link is atomic. Its bytes are checked against its name before they are restored.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import fcntl
@@ -21,7 +22,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -118,6 +119,8 @@ class Journal:
         self.counted: set[str] = set()
         self.counted_upto = 0
         self.counted_from = 0  # the log's first kept entry when the count began
+        # Blobs an undo or a rewind in flight in this process still reads: the bound leaves them in place.
+        self.pinned: collections.Counter[str] = collections.Counter()
 
     # The writers' lock ----------------------------------------------------------------
     @contextlib.contextmanager
@@ -233,7 +236,18 @@ class Journal:
         try:
             os.link(name, digest, src_dir_fd=dir_fd, dst_dir_fd=self.blobs_fd, follow_symlinks=False)
         except FileExistsError:
-            return True
+            if self._same_inode(digest, st) or self._intact(digest):
+                return True
+            tmp = f".tmp-{os.urandom(6).hex()}"  # a damaged blob is replaced by this inode, atomically
+            try:
+                os.link(name, tmp, src_dir_fd=dir_fd, dst_dir_fd=self.blobs_fd, follow_symlinks=False)
+                os.rename(tmp, digest, src_dir_fd=self.blobs_fd, dst_dir_fd=self.blobs_fd)
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=self.blobs_fd)
+                if exc.errno in _LINK_REFUSED:
+                    return False
+                raise
         except OSError as exc:
             if exc.errno in _LINK_REFUSED:
                 return False
@@ -246,7 +260,7 @@ class Journal:
 
     def copy_blob(self, digest: str, data: bytes | None = None, src_fd: int | None = None) -> None:
         """Store `data` (or the file `src_fd`: a reflink where the filesystem shares blocks) as the blob `digest`."""
-        if self.has_blob(digest):
+        if self._intact(digest):
             return
         tmp = f".tmp-{os.urandom(6).hex()}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FILE, 0o600, dir_fd=self.blobs_fd)
@@ -265,6 +279,37 @@ class Journal:
                 os.unlink(tmp, dir_fd=self.blobs_fd)
             raise
         os.close(fd)
+
+    def _same_inode(self, digest: str, st: os.stat_result) -> bool:
+        try:
+            there = os.stat(digest, dir_fd=self.blobs_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        return (there.st_dev, there.st_ino) == (st.st_dev, st.st_ino)
+
+    def _intact(self, digest: str) -> bool:
+        """Whether the blob `digest` can be kept as it is: it holds its content, and no file shares its inode.
+
+        A change cut short between keeping a file by a hard link and renaming the new version over
+        it leaves the file and the blob one inode; a write in place (another program's, or ours, as
+        for any file with two links) would then change the kept content. Such a blob, or a damaged
+        one, is stored anew rather than reused.
+        """
+        try:
+            fd = os.open(digest, os.O_RDONLY | _FILE, dir_fd=self.blobs_fd)
+        except FileNotFoundError:
+            return False
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+                return False
+            hasher, offset = hashlib.sha256(), 0
+            while chunk := os.pread(fd, 1 << 20, offset):
+                hasher.update(chunk)
+                offset += len(chunk)
+        finally:
+            os.close(fd)
+        return hasher.hexdigest() == digest
 
     def read_blob(self, digest: str) -> bytes | None:
         """The blob's bytes, provided they still hash to its name (None: missing or damaged)."""
@@ -297,6 +342,20 @@ class Journal:
             return time.time() - os.stat(digest, dir_fd=self.blobs_fd, follow_symlinks=False).st_ctime
         except FileNotFoundError:
             return float("inf")
+
+    @contextlib.contextmanager
+    def pinning(self, digests: Iterable[str]) -> Iterator[None]:
+        """Keep these blobs in place while the block runs, even if the bound drops the entries naming them
+        (a rewind's own entries may set the bound off before it has read the older contents it restores)."""
+        held = collections.Counter(d for d in digests if d)
+        with self._mutex:
+            self.pinned.update(held)
+        try:
+            yield
+        finally:
+            with self._mutex:
+                self.pinned.subtract(held)
+                self.pinned = +self.pinned
 
     def blob_names(self) -> list[str]:
         return [n for n in os.listdir(self.blobs_fd) if not n.startswith(".")]

@@ -290,7 +290,9 @@ def _continuation(
                 out.append((paths[entry], entry, True))
             continue
         named = os.path.relpath(path, ctx.working_dir) if is_within(path, ctx.working_dir) else path
-        out.append(("".join("\\" + c if c in _GLOB_CHARS or c in "\\]}," else c for c in named), entry, whole))
+        if _is_pattern(named):  # else read as the path it is: a comma or a backslash escaped would not be
+            named = "".join("\\" + c if c in _GLOB_CHARS or c in "\\]}," else c for c in named)
+        out.append((named, entry, whole))
     return out
 
 

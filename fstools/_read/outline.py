@@ -25,7 +25,7 @@ from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._syntax.languages import LANGUAGES, Language, language_for_path
-from .._syntax.outline import Symbol, definitions, supports
+from .._syntax.outline import Symbol, extract, supports
 from .ahead import Ahead
 from .window import MAX_READ_CHARS
 
@@ -40,9 +40,19 @@ class FileOutline:
     path: str
     language: Language
     symbols: list[Symbol]
+    error_lines: tuple[int, ...] = ()  # a partial parse: where the parser met errors
 
     def text(self) -> str:
-        return "\n".join(symbol.line() for symbol in self.symbols)
+        lines = [symbol.line() for symbol in self.symbols]
+        if self.error_lines:
+            lines.append(partial_parse_note(self.error_lines))
+        return "\n".join(lines)
+
+
+def partial_parse_note(error_lines: tuple[int, ...] | list[int]) -> str:
+    """The line that says a parse was partial, and where."""
+    shown = ", ".join(str(line) for line in error_lines[:10]) + (", ..." if len(error_lines) > 10 else "")
+    return f"  [partial parse: syntax errors at line(s) {shown}; definitions near them may be missing or cut]"
 
 
 def _outlined_languages() -> str:
@@ -81,13 +91,13 @@ def outline_file(target: SafePath, data: bytes | None = None) -> FileOutline:
             ErrorCode.INVALID_ARGUMENT,
             f"No outline for {kind}: {target.display}. Outlines cover {_outlined_languages()}",
         )
-    symbols = definitions(language, data)
-    if symbols is None:
+    found = extract(language, data)
+    if found is None:
         raise ToolError(
             ErrorCode.MISSING_BINARY,
             f"The {language.label} grammar is not installed ({language.package}): pip install 'fstools[syntax]'",
         )
-    return FileOutline(target.display, language, symbols)
+    return FileOutline(target.display, language, found.symbols, tuple(found.error_lines))
 
 
 @tool(
@@ -117,6 +127,7 @@ def outline_file(target: SafePath, data: bytes | None = None) -> FileOutline:
             always=True,
         ),
         ResultField("count", "integer", "Definitions listed", always=True),
+        ResultField("parse_errors", "array", "Lines where the parser met syntax errors: a partial outline (a file)"),
         ResultField("files", "integer", "Files outlined", always=True),
         ResultField("files_left_out", "integer", "Source files not outlined: the output limit was reached"),
         TRUNCATED,
@@ -142,6 +153,7 @@ def outline(path: str | None = None, *, ctx: ExecutionContext | None = None) -> 
         count=len(found.symbols),
         files=1,
         truncated=False,
+        **({"parse_errors": list(found.error_lines)} if found.error_lines else {}),
     )
 
 

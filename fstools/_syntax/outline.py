@@ -9,6 +9,7 @@ text up to its body, on one line (`def feed(self, data)`, `impl Display for Pars
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -50,6 +51,9 @@ _C = """
 (type_definition type: (struct_specifier !name body: (_)) declarator: (type_identifier) @name) @definition.struct
 (type_definition type: (union_specifier !name body: (_)) declarator: (type_identifier) @name) @definition.union
 (type_definition type: (enum_specifier !name body: (_)) declarator: (type_identifier) @name) @definition.enum
+(type_definition declarator: (_) @declarator) @definition.typedef
+(preproc_def name: (identifier) @name) @definition.macro
+(preproc_function_def name: (identifier) @name) @definition.macro
 """
 _CPP = (
     _C
@@ -104,6 +108,8 @@ QUERIES: dict[str, str] = {
 (function_definition name: (word) @name) @definition.function
 """,
 }
+# Definitions nothing is nested in: `typedef struct s {...} t` holds the struct s, which is no member of t.
+_LEAVES = frozenset({"typedef", "macro"})
 # Where a C/C++ declarator keeps the declared name, in nesting order.
 _NAME_TYPES = frozenset(
     {"identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name", "type_identifier"}
@@ -123,6 +129,8 @@ class Symbol:
     depth: int
     start_byte: int
     end_byte: int
+    name_byte: int = -1  # where the name starts (the last part of `ns::Parser::size`)
+    name_line: int = 0  # the line it is on (1-based)
 
     @property
     def qualified(self) -> str:
@@ -158,43 +166,197 @@ def _query(language: Language) -> tree_sitter.Query | None:
     return query
 
 
+@dataclass(frozen=True)
+class Extraction:
+    """What one parse of a file gives: its definitions, the lines where the parser met errors, and the tree.
+
+    `error_lines` not empty means a partial parse: the parser skipped what it could not read
+    there, so definitions near those lines may be missing or cut.
+    """
+
+    symbols: list[Symbol]
+    error_lines: list[int]
+    tree: tree_sitter.Tree
+    parsed: bytes  # the bytes the tree was parsed from: the source with attribute macros blanked (C)
+    blanked: tuple[tuple[int, int], ...] = ()  # where the blanked macro names were
+
+
 def definitions(language: Language, source: bytes) -> list[Symbol] | None:
     """The definitions in `source`, in order of their start; None when the grammar is not installed."""
     if not supports(language):
         return []
+    found = extract(language, source)
+    return None if found is None else found.symbols
+
+
+def extract(language: Language, source: bytes) -> Extraction | None:
+    """One parse of `source`: its definitions and parse errors; None when the language has no outline or no grammar."""
+    if not supports(language):
+        return None
     query = _query(language)
-    tree = parse(language, source) if query is not None else None
+    ready = prepare(language, source)
+    parsed = ready.data
+    tree = parse(language, parsed) if query is not None else None
     if query is None or tree is None:
         return None
     import tree_sitter
 
-    found = []
+    found: dict[tuple[int, int, str], tuple[tree_sitter.Node, str, tree_sitter.Node]] = {}
     for _, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
         definition = next((nodes[0] for name, nodes in captures.items() if name.startswith("definition.")), None)
         if definition is None:
             continue
         kind = next(name for name in captures if name.startswith("definition.")).split(".", 1)[1]
-        name = _name(language, captures)
-        if name:
-            found.append((definition, kind, name))
-    return list(_nested(language, source, found))
+        named = _name(language, captures)
+        name = _text(named) if named is not None else ""
+        key = (definition.start_byte, definition.end_byte, name)
+        if named is not None and name and (key not in found or found[key][1] == "typedef"):
+            found[key] = (definition, kind, named)  # `typedef struct {...} t` is the struct t, not a typedef
+    symbols = list(_nested(language, source, list(found.values())))
+    return Extraction(symbols, error_lines(tree), tree, parsed, ready.blanked)
 
 
-def _name(language: Language, captures: dict[str, list[tree_sitter.Node]]) -> str:
+MAX_ERROR_LINES = 20
+
+
+def error_lines(tree: tree_sitter.Tree) -> list[int]:
+    """The first lines (1-based, at most MAX_ERROR_LINES) where the parser met an error or a missing token."""
+    lines: list[int] = []
+    if not tree.root_node.has_error:
+        return lines
+    pending = [tree.root_node]
+    while pending and len(lines) < MAX_ERROR_LINES:
+        node = pending.pop()
+        if node.is_error or node.is_missing:
+            lines.append(node.start_point.row + 1)
+            continue
+        pending.extend(child for child in reversed(node.children) if child.has_error)
+    return sorted(set(lines))
+
+
+# Attribute macros in C declarations, which no C grammar can read without the macros' definitions:
+# a function-like one in the specifiers (`static inline __alloc_size(1, 2) void *f(...)`, also before
+# a line break), or a bare one between a storage class and the type (`static __always_inline void`),
+# between a type and the declarator (`int __init f(void)`, `char __user *buf`). They are blanked
+# before the parse (spaces, same length: every offset and line stays); `Prepared.blanked` keeps
+# where their names were, which are uses of those macros all the same.
+_UNDERSCORED = re.compile(rb"\b__[A-Za-z0-9_]+\b")
+_ARGUMENTS = re.compile(rb"[ \t]*\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\)(?=\s*[A-Za-z_])")
+_WORD_BEFORE = re.compile(rb"[A-Za-z0-9_*][ \t]*$")
+_DECLARATOR_AFTER = re.compile(rb"\s+\**[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*[(;,)=\[]|[ \t]+\*")
+_NOT_A_TYPE = frozenset(
+    b"static inline extern const volatile register typedef return case goto sizeof struct union enum".split()
+)
+_TAG_AFTER = re.compile(rb"\s+[A-Za-z_][A-Za-z0-9_]*\s*\{")
+_LEADING_AFTER = re.compile(rb"[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]+\**[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*\(")
+_AFTER_DECLARATOR_BEFORE = re.compile(rb"(?:[A-Za-z0-9_\]]|\})[ \t]*$")
+_AFTER_DECLARATOR = re.compile(rb"[ \t]*(?:[=;,)]|[A-Za-z_][A-Za-z0-9_]*[ \t]*;)")
+_TYPE_AFTER = re.compile(rb"[ \t]+(?![A-Za-z_][A-Za-z0-9_]*[ \t]*\()[A-Za-z_]")
+# Spelled by the grammar itself: left as they are.
+_GRAMMAR_WORDS = frozenset(
+    {
+        b"__attribute__",
+        b"__attribute",
+        b"__declspec",
+        b"__asm__",
+        b"__asm",
+        b"__typeof__",
+        b"__typeof",
+        b"__alignof__",
+        b"__alignof",
+        b"__extension__",
+        b"__volatile__",
+        b"__inline",
+        b"__inline__",
+        b"__restrict",
+        b"__restrict__",
+        b"__thread",
+        b"__cdecl",
+        b"__stdcall",
+        b"__fastcall",
+        b"__based",
+        b"__unaligned",
+        b"__forceinline",
+    }
+)
+_DEFINE = re.compile(rb"[ \t]*#[ \t]*(?:define|undef|ifn?def|if|elif)\b")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The bytes a C file is parsed from, and the (start, end) of each attribute macro name blanked in them."""
+
+    data: bytes
+    blanked: tuple[tuple[int, int], ...] = ()
+
+
+def prepared(language: Language, source: bytes) -> bytes:
+    """The bytes to parse: `source` itself, but for C with its attribute macros blanked (see above)."""
+    return prepare(language, source).data
+
+
+def prepare(language: Language, source: bytes) -> Prepared:
+    """`prepared` with where the blanked macro names were."""
+    if language.name != "c" or b"__" not in source:
+        return Prepared(source)
+    out = bytearray(source)
+    blanked: list[tuple[int, int]] = []
+    for match in _UNDERSCORED.finditer(source):
+        start, end = match.span()
+        if match.group(0) in _GRAMMAR_WORDS:
+            continue
+        line_start = source.rfind(b"\n", 0, start) + 1
+        if _DEFINE.match(source, line_start):  # a macro's own definition, or a condition on it
+            continue
+        arguments = _ARGUMENTS.match(source, end)
+        if arguments is not None:
+            stop = arguments.end()
+        elif _bare_attribute(source, line_start, start, end):
+            stop = end
+        else:
+            continue
+        if any(byte in b"\"'" for byte in source[line_start:start]) or b"//" in source[line_start:start]:
+            continue  # perhaps in a string or a comment: nothing to blank there
+        out[start:stop] = b" " * (stop - start)
+        blanked.append((start, end))
+    return Prepared(bytes(out), tuple(blanked))
+
+
+def _bare_attribute(source: bytes, line_start: int, start: int, end: int) -> bool:
+    """Whether the word at start..end sits where only an attribute can: see the comment above `_UNDERSCORED`."""
+    before = source[line_start:start]
+    words = before.split()
+    if not words:  # `__init void f(void)` at the start of a line
+        return bool(_LEADING_AFTER.match(source, end))
+    if words[-1] in (b"struct", b"union", b"enum"):  # `struct __packed name {`, not the tag of `struct __kernel_x t;`
+        return bool(_TAG_AFTER.match(source, end))
+    if words[-1] in _NOT_A_TYPE:
+        # `static __always_inline void f()`; but `static __u32 f()`: the word is the type
+        return words[-1] in (b"static", b"inline", b"extern") and bool(_TYPE_AFTER.match(source, end))
+    if _AFTER_DECLARATOR_BEFORE.search(before) and _AFTER_DECLARATOR.match(source, end):
+        return True  # `int x __read_mostly = 1;`, `t[] __initdata = {`, `} __packed name;`, `int a __maybe_unused,`
+    return bool(_WORD_BEFORE.search(before) and _DECLARATOR_AFTER.match(source, end))
+
+
+def _name(language: Language, captures: dict[str, list[tree_sitter.Node]]) -> tree_sitter.Node | None:
+    """The node holding a definition's name."""
     if "declarator" in captures:
         return _declared_name(captures["declarator"][0])
     node = captures["name"][0]
     if language.name == "rust" and node.type == "generic_type":
         node = node.child_by_field_name("type") or node
-    return _text(node)
+    return node
 
 
-def _declared_name(declarator: tree_sitter.Node) -> str:
+def _declared_name(declarator: tree_sitter.Node) -> tree_sitter.Node | None:
     """The name a C/C++ declarator declares: `foo` of `*foo(int a)`, `A::run` of `A::run() const`."""
     node: tree_sitter.Node | None = declarator
     while node is not None and node.type not in _NAME_TYPES:
-        node = node.child_by_field_name("declarator")
-    return _text(node) if node is not None else ""
+        inner = node.child_by_field_name("declarator")
+        if inner is None and node.type == "parenthesized_declarator":  # typedef int (*handler)(int)
+            inner = next(iter(node.named_children), None)
+        node = inner
+    return node
 
 
 def _text(node: tree_sitter.Node) -> str:
@@ -216,9 +378,9 @@ def _span(language: Language, node: tree_sitter.Node) -> tree_sitter.Node:
 
 def _header(source: bytes, node: tree_sitter.Node, span: tree_sitter.Node, kind: str, name: str) -> str:
     """The definition up to its body, on one line."""
-    if node.type == "type_definition":  # typedef struct { ... } name;
+    if node.type == "type_definition" and kind != "typedef":  # typedef struct { ... } name;
         return f"typedef {kind} {name}"
-    body = node.child_by_field_name("body")
+    body = node.child_by_field_name("value" if node.type.startswith("preproc_") else "body")
     start = node.start_byte
     if node.type == "variable_declarator":  # const f = (...) => { ... }
         value = node.child_by_field_name("value")
@@ -226,35 +388,54 @@ def _header(source: bytes, node: tree_sitter.Node, span: tree_sitter.Node, kind:
         start = span.start_byte
     end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
     text = " ".join(source[start:end].decode("utf-8", "replace").split())
-    if body is None:
+    if body is None and kind == "typedef" and "{" in text:  # typedef struct list_head { ... } list_head_t
+        text = f"{text.split('{', 1)[0].strip()} {name}"
+    elif body is None:
         text = text.split("{", 1)[0].strip() or text
         text = text.removesuffix(" end")  # Ruby: an empty method
     text = text.rstrip(":{; ").rstrip() or text
     return text if len(text) <= MAX_HEADER_CHARS else text[: MAX_HEADER_CHARS - 3] + "..."
 
 
-def _lines(node: tree_sitter.Node) -> tuple[int, int]:
+def _lines(node: tree_sitter.Node, language: Language | None = None) -> tuple[int, int]:
     end_row = node.end_point.row
+    if language is not None and language.name == "python":  # trailing comments are no part of a block
+        end_row = _last_code(node).end_point.row
     if node.end_point.column == 0 and end_row > node.start_point.row:
         end_row -= 1  # ends just after a line break: the break belongs to the line before
     return node.start_point.row + 1, end_row + 1
 
 
-def _nested(language: Language, source: bytes, found: list[tuple[tree_sitter.Node, str, str]]) -> Iterator[Symbol]:
+def _last_code(node: tree_sitter.Node) -> tree_sitter.Node:
+    """The last descendant of `node` that is not a comment, along its last children."""
+    while node.children:
+        code = [child for child in node.children if child.type != "comment"]
+        if not code:
+            break
+        node = code[-1]
+    return node
+
+
+def _nested(
+    language: Language, source: bytes, found: list[tuple[tree_sitter.Node, str, tree_sitter.Node]]
+) -> Iterator[Symbol]:
     found.sort(key=lambda item: (item[0].start_byte, -item[0].end_byte))
     stack: list[Symbol] = []
-    for node, kind, name in found:
+    for node, kind, named in found:
+        name = _text(named)
         span = _span(language, node)
         while stack and not (stack[-1].start_byte <= span.start_byte and span.end_byte <= stack[-1].end_byte):
             stack.pop()
         parent = stack[-1] if stack else None
+        if language.name == "c" and kind == "function" and parent is not None and parent.kind == "function":
+            continue  # C has no nested functions: `list_for_each(pos, head) {` is a loop macro, read as one
         if parent is not None and kind == "function" and parent.kind in _CONTAINERS:
             kind = "method"
         parent_name = parent.qualified if parent else _receiver(language, node)
         if "::" in name and language.name == "cpp":  # int ns::Parser::size() const { ... }, outside its class
             outer, _, name = name.rpartition("::")
             parent_name = ".".join(filter(None, [parent_name, outer.replace("::", ".")]))
-        start, end = _lines(span)
+        start, end = _lines(span, language)
         symbol = Symbol(
             name,
             kind,
@@ -265,8 +446,11 @@ def _nested(language: Language, source: bytes, found: list[tuple[tree_sitter.Nod
             len(stack),
             span.start_byte,
             span.end_byte,
+            named.end_byte - len(name.encode("utf-8", "surrogateescape")),  # the last part of `ns::Parser::size`
+            named.start_point.row + 1,
         )
-        stack.append(symbol)
+        if kind not in _LEAVES:
+            stack.append(symbol)
         yield symbol
 
 

@@ -14,7 +14,6 @@ check reparses only its window.
 
 from __future__ import annotations
 
-import queue
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING
@@ -33,8 +32,12 @@ _trees: OrderedDict[tuple[str, str], tuple[bytes, tree_sitter.Tree]] = OrderedDi
 # Trees being parsed in the background after a read (`prime`): a check of the same file waits for
 # the one under way rather than parse the same text again.
 _priming: dict[tuple[str, str], threading.Event] = {}
-_Job = tuple[tuple[str, str], Language, bytes, threading.Event, object]
-_jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+# The parses waiting, oldest first, as many and as much text as the trees kept: reads faster than
+# parsing drop the oldest (their trees would be pushed out of `_trees` anyway), so neither the text
+# held nor a check's wait for its file's tree grows with the number of files read.
+_Job = tuple[Language, bytes, threading.Event, object]
+_jobs: OrderedDict[tuple[str, str], _Job] = OrderedDict()
+_jobs_ready = threading.Condition(_lock)
 _worker: threading.Thread | None = None
 # A check waits at most this long for a tree under way (it parses the text itself after that).
 PRIME_WAIT_SECONDS = 2.0
@@ -72,15 +75,29 @@ def prime(language: Language, path: str, source: bytes) -> None:
         if key in _priming or (kept is not None and kept[0] == source):
             return
         done = _priming[key] = threading.Event()
+        _jobs[key] = (language, source, done, kept)
+        while len(_jobs) > MAX_TREES or sum(len(job[1]) for job in _jobs.values()) > MAX_SOURCE_BYTES:
+            dropped, (_, _, waiting, _) = _jobs.popitem(last=False)
+            _priming.pop(dropped, None)
+            waiting.set()  # a check of that file parses it itself
         if _worker is None or not _worker.is_alive():
             _worker = threading.Thread(target=_parse_jobs, name="fstools-syntax-prime", daemon=True)
             _worker.start()
-    _jobs.put((key, language, source, done, kept))
+        _jobs_ready.notify()
+
+
+def pending() -> tuple[int, int]:
+    """The parses after reads still waiting: how many, and the bytes of text they hold."""
+    with _lock:
+        return len(_jobs), sum(len(job[1]) for job in _jobs.values())
 
 
 def _parse_jobs() -> None:
     while True:
-        key, language, source, done, kept = _jobs.get()
+        with _jobs_ready:
+            while not _jobs:
+                _jobs_ready.wait()
+            key, (language, source, done, kept) = _jobs.popitem(last=False)
         try:
             tree = parse(language, source)
             if tree is not None:

@@ -18,8 +18,11 @@ the base and handed to the walker as one `--ignore-file`:
   repository; `.ignore` (and the walker's own `.rgignore` / `.fdignore`) from every directory
   above; outside a repository, `.gitignore` files only where the caller reads them there
   (Glob does, Grep does not);
-* the order is the walker's precedence, lowest first: exclude, `.gitignore` (top down),
-  `.ignore`, then the walker's own file, so the last matching rule wins as rg decides.
+* the global git ignore file (`core.excludesFile`, else `~/.config/git/ignore`) is anchored at
+  the repository's top as git anchors it (rg anchors it at the path it walks, and a confined rg
+  may not read a file elsewhere): rg is told `--no-ignore-global` and gets its rules here;
+* the order is the walker's precedence, lowest first: the global file, exclude, `.gitignore`
+  (top down), `.ignore`, then the walker's own file, so the last matching rule wins as rg decides.
 
 An explicit ignore file ranks below every ignore file the walker reads itself below the base,
 which is git's order for `.gitignore` files. One case differs from a walk started at the top:
@@ -74,6 +77,8 @@ def parse_rules(text: str) -> tuple[Rule, ...]:
         negated = line.startswith("!")
         if negated:
             line = line[1:]
+        if _walker_rejects(line):
+            continue  # the walker would fail on it where it reads the file itself, and skip it
         line = line.replace("\\/", "/")
         dir_only = line.endswith("/")
         line = line.rstrip("/") if dir_only else line
@@ -87,6 +92,36 @@ def parse_rules(text: str) -> tuple[Rule, ...]:
         else:
             rules.append(Rule(line, negated, dir_only, None))
     return tuple(rules)
+
+
+def _walker_rejects(glob: str) -> bool:
+    """Whether rg's glob parser refuses `glob` (a dangling `\\`, an unclosed `[`, a reversed range, an
+    unclosed or nested `{`): read from the directory's own file, rg reports the line and skips it;
+    written into the rewritten file, it would fail the walk. git matches nothing with most of them."""
+    depth, i, n = 0, 0, len(glob)
+    while i < n:
+        c = glob[i]
+        if c == "\\":
+            if i + 1 == n:
+                return True
+            i += 1
+        elif c == "[":
+            end = _class_end(glob, i)
+            if end is None or _reversed_range(glob[i + 1 : end].lstrip("!^") if end > i + 1 else ""):
+                return True
+            i = end
+        elif c == "{":
+            if depth:
+                return True
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+        i += 1
+    return depth > 0
+
+
+def _reversed_range(body: str) -> bool:
+    return any(body[j + 1] == "-" and body[j] > body[j + 2] for j in range(len(body) - 2))
 
 
 def _strip_trailing_spaces(line: str) -> str:
@@ -272,12 +307,84 @@ def _rules_of(path: str) -> tuple[Rule, ...]:
     return _parsed(path, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
 
 
+def _config_signature(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def global_ignore_file() -> str | None:
+    """The global git ignore file, as git finds it: `core.excludesFile` of the user's configuration
+    (`~/.gitconfig` outranks `$XDG_CONFIG_HOME/git/config`), else `$XDG_CONFIG_HOME/git/ignore`."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    configs = (os.path.join(xdg, "git", "config"), os.path.join(home, ".gitconfig"))
+    return _global_ignore_file(home, xdg, tuple((c, _config_signature(c)) for c in configs))
+
+
+@lru_cache(maxsize=16)
+def _global_ignore_file(home: str, xdg: str, configs: tuple[tuple[str, object], ...]) -> str | None:
+    found = None
+    for config, signature in configs:
+        if signature is not None:
+            found = _excludes_file_in(config) or found
+    if found is None:
+        return os.path.join(xdg, "git", "ignore")
+    if found == "~" or found.startswith("~/"):
+        found = home + found[1:]
+    return found if os.path.isabs(found) else os.path.join(home, found)
+
+
+_SECTION = re.compile(r'\s*\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\]\s*(.*)')
+_EXCLUDES = re.compile(r"\s*excludesfile\s*=\s*(.*)", re.IGNORECASE)
+
+
+def _excludes_file_in(config: str) -> str | None:
+    """The last `core.excludesFile` a git configuration file sets (include directives are not followed)."""
+    try:
+        with open(config, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    section, found = "", None
+    for line in text.splitlines():
+        header = _SECTION.match(line)
+        if header:
+            # `[core "x"]` is a subsection: its settings are not core's.
+            section, line = header.group(1).lower() + (header.group(2) or ""), header.group(3)
+        setting = _EXCLUDES.match(line) if section == "core" else None
+        if setting:
+            found = _config_value(setting.group(1)) or None
+    return found
+
+
+def _config_value(raw: str) -> str:
+    """A configuration value: quotes removed, `\\` escapes read, a `#` or `;` outside quotes ends it."""
+    out, quoted, i = [], False, 0
+    while i < len(raw):
+        c = raw[i]
+        if c == '"':
+            quoted = not quoted
+        elif c == "\\" and i + 1 < len(raw):
+            i += 1
+            out.append({"n": "\n", "t": "\t"}.get(raw[i], raw[i]))
+        elif c in "#;" and not quoted:
+            break
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out).strip() if not quoted else "".join(out)
+
+
 @dataclass(frozen=True)
 class ParentRules:
     """The rules above a walk's base, rewritten for the walker; `lines` empty when none applies."""
 
     lines: tuple[str, ...]
     in_repository: bool
+    takes_global: bool = False  # the global git ignore file's rules are here: rg must not read it
 
     def ignore_file(self) -> str | None:
         """A file holding `lines` (written once per content, in the process's scratch directory)."""
@@ -290,13 +397,14 @@ def parent_rules(
     walker: str = "rg",
     gitignore_outside: bool,
     relative: bool,
-    kinds: frozenset[str] = frozenset({"vcs", "dot", "exclude"}),
+    kinds: frozenset[str] = frozenset({"vcs", "dot", "exclude", "global"}),
     include_base: bool = False,
     nested: Callable[[str], Sequence[str]] | None = None,
 ) -> ParentRules:
     """The rules of the directories above `base` (canonical) that apply below it, as lines of one
     ignore file (see the module's docstring). `kinds` are the ignore files in use: `vcs`
-    (`.gitignore`), `dot` (`.ignore` and the walker's own) and `exclude` (the repository's).
+    (`.gitignore`), `dot` (`.ignore` and the walker's own), `exclude` (the repository's) and
+    `global` (the user's, which the walker is told not to read).
 
     `include_base` adds the base's own files, read as git does, below the walker's own reading of
     them: fd 8.6 leaves `.gitignore` unread outside a repository and misreads an escaped `/`.
@@ -317,6 +425,9 @@ def parent_rules(
 
     # At the top too: a linked worktree's exclude file lies in the main repository, which a
     # confined walker may not be able to read.
+    takes_global = "global" in kinds and (repo is not None or gitignore_outside)
+    global_rules = _rules_of(path) if takes_global and (path := global_ignore_file()) is not None else ()
+    lines += rebased(global_rules, prefix_of(repo.top) if repo is not None else [], anchor)
     if repo is not None:
         if "exclude" in kinds and repo.common_dir is not None:
             exclude = _rules_of(os.path.join(repo.common_dir, "info", "exclude"))
@@ -330,26 +441,36 @@ def parent_rules(
         # name (a whitelist of every name not hidden, so hidden ones stay hidden); what rg reads
         # inside it still decides, as the walker's own files outrank this one.
         for top in nested(base):
-            rel = top[len(base.rstrip("/")) + 1 :]
-            lines.append("!" + anchor + _GLOB_META.sub(r"\\\1", rel) + "/**/[!.]*")
+            rel = anchor + _GLOB_META.sub(r"\\\1", top[len(base.rstrip("/")) + 1 :]) + "/"
+            lines.append("!" + rel + "**/[!.]*")
+            lines += _inside(global_rules, rel)  # the user's global file applies in every repository
     if "dot" in kinds:
         for name in DOT_NAMES[walker]:
             for directory in above:
                 lines += rebased(_rules_of(os.path.join(directory, name)), prefix_of(directory), anchor)
-    return ParentRules(tuple(lines), repo is not None)
+    return ParentRules(tuple(lines), repo is not None, takes_global)
+
+
+def _inside(rules: Sequence[Rule], top: str) -> list[str]:
+    """`rules` of a repository's global ignore file, for the repository whose top is `top` (anchored, ending in `/`)."""
+    lines = []
+    for rule in rules:
+        body = top + ("/".join(rule.parts) if rule.parts is not None else "**/" + rule.text)
+        lines.append(("!" if rule.negated else "") + body + ("/" if rule.dir_only else ""))
+    return lines
 
 
 def write_rules_file(lines: Sequence[str]) -> str:
     """The path of a file holding `lines`, named by their hash in the process's scratch directory."""
     text = "".join(line + "\n" for line in lines)
     digest = hashlib.sha256(text.encode("utf-8", errors="surrogateescape")).hexdigest()[:32]
-    scratch = scratch_dir()
+    scratch = scratch_dir()  # a private directory, made anew when a cleaner removed it
     assert scratch is not None
     path = os.path.join(scratch, f"{digest}.ignore")
     if not os.path.exists(path):
-        os.makedirs(scratch, mode=0o700, exist_ok=True)  # a cleaner may have removed it
-        temp = f"{path}.{threading.get_ident()}.tmp"
-        with open(temp, "w", encoding="utf-8", errors="surrogateescape") as f:
+        temp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with open(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write(text)
         os.replace(temp, path)
     return path

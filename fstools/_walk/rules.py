@@ -114,17 +114,19 @@ class WalkRules:
         """The same for a listing of `directory` alone (one level, no walk of the tree)."""
         return plan_links_here(directory, policy=self.links)
 
-    def parent_ignore(self, base: str, *, flags: tuple[str, ...], gitignore_outside: bool, hidden: bool) -> str | None:
+    def parent_ignore(
+        self, base: str, *, flags: tuple[str, ...], gitignore_outside: bool, hidden: bool
+    ) -> tuple[str | None, tuple[str, ...]]:
         """The file of rules from the directories above `base` for an rg run given the absolute
-        `base` (Grep, the index), under the `--no-ignore-*` switches `flags`; None when no rule applies.
-        (Walkers over `.` get theirs in `list_files`.)"""
+        `base` (Grep, the index), under the `--no-ignore-*` switches `flags` (None when no rule
+        applies), and the switches rg then needs (`--no-ignore-global` when the file holds the
+        global git ignore file's rules). Walkers over `.` get theirs in `list_files`."""
         kinds = ignore_kinds(flags)
         if kinds is None:
-            return None
+            return None, ()
         nested = partial(_nested, hidden=hidden)
-        return parent_rules(
-            base, gitignore_outside=gitignore_outside, relative=False, kinds=kinds, nested=nested
-        ).ignore_file()
+        rules = parent_rules(base, gitignore_outside=gitignore_outside, relative=False, kinds=kinds, nested=nested)
+        return rules.ignore_file(), ("--no-ignore-global",) if rules.takes_global else ()
 
     def _allowed_target(self, canonical: str) -> bool:
         sensitive = self.ctx.sensitive

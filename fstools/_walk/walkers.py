@@ -72,6 +72,7 @@ class WalkSpec:
     # The rules of the directories above `base`, rewritten for the walker (`parents`): set by `list_files`.
     parent_ignore: str | None = None
     in_repository: bool = False
+    global_ignore: bool = False  # the global git ignore file's rules are in `parent_ignore`
 
 
 @dataclass(frozen=True)
@@ -214,11 +215,13 @@ def fd_ignore_flags(flags: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(_FD_IGNORE_FLAGS.get(flag, "--no-ignore") for flag in flags))
 
 
-def parent_flags(spec: WalkSpec) -> list[str]:
-    """The walker reads no ignore file above the base: fstools hands it their rules, rewritten (`parents`)."""
+def parent_flags(spec: WalkSpec, *, rg: bool = False) -> list[str]:
+    """The walker reads no ignore file above the base: fstools hands it their rules, rewritten (`parents`).
+    rg reads no global git ignore file either when fstools has them (fd has no switch for it alone)."""
     if not spec.respect_gitignore:
         return []
-    return ["--no-ignore-parent", *(("--ignore-file", spec.parent_ignore) if spec.parent_ignore else ())]
+    flags = ["--no-ignore-parent", *(("--no-ignore-global",) if rg and spec.global_ignore else ())]
+    return [*flags, *(("--ignore-file", spec.parent_ignore) if spec.parent_ignore else ())]
 
 
 def fd_argv(spec: WalkSpec, fd: str, strategy: Strategy) -> list[str]:
@@ -244,7 +247,7 @@ def rg_argv(spec: WalkSpec, rg: str, strategy: Strategy) -> list[str]:
         # switch makes rg 14 blind to nested repositories' boundaries and worktrees' exclude file.
         argv.append("--no-require-git")
     argv += spec.ignore_flags
-    argv += parent_flags(spec)
+    argv += parent_flags(spec, rg=True)
     for name in spec.excludes:
         argv += ["--glob", f"!{name}"]
     if spec.name_glob is not None:
@@ -397,9 +400,11 @@ def ignore_kinds(flags: Sequence[str]) -> frozenset[str] | None:
     """The kinds of ignore file still in use under rg's `--no-ignore-*` switches; None: none above the base."""
     if "--no-ignore-parent" in flags:
         return None
-    kinds = {"vcs", "dot", "exclude"}
+    kinds = {"vcs", "dot", "exclude", "global"}
     if "--no-ignore-vcs" in flags:
-        kinds -= {"vcs", "exclude"}
+        kinds -= {"vcs", "exclude", "global"}
+    if "--no-ignore-global" in flags:
+        kinds.discard("global")
     if "--no-ignore-dot" in flags:
         kinds.discard("dot")
     if "--no-ignore-exclude" in flags:
@@ -422,7 +427,9 @@ def with_parent_rules(spec: WalkSpec, backend: str) -> WalkSpec:
         # A walk one level deep lists nothing inside a nested repository: no walk of the tree for it.
         nested=None if spec.max_depth == 1 else lambda base: repositories_below(base, hidden=spec.hidden),
     )
-    return replace(spec, parent_ignore=rules.ignore_file(), in_repository=rules.in_repository)
+    return replace(
+        spec, parent_ignore=rules.ignore_file(), in_repository=rules.in_repository, global_ignore=rules.takes_global
+    )
 
 
 class ContainmentFilter:

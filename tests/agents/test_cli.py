@@ -62,7 +62,7 @@ def test_options_come_from_the_parameters():
         "--replace-all, --no-replace-all",
         "-i, --case-insensitive, --no-case-insensitive",
         "-n, --line-numbers",
-        "-A N, --after N",
+        "-A, --after N" if sys.version_info >= (3, 13) else "-A N, --after N",  # 3.13 shows a metavar once
         "-x ",
         "{content,count}",
         "--tags VALUE",

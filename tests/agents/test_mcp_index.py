@@ -9,9 +9,10 @@ from pathlib import Path
 import anyio
 import pytest
 
+from tests.helpers.extras import skip_reason
 from tests.helpers.processes import WORKTREE
 
-pytest.importorskip("numpy")
+pytest.importorskip("numpy", reason=skip_reason("numpy"))
 
 
 def _index_states(root: Path, home: Path, *extra: str, calls: int) -> list[str]:

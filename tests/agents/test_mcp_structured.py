@@ -163,6 +163,10 @@ def _results(tree):
     yield "ReadMany", fstools.read_many(["notes.txt", "nb.ipynb"], max_chars=2000, ctx=ctx)
     yield "Outline", fstools.outline(f"{p}/src/m1.py", ctx=ctx)
     yield "Outline", fstools.outline(p, ctx=ctx)
+    yield "Symbols", fstools.symbols("f1", ctx=ctx)
+    yield "Symbols", fstools.symbols("f", path=p, file_path=f"{p}/src/m1.py", line=1, limit=1, ctx=ctx)
+    yield "References", fstools.references("f1", ctx=ctx)
+    yield "References", fstools.references("f1", file_path=f"{p}/src/m1.py", line=1, limit=1, ctx=ctx)
     yield "NotebookEdit", fstools.notebook_edit(f"{p}/nb.ipynb", "x = 1", cell_id="cell-1", ctx=ctx)
     yield (
         "NotebookEdit",
@@ -229,6 +233,8 @@ def _failures(tree):
     yield "Grep", {"pattern": "(unclosed"}
     yield "ReadMany", {"paths": []}
     yield "Outline", {"path": f"{p}/notes.txt"}
+    yield "Symbols", {"query": " "}
+    yield "References", {"name": "f1", "file_path": f"{p}/dot.png"}
     yield "NotebookEdit", {"notebook_path": f"{p}/nb.ipynb", "new_source": "x", "cell_id": "nope"}
 
 

@@ -87,6 +87,13 @@ MATRIX = {
         "ONE\nTWO\n",
         b"ONE\r\nTWO\nthree\r\n",
     ),
+    # new_string's own lone CR is a line of its own: the lines after it keep their breaks.
+    "lone_cr_written_in_new_string_too": (
+        b"alpha0\rz1\n\tx = 12\r\nbeta3\n",
+        "0\rz1\n\tx = 1",
+        "0\rZ1\n\tX = 1",
+        b"alpha0\rZ1\n\tX = 12\r\nbeta3\n",
+    ),
     # old_string's final line break stands for the end of a file that has none.
     "final_break_the_file_lacks_deletes_the_line": (
         b"line1\nline2\nline3\nline4",

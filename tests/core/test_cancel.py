@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import sys
 import threading
 import time
 from pathlib import Path
@@ -18,13 +19,16 @@ from pathlib import Path
 import pytest
 
 import fstools
-from fstools._core.cancel import Cancellation, on_cancel
+from fstools._core.cancel import Cancellation, Cancelled, on_cancel
+from fstools._core.runner import StreamingProcess
 
 # A long repetition of a Unicode class with no literal to look for keeps rg on its slow path:
 # ~0.6 s a megabyte of words on one core, so the tree below keeps rg busy for seconds (a
 # cancelled search is killed in its first milliseconds).
 SLOW_PATTERN = r"(?:[\w\s]{2}){150}X?"
-KILLED_WITHIN = 0.1
+# Killed, not left to finish: rg runs for seconds on the tree below, a kill ends it in milliseconds
+# (tenths of a second at most on a loaded machine, where the reaping waits for a core too).
+KILLED_WITHIN = 1.0
 
 
 def _children() -> dict[int, str]:
@@ -175,6 +179,26 @@ def test_a_cancellation_kills_what_is_attached_later_at_once():
     assert killed == ["second"]
     cancellation.attach(lambda: killed.append("late"))
     assert killed == ["second", "late"]
+
+
+def test_a_cancelled_call_starts_no_more_children():
+    """Its worker thread, still running, gets Cancelled where it would start a child: none starts."""
+    cancellation = Cancellation()
+    cancellation.cancel()
+    before = set(_children())
+    with pytest.raises(Cancelled):
+        cancellation.run(lambda: StreamingProcess([sys.executable, "-c", "import time; time.sleep(30)"], timeout=None))
+    assert set(_children()) <= before
+
+
+def test_a_cancelled_call_is_audited_as_cancelled(tmp_path):
+    records = []
+    ctx = fstools.ExecutionContext(working_dir=str(tmp_path), audit_hook=records.append, search_index="off")
+    cancellation = Cancellation()
+    cancellation.cancel()
+    result = cancellation.run(lambda: fstools.create_registry().run("Grep", ctx, pattern="x"))
+    assert not result.success and result.error_code == "timeout" and "cancelled" in (result.error or "")
+    assert [r.success for r in records] == [False]
 
 
 def test_a_gone_child_is_no_error_and_a_plain_call_has_no_cancellation():

@@ -28,11 +28,17 @@ SAMPLES = {
     "edits": [{"old_string": "alpha", "new_string": "omega"}],
     "patch": "*** Begin Patch\n*** Update File: f.txt\n@@\n-alpha\n+omega\n*** End Patch",
     "new_source": "omega = 1",
+    "query": "alpha",
+    "name": "alpha",
 }
 # A tool that changes one kind of file gets a sample of that kind (name, content) and the arguments it needs.
 NOTEBOOK = '{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": []}], '
 NOTEBOOK += '"metadata": {}, "nbformat": 4, "nbformat_minor": 4}\n'
-KINDS = {"NotebookEdit": ("f.ipynb", NOTEBOOK, {"cell_id": "cell-0"})}
+KINDS = {
+    "NotebookEdit": ("f.ipynb", NOTEBOOK, {"cell_id": "cell-0"}),
+    "Symbols": ("f.py", "def alpha():\n    return 1\n", {}),
+    "References": ("f.py", "def alpha():\n    return 1\n", {}),
+}
 
 
 @pytest.fixture

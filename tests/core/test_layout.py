@@ -31,7 +31,10 @@ ALLOWED: dict[str, set[str]] = {
     # The language servers' client (processes, protocol, diagnostics, navigation): on the core alone.
     "_lsp": {"_globs", "_core", "_lsp"},
     **{family: BELOW_TOOLS | {family} for family in TOOL_FAMILIES},
-    "_agents": {*BELOW_TOOLS, "_agents", *TOOL_FAMILIES},
+    # Code navigation (Symbols, References): on the tool families it builds on, Grep's search for its
+    # candidate files; no tool family imports it.
+    "_nav": {*BELOW_TOOLS, "_grep", "_nav"},
+    "_agents": {*BELOW_TOOLS, "_agents", *TOOL_FAMILIES, "_nav"},
     # The public adapters for agent frameworks: tools come from the registry, calls go through the tool layer.
     "integrations": {"_core", "_agents", "integrations"},
 }
@@ -138,6 +141,7 @@ def test_the_family_graph():
         "_change": ["_content", "_core", "_index", "_journal", "_syntax"],
         "_find": ["_core", "_globs", "_index", "_walk"],
         "_grep": ["_core", "_index", "_walk"],
+        "_nav": ["_content", "_core", "_grep", "_index", "_syntax", "_walk"],
         # The tools themselves come from the facade's list (the registry imports them by name).
         "_agents": ["_change", "_content", "_core", "_find", "_index", "_read", "_syntax"],
         "integrations": ["_agents", "_core"],

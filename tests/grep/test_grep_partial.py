@@ -169,3 +169,16 @@ def test_a_search_that_misses_nothing_says_nothing(project):
     r = _grep(project, output_mode="content", head_limit=10)
     assert r.metadata["warnings"] == [] and r.metadata["skipped"]["changed"] == 0
     assert r.metadata["skipped"]["unsearched"] == 0
+
+
+def test_a_bad_ignore_rule_above_the_project_is_neither_named_nor_repeated(tmp_path):
+    """rg reads ignore files of the directories above the project too: a bad rule there concerns no file
+    of the search, and its path lies outside the sandbox, so the result says nothing of it."""
+    write(tmp_path / ".ignore", "x[\n")
+    project = tmp_path / "proj"
+    write(project / "a.txt", "needle\n")
+    ctx = fstools.ExecutionContext(working_dir=str(project))
+    r = fstools.grep("needle", ctx=ctx)
+    assert r.success and r.metadata["total_files"] == 1, r.error
+    warnings = "\n".join(r.metadata.get("warnings", []))
+    assert str(tmp_path / ".ignore") not in warnings and "x[" not in warnings, warnings

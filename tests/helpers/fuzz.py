@@ -172,6 +172,8 @@ def sane_arguments(root: Path) -> dict[str, dict[str, Any]]:
         "Grep": {"pattern": "hello", "path": str(root), "output_mode": "content"},
         "ReadMany": {"paths": [a, "sub/*.py"]},
         "Outline": {"path": str(root)},
+        "Symbols": {"query": "hello", "path": str(root)},
+        "References": {"name": "hello", "path": str(root)},
         "NotebookEdit": {"notebook_path": str(root / "nb.ipynb"), "new_source": "y = 2", "cell_id": "c1"},
     }
 

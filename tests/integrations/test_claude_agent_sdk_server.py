@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("claude_agent_sdk")
+from tests.helpers.extras import skip_reason
+
+pytest.importorskip("claude_agent_sdk", reason=skip_reason("claude_agent_sdk"))
 
 import anyio
 from claude_agent_sdk._internal.sdk_mcp_bridge import SdkMcpBridge

@@ -7,6 +7,7 @@ import importlib.util
 import pytest
 
 from tests.core.test_readme import code_blocks
+from tests.helpers.extras import skip_reason
 from tests.helpers.processes import WORKTREE, run_python
 
 PAGES = {
@@ -29,7 +30,7 @@ def test_every_page_is_listed_and_every_framework_has_a_page():
 @pytest.mark.parametrize("page", sorted(PAGES))
 def test_the_page_runs_as_written(page, tmp_path):
     if importlib.util.find_spec(PAGES[page]) is None:
-        pytest.skip(f"{PAGES[page]} is not installed (pip install 'fstools[{page.removesuffix('.md')}]')")
+        pytest.skip(skip_reason(PAGES[page]))
     (block,) = code_blocks((DOCS / page).read_text(), "python")
     result = run_python(block, tmp_path, timeout=120)
     assert result.returncode == 0, result.stderr

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from fstools.integrations import _common
+from tests.helpers.extras import skip_reason
 from tests.helpers.processes import ENV
 from tests.integrations.conftest import FRAMEWORK_MODULES, registry_names
 
@@ -36,7 +37,7 @@ def test_fstools_and_its_integrations_package_import_no_framework():
 
 @pytest.mark.parametrize("adapter", sorted(ADAPTERS))
 def test_each_adapter_imports_only_its_own_framework(adapter):
-    pytest.importorskip(ADAPTERS[adapter])
+    pytest.importorskip(ADAPTERS[adapter], reason=skip_reason(ADAPTERS[adapter]))
     assert _loaded_after(f"import fstools.integrations.{adapter}") == {ADAPTERS[adapter]}
 
 
@@ -51,7 +52,7 @@ def test_every_registered_tool_is_offered_and_include_filters():
 
 @pytest.mark.parametrize("adapter", sorted(ADAPTERS))
 def test_each_adapter_offers_every_tool_and_filters_by_name(adapter, wctx):
-    pytest.importorskip(ADAPTERS[adapter])
+    pytest.importorskip(ADAPTERS[adapter], reason=skip_reason(ADAPTERS[adapter]))
     module = importlib.import_module(f"fstools.integrations.{adapter}")
     if adapter == "claude_agent_sdk":
         import anyio

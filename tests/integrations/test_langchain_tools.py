@@ -6,7 +6,9 @@ import asyncio
 
 import pytest
 
-pytest.importorskip("langchain_core")
+from tests.helpers.extras import skip_reason
+
+pytest.importorskip("langchain_core", reason=skip_reason("langchain_core"))
 
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool

@@ -6,7 +6,9 @@ import asyncio
 
 import pytest
 
-pytest.importorskip("llama_index.core")
+from tests.helpers.extras import skip_reason
+
+pytest.importorskip("llama_index.core", reason=skip_reason("llama_index.core"))
 
 from llama_index.core.base.llms.types import ImageBlock, TextBlock
 from llama_index.core.llms.llm import ToolSelection

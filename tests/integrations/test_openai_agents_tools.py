@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-pytest.importorskip("agents")
+from tests.helpers.extras import skip_reason
+
+pytest.importorskip("agents", reason=skip_reason("agents"))
 
 from agents import Agent, FunctionTool, ModelResponse, Runner, Usage
 from agents.models.interface import Model

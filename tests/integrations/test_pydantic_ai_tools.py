@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("pydantic_ai")
+from tests.helpers.extras import skip_reason
+
+pytest.importorskip("pydantic_ai", reason=skip_reason("pydantic_ai"))
 
 from pydantic_ai import Agent, BinaryContent
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart

@@ -8,7 +8,9 @@ import time
 
 import pytest
 
-pytest.importorskip("smolagents")
+from tests.helpers.extras import skip_reason
+
+pytest.importorskip("smolagents", reason=skip_reason("smolagents"))
 
 from smolagents import CodeAgent, ToolCallingAgent
 from smolagents.agent_types import AgentImage

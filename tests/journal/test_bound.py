@@ -136,3 +136,20 @@ def test_a_content_kept_before_its_begin_line_is_kept_under_the_journal_lock(pro
         assert fstools.move(str(src), str(dst), overwrite=True, ctx=ctx).success
     assert held and all(held), held
     assert journal.read().entries[-1].tool == tool
+
+
+def test_a_rewind_whose_own_entries_pass_the_bound_still_restores_every_byte(project, ctx):
+    """The rewind's own entries keep what it replaces; the bound they set off must not drop the entries
+    the rewind has still to revert (it checked them all before it began)."""
+    path = project / "f.txt"
+    path.write_text(version(0))
+    mark = fstools.checkpoint(ctx=ctx).metadata["checkpoint"]
+    for n in range(1, 5):
+        agent_read(ctx, path)
+        assert fstools.write(str(path), version(n), ctx=ctx).success
+    r = fstools.rewind(mark, ctx=ctx)
+    assert r.success, r.error
+    assert path.read_text() == version(0)
+    agent_read(ctx, path)
+    assert fstools.write(str(path), version(5), ctx=ctx).success
+    assert blob_bytes(project) <= LIMIT + SIZE  # what the rewind held is released

@@ -47,4 +47,4 @@ def test_weights_bound_what_is_in_flight():
         ahead = Ahead(pool, work, iter(range(len(weights))), 8, weigh=lambda i: weights[i], capacity=100)
         assert consume(ahead) == list(range(len(weights)))
     assert in_flight["most"] <= 200  # the heavy one alone; otherwise within the capacity
-    assert started == list(range(len(weights)))
+    assert sorted(started) == list(range(len(weights)))  # each once (workers submitted together start in any order)

@@ -64,3 +64,49 @@ def test_a_read_after_a_check_replaces_the_tree_the_check_kept(tmp_path):
     path.write_text(SOURCE)  # another program puts the old text back; the agent reads it again
     assert fstools.read(str(path), ctx=ctx).success
     assert _after_read(str(path))[1] is not None
+
+
+def test_reads_faster_than_parsing_queue_no_more_text_than_the_trees_kept(tmp_path):
+    # A loop of reads of large files queues a parse per file; the kept trees hold at most
+    # MAX_SOURCE_BYTES of text, so parsing (and holding) more than that ahead is waste, and a
+    # check waiting for its file's tree must not wait behind every file read before it.
+    trees.clear()
+    python = LANGUAGES["python"]
+    big = SOURCE.encode() * 40  # ~1 MB: each takes far longer to parse than to queue
+    for i in range(40):
+        trees.prime(python, str(tmp_path / f"f{i}.py"), big + b"#%d\n" % i)
+    count, size = trees.pending()
+    assert size <= trees.MAX_SOURCE_BYTES and count <= trees.MAX_TREES, (count, size)
+    for i in range(40):
+        trees.settled(str(tmp_path / f"f{i}.py"), python)
+    assert trees.pending() == (0, 0)
+    assert sum(len(s) for s, _ in trees._trees.values()) <= trees.MAX_SOURCE_BYTES
+
+
+def _tree_text(node) -> list[tuple]:
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append((n.type, n.start_byte, n.end_byte, n.is_missing, n.has_error))
+        stack.extend(reversed(n.children))
+    return out
+
+
+def test_a_tree_kept_after_a_read_is_the_tree_of_parsing_now_and_checks_alike(tmp_path):
+    from fstools._syntax.check import check_text, prime_after_read
+    from fstools._syntax.languages import parse
+
+    python = LANGUAGES["python"]
+    old = SOURCE.encode()
+    edits = [(b"return x + 5\n", b"return x + (5\n"), (b"def f9(x):", b"def f9(x:"), (b"return x + 7\n", b"return x\n")]
+    for i, (was, now) in enumerate(edits):
+        path = str(tmp_path / f"d{i}.py")
+        trees.clear()
+        prime_after_read(path, old)
+        trees.settled(path, python)
+        assert _tree_text(trees._trees[("python", path)][1].root_node) == _tree_text(parse(python, old).root_node)
+        new = old.replace(was, now, 1).decode()
+        primed = check_text(old.decode(), new, python, path)
+        trees.clear()
+        fresh = check_text(old.decode(), new, python, path)
+        assert primed == fresh and (bool(fresh) == (i < 2)), (primed, fresh)

@@ -217,3 +217,22 @@ def test_a_pattern_never_reads_a_secret(project, ctx):
     write(project / "conf/id_rsa", "PRIVATE KEY\n")
     r = read_many(["conf/*"], ctx=ctx)
     assert r.metadata["files"] == [str(project / "conf/app.ini")] and "PRIVATE" not in r.output
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["plain,comma.txt", "back\\slash.txt", "close]bracket.txt", "star*name.txt", ".hidden.txt", "out/ignored.txt"],
+)
+def test_the_call_for_the_files_left_out_reads_names_glob_would_not(project, ctx, name):
+    """Files named one by one (a comma, a backslash, a glob character, a hidden or an ignored file) are read
+    again by the call the notice gives: each is written so that it reads that very file."""
+    write(project / ".gitignore", "out/\n")
+    odd = write(project / name, "o" * 300 + "\n")
+    files = [write(project / f"n{i:03}.txt", "z" * 300 + "\n") for i in range(30)]
+    paths = [str(p) for p in files[:20]] + [str(odd)] + [str(p) for p in files[20:]]
+    r = read_many(paths, ctx=ctx, max_chars=3_000)
+    left = r.metadata["not_shown"]
+    assert str(odd) in left
+    call = _the_call(r.metadata["notice"])
+    again = read_many(call, ctx=ctx, max_chars=1_000_000)
+    assert again.metadata["files"] == left, (call, again.output[-500:])

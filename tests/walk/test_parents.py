@@ -224,3 +224,115 @@ def test_a_worktrees_rule_files_name_the_main_repositorys_exclude(tmp_path):
     git("worktree", "add", "-q", str(tree), cwd=main)
     watched = {os.path.realpath(p) for p in outside_rule_files(str(tree))}
     assert os.path.realpath(main / ".git" / "info" / "exclude") in watched
+
+
+def _global_ignore(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rules: str, *, config: bool) -> None:
+    """A home of its own whose global git ignore file holds `rules`: git's default one, or one
+    `core.excludesFile` names in `~/.gitconfig`."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    if config:
+        write(home / ".gitconfig", '[user]\n\tname = t\n[core]\n\texcludesFile = "~/my ignores"\n')
+        write(home / "my ignores", rules)
+    else:
+        write(home / ".config/git/ignore", rules)
+
+
+@pytest.mark.parametrize("config", [False, True], ids=["default file", "core.excludesFile"])
+def test_the_global_ignore_file_is_anchored_at_the_repositorys_top(tmp_path, monkeypatch, config):
+    project = tmp_path / "project"
+    project.mkdir()
+    git("init", "-q", cwd=project)
+    _global_ignore(tmp_path, monkeypatch, "/a/src/b\n*.log\n", config=config)
+    for name in ("a/src/b/x", "a/src/c/y", "a/src/k.log", "a/src/src/b/q"):
+        write(project / name, "needle\n")
+    out = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=project, check=True, capture_output=True, text=True
+    )
+    wanted = sorted(out.stdout.split())
+    assert wanted == ["a/src/c/y", "a/src/src/b/q"]
+    ctx = fstools.ExecutionContext(working_dir=str(project), search_index="off")
+    for base in (project, project / "a/src"):
+        assert glob_files(ctx, base, project) == wanted, base
+        assert grep_files(ctx, base, project) == wanted, base
+    from fstools._index.listing import Filters, list_files
+
+    assert rels(list_files(str(project), Filters.of((), 10_000_000)), project) == wanted
+
+
+def test_the_global_ignore_file_is_found_as_git_finds_it(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
+    assert parents.global_ignore_file() == str(home / "xdg/git/ignore")
+    write(home / "xdg/git/config", "[core]\n\texcludesfile = /from/xdg\n")
+    assert parents.global_ignore_file() == "/from/xdg"
+    # ~/.gitconfig outranks the XDG file; the last setting in a file wins; quotes, escapes, comments.
+    write(home / ".gitconfig", '[Core]\n  excludesFile = first\n[core] ExcludesFile = "~/a \\"b\\";c" ; note\n')
+    assert parents.global_ignore_file() == str(home / 'a "b";c')
+    write(home / ".gitconfig", '[core "x"]\n\texcludesFile = /sub\n[user]\n\texcludesFile = /user\n')
+    assert parents.global_ignore_file() == "/from/xdg"
+
+
+def test_a_forked_childs_exit_leaves_the_scratch_directory_alone(project, ctx):
+    from fstools._core.cachedir import scratch_dir
+
+    first = parents.write_rules_file(["/fork"])
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            import atexit
+
+            atexit._run_exitfuncs()  # what a child's normal exit runs
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.path.exists(first)
+    assert scratch_dir() == os.path.dirname(first)
+
+
+def test_a_removed_scratch_directory_is_made_anew_and_private(project, ctx, walker):
+    import shutil
+    import stat
+
+    from fstools._core.cachedir import scratch_dir
+
+    old = os.path.dirname(parents.write_rules_file(["/gone"]))
+    shutil.rmtree(old)  # a cleaner of the temporary directory
+    write(project / "f", "needle\n")
+    assert glob_files(ctx, project, project) == ["f"]  # the confined walker needs it
+    new = scratch_dir()
+    assert new is not None and new != old  # never the old name, which another user may have taken
+    st = os.lstat(new)
+    assert stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700 and st.st_uid == os.geteuid()
+    again = parents.write_rules_file(["/gone"])
+    assert os.path.dirname(again) == new and open(again).read() == "/gone\n"
+
+
+def test_the_global_ignore_file_applies_inside_a_nested_repository(tmp_path, monkeypatch, walker):
+    project = tmp_path / "project"
+    project.mkdir()
+    git("init", "-q", cwd=project)
+    _global_ignore(tmp_path, monkeypatch, "*.log\n/top.txt\n", config=False)
+    (project / ".gitignore").write_text("build\n!keep.log\n")
+    for name in ("a.log", "keep.log", "top.txt", "sub/a.log", "sub/top.txt", "sub/b/top.txt", "sub/build/x"):
+        write(project / name, "needle\n")
+    git("init", "-q", cwd=project / "sub")
+    ctx = fstools.ExecutionContext(working_dir=str(project), search_index="off")
+    wanted = [".gitignore", "keep.log", "sub/b/top.txt", "sub/build/x"]  # as git lists them, repository by repository
+    assert glob_files(ctx, project, project) == [w for w in wanted if not w.startswith(".")]
+    if walker == "rg":
+        assert grep_files(ctx, project, project) == ["keep.log", "sub/b/top.txt", "sub/build/x"]
+
+
+@pytest.mark.parametrize("bad", ["x[", "foo\\", "a{", "{a,{b}}", "[z-a]", "[]"])
+def test_a_parents_line_rg_cannot_read_fails_no_walk(project, ctx, walker, bad):
+    git("init", "-q", cwd=project)
+    (project / ".gitignore").write_text(f"{bad}\n/a/src/b\n")
+    write(project / "a/src/b/x", "needle\n")
+    write(project / "a/src/c/y", "needle\n")
+    assert glob_files(ctx, project / "a/src", project) == ["a/src/c/y"]
+    if walker == "rg":
+        assert grep_files(ctx, project / "a/src", project) == ["a/src/c/y"]
+    assert parse_rules(f"{bad}\n/a/src/b\n") == parse_rules("/a/src/b\n")

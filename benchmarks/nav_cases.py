@@ -1,0 +1,140 @@
+"""Symbols and References side by side with `rg -n -w NAME`, warm (index and store) and with neither.
+
+Warm rows: the search index is built once (`index_cases.built`) and a first call fills the
+store of parsed names, then the timed calls answer as an agent's long-lived process would.
+The cold rows turn the index and the store off, so every call lists its files with rg and
+parses them; their reference is `rg -n -w NAME` plus tree-sitter's parse of the files rg
+found, the least any parser-based answer must do.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import fstools
+
+from . import corpus, refs
+from .api import bind, ok
+from .cases import TOOL_BUDGET, Budget, Case, Ref, case
+from .index_cases import built
+
+RG_W = "rg -n -w"
+RG_W_PARSE = "rg -n -w + parse of rg's files"
+WARM_TYPICAL = Budget(10, "ms", "≤ 10 ms warm")
+WARM_KERNEL = Budget(20, "ms", "≤ 20 ms warm")
+REFS_KERNEL = Budget(100, "ms", "≤ 100 ms warm")
+COLD = Budget(1.5, "x", f"≤ 1.5× {RG_W_PARSE}", vs=RG_W_PARSE)
+TYPICAL_NAME = "JSONDecodeError"  # defined once in the standard library's copy, used in a handful of files
+KERNEL_NAME = "pci_enable_device"  # a function with a few hundred uses
+
+
+def _rg_w(root: str, name: str) -> Ref:
+    argv = refs.rg_argv("-n", "-w", pattern=name, path=root)
+    return Ref(RG_W, lambda: refs.run(argv))
+
+
+def _rg_w_and_parse(root: str, name: str) -> Ref:
+    from fstools._syntax.languages import language_for_path, parse
+    from fstools._syntax.outline import supports
+
+    lines = refs.rg_argv("-n", "-w", pattern=name, path=root)
+    files = refs.rg_argv("-l", "-w", pattern=name, path=root)
+
+    def run() -> int:
+        refs.run(lines)
+        parsed = 0
+        for path in refs.lines(refs.run(files)):
+            language = language_for_path(path)
+            if language is not None and supports(language):
+                with open(path, "rb") as f:
+                    parse(language, f.read())
+                parsed += 1
+        return parsed
+
+    return Ref(RG_W_PARSE, run)
+
+
+def _check(name: str, kind: str) -> Callable[[fstools.ToolResult], None]:
+    def check(result: fstools.ToolResult) -> None:
+        ok(result)
+        assert result.metadata["total"] >= 1, result.output
+        listed = result.metadata["symbols" if kind == "symbols" else "references"]
+        assert all(os.path.isfile(item["path"]) for item in listed)
+        if kind == "symbols":
+            assert all(item["name"] == name for item in listed)
+
+    return check
+
+
+def _warm(root: str, tool: str, args: dict[str, object], name: str, kind: str) -> Case:
+    built(root)
+    ctx = fstools.ExecutionContext(working_dir=root, search_index="auto")
+    run = bind(tool, ctx, **args)
+    run()  # fills the store: the timed calls parse nothing
+
+    def check(result: fstools.ToolResult) -> None:
+        _check(name, kind)(result)
+        assert result.metadata.get("index") == "used", result.metadata.get("index")
+
+    return Case(run, check, [_rg_w(root, name)])
+
+
+def _cold(root: str, tool: str, args: dict[str, object], name: str, kind: str) -> Case:
+    from fstools._nav import store
+
+    ctx = fstools.ExecutionContext(working_dir=root, search_index="off")
+    call = bind(tool, ctx, **args)
+
+    def run() -> fstools.ToolResult:
+        opened, memory = store._database, store.MEMORY_FILES
+        store._database, store.MEMORY_FILES = (lambda root: None), 0
+        store.forget()
+        try:
+            return call()
+        finally:
+            store._database, store.MEMORY_FILES = opened, memory
+
+    return Case(run, _check(name, kind), [_rg_w_and_parse(root, name)])
+
+
+@case("typical", "symbols-warm", f"Symbols {TYPICAL_NAME!r} exact, warm", ("Symbols",), budgets=(WARM_TYPICAL,),
+      repeats=9)  # fmt: skip
+def typical_symbols(t: corpus.Typical) -> Case:
+    return _warm(t.root, "Symbols", {"query": TYPICAL_NAME, "exact": True}, TYPICAL_NAME, "symbols")
+
+
+@case("typical", "references-warm", f"References {TYPICAL_NAME!r}, warm", ("References",), budgets=(TOOL_BUDGET,),
+      repeats=9)  # fmt: skip
+def typical_references(t: corpus.Typical) -> Case:
+    return _warm(t.root, "References", {"name": TYPICAL_NAME}, TYPICAL_NAME, "references")
+
+
+@case("typical", "symbols-cold", f"Symbols {TYPICAL_NAME!r}, no index, no store", ("Symbols",), budgets=(COLD,),
+      repeats=5)  # fmt: skip
+def typical_symbols_cold(t: corpus.Typical) -> Case:
+    return _cold(t.root, "Symbols", {"query": TYPICAL_NAME, "exact": True}, TYPICAL_NAME, "symbols")
+
+
+@case("typical", "references-cold", f"References {TYPICAL_NAME!r}, no index, no store", ("References",),
+      budgets=(COLD,), repeats=5)  # fmt: skip
+def typical_references_cold(t: corpus.Typical) -> Case:
+    return _cold(t.root, "References", {"name": TYPICAL_NAME}, TYPICAL_NAME, "references")
+
+
+@case("kernel", "kernel-symbols-warm", f"Symbols {KERNEL_NAME!r} exact, warm", ("Symbols",), budgets=(WARM_KERNEL,),
+      repeats=9)  # fmt: skip
+def kernel_symbols(root: str) -> Case:
+    return _warm(root, "Symbols", {"query": KERNEL_NAME, "exact": True}, KERNEL_NAME, "symbols")
+
+
+@case("kernel", "kernel-references-warm", f"References {KERNEL_NAME!r} (~640 uses), warm", ("References",),
+      budgets=(REFS_KERNEL,), repeats=5)  # fmt: skip
+def kernel_references(root: str) -> Case:
+    return _warm(root, "References", {"name": KERNEL_NAME, "limit": 1000}, KERNEL_NAME, "references")
+
+
+@case("kernel", "kernel-symbols-cold", f"Symbols {KERNEL_NAME!r}, no index, no store", ("Symbols",), budgets=(COLD,),
+      repeats=3)  # fmt: skip
+def kernel_symbols_cold(root: str) -> Case:
+    return _cold(root, "Symbols", {"query": KERNEL_NAME, "exact": True}, KERNEL_NAME, "symbols")

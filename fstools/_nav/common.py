@@ -1,0 +1,84 @@
+"""What Symbols and References share: the name asked for, the place it was seen, the page cut."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .._content.encodings import SNIFF_BYTES, looks_binary
+from .._core.context import ExecutionContext
+from .._core.errors import ErrorCode, ToolError
+from .._core.hints import setting
+from .._core.paths import SafePath, resolve_path
+from .._core.spec import ToolSpec
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 10_000
+MAX_NAME_CHARS = 1000
+
+
+def parts_of(query: str, param: str) -> list[str]:
+    """A dotted name's parts (`Parser.feed`, `ns::Parser::feed` and `Parser#feed` alike); ToolError when empty."""
+    text = query.strip()
+    if not text:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{param} must not be empty")
+    if len(text) > MAX_NAME_CHARS or "\x00" in text or "\n" in text:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{param} must be one name of at most {MAX_NAME_CHARS} characters")
+    parts = [part for part in text.replace("::", ".").replace("#", ".").split(".") if part.strip()]
+    if not parts:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"{param} names no identifier: {query!r}")
+    return [part.strip() for part in parts]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """Where the model saw the name used: a source file (checked as Read checks it) and a line."""
+
+    path: str
+    line: int | None
+
+
+def seen_at(ctx: ExecutionContext, spec: ToolSpec, file_path: str | None, line: int | None) -> Seen | None:
+    """The checked `file_path` (and `line`), or None without one; ToolError as Read's for a bad file."""
+    from .._core.permissions import denied_test
+
+    if file_path is None or not file_path.strip():
+        if line is not None:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, "line needs file_path: the file where the name is used")
+        return None
+    target = resolve_path(ctx, file_path, param="file_path")
+    if not target.exists:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
+    if target.is_dir:
+        raise ToolError(ErrorCode.INVALID_PATH, f"Cannot read directory: {target.display}")
+    denied = denied_test(ctx, spec)  # read as a search reads its files: a deny rule refuses, an ask rule asked
+    if denied is not None and denied(target.path):
+        raise ToolError(ErrorCode.PERMISSION_DENIED, f"Permission denied by rule for {spec.name}: {target.display}")
+    _refuse_binary(target)
+    return Seen(target.path, line)
+
+
+def _refuse_binary(target: SafePath) -> None:
+    from .files import read_source
+
+    try:
+        fd = target.open(os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        read_source(target)  # says why, as the read would
+        return
+    try:
+        head = os.pread(fd, SNIFF_BYTES, 0)
+    finally:
+        os.close(fd)
+    if looks_binary(head):
+        raise ToolError(ErrorCode.BINARY_FILE, f"Cannot read binary file: {target.display}")
+
+
+def page_notice(ctx: ExecutionContext, unit: str, offset: int, returned: int, total: int) -> str | None:
+    """Grep's notice when results remain after the page, else None."""
+    if offset + returned >= total:
+        return None
+    return (
+        f"(Showing {unit} {offset + 1}-{offset + returned} of {total}: "
+        f"call again with {setting(ctx, 'offset', offset + returned)} for more.)"
+    )

@@ -1,0 +1,224 @@
+"""The source files a name can be in, and their parsed names.
+
+A name is a literal, so the files that can hold it are few: the search index's candidates
+when a fresh index covers the directory, else the files `rg` finds holding the word (both
+through Grep's own search, with the walk rules of the calling tool: ignore files, hidden
+files, the usual build folders and secrets left out, deny rules applied). Only those files
+are parsed, or taken from the store (`store`) when their fingerprint is unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from .._content.encodings import SNIFF_BYTES, looks_binary
+from .._core.context import ExecutionContext
+from .._core.errors import ErrorCode, ToolError
+from .._core.paths import SafePath, resolve_path
+from .._core.spec import ToolSpec
+from .._syntax.languages import Language, language_for_path
+from .._syntax.names import FileNames, file_names
+from .._syntax.outline import supports
+from . import store
+
+if TYPE_CHECKING:
+    from .._grep.command import GrepQuery
+    from .._index.status import IndexStatus
+
+MAX_SOURCE_BYTES = 8 * 1024 * 1024  # as Outline: a larger file is generated or data, not parsed
+PARSERS = 2  # threads parsing files: tree-sitter parses without the GIL
+_EXAMPLES = 3
+
+
+@dataclass
+class Sources:
+    """The candidate files' names, and what the call could not see."""
+
+    names: dict[str, FileNames]  # path -> its names, in path order
+    index: IndexStatus | None = None  # metadata["index"]; None: one file, no search
+    warnings: list[str] = field(default_factory=list)
+    unparsed: dict[str, str] = field(default_factory=dict)  # path -> why it could not be parsed
+
+    @property
+    def partial(self) -> dict[str, list[int]]:
+        """Files the parser read only in part: path -> the lines of its errors."""
+        return {path: names.error_lines for path, names in self.names.items() if names.error_lines}
+
+    def report(self) -> list[str]:
+        """The warnings a result carries: what was not searched, not parsed, or parsed in part."""
+        warnings = list(self.warnings)
+        if self.unparsed:
+            listed = "; ".join(f"{path} ({why})" for path, why in list(self.unparsed.items())[:_EXAMPLES])
+            more = f" and {len(self.unparsed) - _EXAMPLES} more" if len(self.unparsed) > _EXAMPLES else ""
+            warnings.append(f"{len(self.unparsed)} file(s) holding the name could not be parsed: {listed}{more}")
+        partial = self.partial
+        if partial:
+            listed = ", ".join(f"{path}:{lines[0]}" for path, lines in list(partial.items())[:_EXAMPLES])
+            more = f" and {len(partial) - _EXAMPLES} more" if len(partial) > _EXAMPLES else ""
+            warnings.append(
+                f"{len(partial)} file(s) parsed in part (syntax errors the parser skipped; definitions and uses "
+                f"near them may be missing): {listed}{more}"
+            )
+        return warnings
+
+
+def word_pattern(word: str) -> str:
+    """The rg pattern of `word` as a whole word (as a plain literal when it has characters `\\b` cannot bound)."""
+    escaped = re.escape(word)
+    return rf"\b{escaped}\b" if re.fullmatch(r"\w+", word) else escaped
+
+
+def sources(
+    ctx: ExecutionContext,
+    spec: ToolSpec,
+    target: SafePath,
+    word: str,
+    *,
+    whole_word: bool,
+    case_insensitive: bool,
+    uses: bool = True,
+) -> Sources:
+    """The parsed names of the source files under `target` (a directory or a file) that hold `word`
+    (`uses=False`: their definitions are enough)."""
+    if not target.is_dir:
+        language = _language(target.path)
+        if language is None:
+            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Not a source file fstools parses: {target.display}")
+        found = Sources({})
+        _load(ctx, [target.path], found, uses)
+        return found
+    paths, index, warnings = _candidates(ctx, spec, target, word, whole_word, case_insensitive)
+    found = Sources({}, index, warnings)
+    _load(ctx, paths, found, uses)
+    return found
+
+
+@lru_cache(maxsize=1 << 16)
+def _language(path: str) -> Language | None:
+    """The language of a source file fstools parses, by its name (kept: a warm call asks for many)."""
+    language = language_for_path(path)
+    return language if language is not None and supports(language) else None
+
+
+def _candidates(
+    ctx: ExecutionContext, spec: ToolSpec, target: SafePath, word: str, whole_word: bool, case_insensitive: bool
+) -> tuple[list[str], IndexStatus, list[str]]:
+    from .._grep.command import GrepQuery
+    from .._grep.grep import _report_skipped, _search
+    from .._walk.rules import walk_rules
+
+    rules = walk_rules(ctx, spec)
+    query = GrepQuery(
+        pattern=word_pattern(word) if whole_word else re.escape(word),
+        root=target.path,
+        root_is_file=False,
+        case_insensitive=case_insensitive,
+        max_filesize=ctx.grep_max_filesize,  # Grep's, so the search index (built with it) can answer
+        excludes=rules.rg_excludes(),
+    )
+    indexed = _indexed(ctx, spec, query)
+    if indexed is not None:
+        return indexed, "used", []
+    out, index = _search(ctx, target, query, rules, content=False, offset=0, head_limit=0, line_numbers=False)
+    _, warnings = _report_skipped(ctx, out, query)
+    warnings = [w for w in warnings if not w.startswith(("1 binary", "binary")) and "binary file(s)" not in w]
+    paths = sorted(hit.path for hit in out.files if _language(hit.path) is not None)
+    return paths, index, warnings
+
+
+def _indexed(ctx: ExecutionContext, spec: ToolSpec, query: GrepQuery) -> list[str] | None:
+    """The index's candidate source files, when a fresh index answers; None: search with rg.
+
+    The candidates are a superset of the files holding the word (trigrams, not words): the
+    parse decides, and a warm store makes the extra files cost a stat each. They were listed
+    with Grep's rules (secrets never indexed); the deny rules are applied here.
+    """
+    from .._core.permissions import drop_denied
+    from .._grep.indexed import index_scope
+
+    candidates, status = index_scope(ctx, query)
+    if candidates is None or status != "used":
+        return None
+    return sorted(p for p in drop_denied(ctx, spec, list(candidates)) if _language(p) is not None)
+
+
+def _load(ctx: ExecutionContext, paths: list[str], found: Sources, uses: bool = True) -> None:
+    """Fill `found.names` for `paths`: from the store when fresh, else parsed (and stored)."""
+    stamps: dict[str, store.Fingerprint] = {}
+    for path in paths:
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except OSError:
+            continue  # gone since the search: nothing to show
+        if stat.S_ISREG(st.st_mode):
+            stamps[path] = store.fingerprint(st)
+    root = _root(ctx, paths)
+    held = store.lookup(root, stamps, uses) if root else {}
+    missing = [path for path in stamps if path not in held]
+    parsed: list[tuple[str, store.Fingerprint, int, FileNames]] = []
+    if missing:
+        if len(missing) > 4:
+            with ThreadPoolExecutor(PARSERS, thread_name_prefix="fstools-names") as pool:
+                results = list(pool.map(lambda path: _parse(ctx, path, found, uses), missing))
+        else:
+            results = [_parse(ctx, path, found, uses) for path in missing]
+        parsed = [r for r in results if r is not None]
+        if root:
+            store.store(root, parsed)
+    fresh = {path: names for path, _, _, names in parsed}
+    found.names = {path: held.get(path) or fresh[path] for path in paths if path in held or path in fresh}
+
+
+def _root(ctx: ExecutionContext, paths: list[str]) -> str | None:
+    from .._core.paths import root_of
+
+    return root_of(ctx, paths[0]) if paths else None
+
+
+def _parse(
+    ctx: ExecutionContext, path: str, found: Sources, uses: bool = True
+) -> tuple[str, store.Fingerprint, int, FileNames] | None:
+    """One file read beneath its root and parsed; None (with the reason in `found.unparsed`) when it cannot be."""
+    recorded = store.now_ns()
+    try:
+        target = resolve_path(ctx, path, param="path")
+        data, st = read_source(target)
+    except ToolError as exc:
+        found.unparsed[path] = exc.message
+        return None
+    if looks_binary(data[:SNIFF_BYTES]):
+        return None  # rg took it for text, the outline's test for binary: not source
+    language = _language(path)
+    names = file_names(language, data, uses=uses) if language is not None else None
+    if names is None:
+        label = language.package if language is not None else "?"
+        found.unparsed[path] = f"the grammar is not installed ({label}): pip install 'fstools[syntax]'"
+        return None
+    return path, store.fingerprint(st), recorded, names
+
+
+def read_source(target: SafePath) -> tuple[bytes, os.stat_result]:
+    """The bytes of the regular file `target`, opened beneath its root, and their stat; ToolError if it cannot be."""
+    from .._core.errors import changed_or_failed
+
+    try:
+        fd = target.open(os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise changed_or_failed(exc, target.display) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ToolError(ErrorCode.INVALID_PATH, f"Not a regular file: {target.display}")
+        if st.st_size > MAX_SOURCE_BYTES:
+            raise ToolError(
+                ErrorCode.FILE_TOO_LARGE, f"larger than {MAX_SOURCE_BYTES} bytes: not parsed ({st.st_size} bytes)"
+            )
+        return os.pread(fd, st.st_size, 0), st
+    finally:
+        os.close(fd)

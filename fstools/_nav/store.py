@@ -1,0 +1,160 @@
+"""Parsed names kept per file, so a warm Symbols or References call parses nothing.
+
+Each file's `FileNames` is kept under its fingerprint, (size, mtime_ns, ctime_ns, inode):
+in this process (the most recently used files) and on disk, one SQLite file per canonical
+root in the cache directory (`symbols-v1/<root key>/names.sqlite`), so other processes and
+later ones start warm. A stored entry answers only while the file's fingerprint is the
+same, and only when it was recorded more than RACY_NS after the file's last change:
+a write in the same clock tick as the read that was parsed would keep size and times, so
+such an entry is parsed again (git's rule for racily clean files). fstools' own writes
+change every part of the fingerprint (a new inode); an external write changes the times.
+
+The store is a cache: when its file cannot be opened, read or written (a read-only cache
+directory, a locked or corrupt database), the calls parse and say nothing, losing nothing.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from typing import Any
+
+from .._core.cachedir import root_dir
+from .._syntax.names import FileNames
+
+KIND = "symbols-v1"
+RACY_NS = 2_000_000_000
+MEMORY_FILES = 4096  # files kept parsed in this process
+Fingerprint = tuple[int, int, int, int]
+
+_lock = threading.Lock()
+_memory: OrderedDict[str, tuple[Fingerprint, int, FileNames]] = OrderedDict()
+_databases: dict[str, sqlite3.Connection | None] = {}
+
+
+def fingerprint(st: os.stat_result) -> Fingerprint:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _trusted(found: Fingerprint, recorded_ns: int) -> bool:
+    return recorded_ns - max(found[1], found[2]) > RACY_NS
+
+
+def _database(root: str) -> sqlite3.Connection | None:
+    """The root's database, opened once per process (None when it cannot be)."""
+    if root in _databases:
+        return _databases[root]
+    connection: sqlite3.Connection | None = None
+    try:
+        directory = root_dir(KIND, root)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        connection = sqlite3.connect(os.path.join(directory, "names.sqlite"), timeout=1.0, check_same_thread=False)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INT, mtime INT, ctime INT, ino INT, "
+            "recorded INT, data BLOB)"
+        )
+        connection.commit()
+    except (OSError, sqlite3.Error):
+        connection = None
+    _databases[root] = connection
+    return connection
+
+
+def lookup(root: str, paths: dict[str, Fingerprint], uses: bool = True) -> dict[str, FileNames]:
+    """The stored names of those `paths` (path -> its fingerprint now) that are fresh (`uses`: and complete)."""
+    found: dict[str, FileNames] = {}
+    missing: list[str] = []
+    with _lock:
+        for path, now in paths.items():
+            held = _memory.get(path)
+            if held is not None and held[0] == now and _trusted(now, held[1]) and (held[2].complete or not uses):
+                _memory.move_to_end(path)
+                found[path] = held[2]
+            else:
+                missing.append(path)
+        if missing:
+            found.update(_from_disk(root, {path: paths[path] for path in missing}, uses))
+    return found
+
+
+def _from_disk(root: str, paths: dict[str, Fingerprint], uses: bool) -> dict[str, FileNames]:
+    connection = _database(root)
+    if connection is None:
+        return {}
+    found: dict[str, FileNames] = {}
+    try:
+        listed = list(paths)
+        for at in range(0, len(listed), 500):
+            chunk = listed[at : at + 500]
+            rows = connection.execute(
+                f"SELECT path, size, mtime, ctime, ino, recorded, data FROM files WHERE path IN ({','.join('?' * len(chunk))})",  # noqa: E501
+                chunk,
+            ).fetchall()
+            for path, size, mtime, ctime, ino, recorded, data in rows:
+                stored = (size, mtime, ctime, ino)
+                if stored != paths[path] or not _trusted(stored, recorded):
+                    continue
+                names = FileNames.from_data(_loads(data))
+                if names is not None and (names.complete or not uses):
+                    found[path] = names
+                    _remember(path, stored, recorded, names)
+    except sqlite3.Error:
+        return found
+    return found
+
+
+def _loads(data: bytes) -> Any:
+    try:
+        return marshal.loads(data)
+    except (ValueError, EOFError, TypeError):
+        return None
+
+
+def _remember(path: str, stamp: Fingerprint, recorded: int, names: FileNames) -> None:
+    _memory[path] = (stamp, recorded, names)
+    _memory.move_to_end(path)
+    while len(_memory) > MEMORY_FILES:
+        _memory.popitem(last=False)
+
+
+def store(root: str, parsed: list[tuple[str, Fingerprint, int, FileNames]]) -> None:
+    """Keep what a call parsed: (path, fingerprint read, time before the read, names)."""
+    if not parsed:
+        return
+    with _lock:
+        for path, stamp, recorded, names in parsed:
+            _remember(path, stamp, recorded, names)
+        connection = _database(root)
+        if connection is None:
+            return
+        try:
+            with connection:
+                connection.executemany(
+                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (path, *stamp, recorded, marshal.dumps(names.as_data()))
+                        for path, stamp, recorded, names in parsed
+                    ],
+                )
+        except sqlite3.Error:
+            pass
+
+
+def now_ns() -> int:
+    return time.time_ns()
+
+
+def forget() -> None:
+    """Drop what this process holds (the tests' way to start cold; the disk keeps its entries)."""
+    with _lock:
+        _memory.clear()
+        for connection in _databases.values():
+            if connection is not None:
+                connection.close()
+        _databases.clear()

@@ -1,0 +1,233 @@
+"""Symbols: where a name is defined, across the tree, from the parsed definitions of the files that hold it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._core.context import ExecutionContext
+from .._core.errors import ErrorCode, ToolError
+from .._core.hints import setting
+from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
+from .._core.params import ToolParameter
+from .._core.paths import resolve_path
+from .._core.permissions import authorize
+from .._core.public import session, tool
+from .._core.result import ToolResult
+from .._core.toolclass import FileTool
+from .._syntax.names import Definition
+from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
+from .files import Sources, sources
+from .resolve import rank, resolvers
+
+# The kinds Outline reports, in every language.
+KINDS = (
+    "class",
+    "constructor",
+    "enum",
+    "function",
+    "impl",
+    "interface",
+    "macro",
+    "method",
+    "module",
+    "namespace",
+    "struct",
+    "trait",
+    "type",
+    "typedef",
+    "union",
+)
+
+
+@dataclass(frozen=True)
+class Match:
+    path: str
+    definition: Definition
+    order: tuple[Any, ...]
+
+    def line(self) -> str:
+        d = self.definition
+        return f"{self.path}:{d.start_line}-{d.end_line}  {d.kind}  {d.qualified_name}  — {d.first_line}"
+
+    def as_dict(self) -> dict[str, Any]:
+        d = self.definition
+        return {
+            "path": self.path,
+            "name": d.name,
+            "qualified_name": d.qualified_name,
+            "kind": d.kind,
+            "start_line": d.start_line,
+            "end_line": d.end_line,
+        }
+
+
+@tool(
+    name="Symbols",
+    description=(
+        "Finds definitions (functions, classes, methods, structs, types, macros, ...) by name in the source "
+        "files under path, by parsing them: comments and strings never match. query: a case-insensitive "
+        "substring of the name (exact=true: the whole name); Parser.feed matches the end of the qualified name. "
+        "Lines 'path:start-end  kind  qualified.name  — first line', exact matches first. file_path+line (where "
+        "the name is used) ranks the likely definition first. Read symbol= shows one; References lists uses."
+    ),
+    parameters=(
+        ToolParameter("query", "string", "The name (or Parser.feed)", required=True),
+        ToolParameter("path", "string", "Directory or file (default: working directory)", path=True),
+        ToolParameter("kind", "string", "Only this kind: function, class, method, struct, macro, ..."),
+        ToolParameter("exact", "boolean", "Whole name, case-sensitive", default=False),
+        ToolParameter("file_path", "string", "File where the name is used (ranking)", path=True),
+        ToolParameter("line", "integer", "Line of that use in file_path", minimum=1),
+        ToolParameter("offset", "integer", "Definitions to skip (paging)", default=0, minimum=0),
+        ToolParameter(
+            "limit", "integer", "Most definitions shown", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
+        ),
+    ),
+    cli_help="Print the definitions whose name matches QUERY in the source files under a directory.",
+    read_only=True,
+    answers_to=("Grep", "Read"),
+    cli_match_count="total",
+    results=(
+        ResultField("query", "string", "The name looked for", always=True),
+        ResultField("path", "string", "The directory or file searched", always=True),
+        ResultField(
+            "symbols",
+            "array",
+            "Each definition shown: path, name, qualified_name, kind, start_line, end_line",
+            always=True,
+        ),
+        ResultField("total", "integer", "Definitions that match", always=True),
+        ResultField("returned", "integer", "Definitions shown", always=True),
+        ResultField("offset", "integer", "Definitions skipped", always=True),
+        ResultField("limit", "integer", "The call's limit", always=True),
+        ResultField("next_offset", ("integer", "null"), "Offset of the next page (null: none)", always=True),
+        ResultField("files", "integer", "Source files parsed or taken from the store", always=True),
+        ResultField("index", "string", "Whether the search index chose the files, or why not"),
+        ResultField("resolution", "string", "With file_path: how the definition was chosen (name, language_server)"),
+        ResultField("parse_errors", "object", "Files parsed in part: path -> lines of syntax errors"),
+        TRUNCATED,
+        NOTICE,
+        WARNINGS,
+    ),
+)
+def symbols(
+    query: str,
+    *,
+    path: str | None = None,
+    kind: str | None = None,
+    exact: bool = False,
+    file_path: str | None = None,
+    line: int | None = None,
+    offset: int = 0,
+    limit: int = DEFAULT_LIMIT,
+    ctx: ExecutionContext | None = None,
+) -> ToolResult:
+    """Find the definitions of a name in the source files under a directory."""
+    ctx = session(ctx)
+    parts = parts_of(query, "query")
+    kind = kind.strip().lower() if kind and kind.strip() else None
+    if kind is not None and kind not in KINDS:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Unknown kind {kind!r}: one of {', '.join(KINDS)}")
+    target = resolve_path(ctx, path if path is not None else ctx.working_dir, param="path")
+    if not target.exists:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
+    authorize(ctx, symbols.spec, target.path)
+    seen = seen_at(ctx, symbols.spec, file_path, line)
+    uses = seen is not None  # ranking by imports needs each file's import names; definitions alone do otherwise
+    found = sources(ctx, symbols.spec, target, parts[-1], whole_word=exact, case_insensitive=not exact, uses=uses)
+    if seen is not None and seen.path not in found.names and target.is_dir:
+        from .files import _load
+
+        _load(ctx, [seen.path], found)  # its imports rank the others, even when it holds no definition
+    matches = _matches(found, parts, kind, exact, seen.path if seen else None)
+    resolution = _resolved(ctx, seen, parts[-1], matches) if seen is not None else None
+    if resolution is not None:
+        matches = resolution
+    page = matches[offset : offset + limit]
+    meta: dict[str, Any] = {
+        "query": query,
+        "path": target.display,
+        "symbols": [m.as_dict() for m in page],
+        "total": len(matches),
+        "returned": len(page),
+        "offset": offset,
+        "limit": limit,
+        "truncated": offset + len(page) < len(matches),
+        "next_offset": offset + len(page) if offset + len(page) < len(matches) else None,
+        "files": len(found.names),
+    }
+    if found.index is not None:
+        meta["index"] = found.index
+    if seen is not None:
+        meta["resolution"] = "language_server" if resolution is not None else "name"
+    if found.partial:
+        meta["parse_errors"] = found.partial
+    text = "\n".join(m.line() for m in page) if page else _nothing(ctx, query, target.display, exact, kind, matches)
+    notice = page_notice(ctx, "definitions", offset, len(page), len(matches))
+    if notice:
+        meta["notice"] = notice
+        text = f"{text}\n{notice}"
+    warnings = found.report()
+    if warnings:
+        meta["warnings"] = warnings
+    return ToolResult.ok(text, **meta)
+
+
+def _matches(found: Sources, parts: list[str], kind: str | None, exact: bool, seen: str | None) -> list[Match]:
+    last = parts[-1]
+    parents = [p if exact else p.lower() for p in parts[:-1]]
+    matches = []
+    for path, names in found.names.items():
+        candidates = names.named(last) if exact else names.containing(last.lower())
+        if not candidates:
+            continue
+        where = rank(seen, found.names, path)
+        for d in candidates:
+            if (kind is not None and d.kind != kind) or (parents and not _parents_match(d, parents, exact)):
+                continue
+            closeness = 0 if d.name == last else 1 if d.name.lower() == last.lower() else 2
+            matches.append(Match(path, d, (where, closeness, path, d.start_line, d.name_byte)))
+    matches.sort(key=lambda m: m.order)
+    return matches
+
+
+def _parents_match(d: Definition, parents: list[str], exact: bool) -> bool:
+    """Whether the query's dotted parents are the end of the definition's own parents."""
+    qualified = d.qualified_name.split(".")[:-1]
+    if len(qualified) < len(parents):
+        return False
+    ending = qualified[-len(parents) :]
+    return (ending if exact else [q.lower() for q in ending]) == parents
+
+
+def _resolved(ctx: ExecutionContext, seen: Seen, name: str, matches: list[Match]) -> list[Match] | None:
+    """The definitions a resolver says the use refers to (those of `matches` holding its places), or None."""
+    if seen.line is None:
+        return None
+    for resolver in resolvers():
+        places = resolver.definitions(ctx, seen.path, seen.line, name)
+        if places is not None:
+            return [
+                m
+                for m in matches
+                if any(p.path == m.path and m.definition.start_line <= p.line <= m.definition.end_line for p in places)
+            ]
+    return None
+
+
+def _nothing(ctx: ExecutionContext, query: str, where: str, exact: bool, kind: str | None, matches: list[Match]) -> str:
+    if matches:
+        return f"No more definitions: the offset is past the last of {len(matches)}"
+    kinds = f" of kind {kind}" if kind else ""
+    hint = (
+        f"call again with {setting(ctx, 'exact', False)} for names that contain it, or Grep for the text"
+        if exact
+        else "try a shorter part of the name, or Grep for text in comments, strings and other files"
+    )
+    return f"No definitions{kinds} match {query!r} in the source files under {where}: {hint}"
+
+
+class SymbolsTool(FileTool):
+    """Symbols as an agent tool: schema, validation and async execution from symbols.spec."""
+
+    spec = symbols.spec

@@ -1,0 +1,345 @@
+"""The names in a source file: its definitions and every identifier it uses, as the parser reads them.
+
+One parse gives a file's `FileNames`: the definitions Outline lists (with their qualified
+names and the place of each name) and, for every identifier, where it occurs. Only what the
+parser reads as an identifier counts: a word in a comment or a string is none, a keyword is
+none, and an f-string's expression is code. C macro bodies are text to the parser; their
+identifiers (outside the body's own strings and comments) count as uses, and so do the
+names of attribute macros blanked before the parse (`outline.prepare`).
+
+Everything is plain tuples, lists and dicts of numbers and strings, so a `FileNames` can be
+stored (`marshal`) and loaded again without parsing: see `as_data` and `from_data`.
+
+    from fstools._syntax.names import file_names
+    names = file_names(language, source)      # None when the grammar is not installed
+    names.occurrences("feed")                 # [Occurrence(byte, line, column, kind, enclosing), ...]
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal
+
+from .languages import Language, grammar
+from .outline import MAX_HEADER_CHARS, Extraction, extract, supports
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+# Bump when what a FileNames holds changes: stored ones of another version are parsed again.
+FORMAT = 1
+
+OccurrenceKind = Literal["def", "ref", "import"]
+
+# The node types that are identifiers, per language (those a grammar lacks are left out).
+_IDENTIFIERS: dict[str, tuple[str, ...]] = {
+    "python": ("identifier",),
+    "javascript": (
+        "identifier",
+        "property_identifier",
+        "shorthand_property_identifier",
+        "shorthand_property_identifier_pattern",
+        "private_property_identifier",
+        "statement_identifier",
+    ),
+    "c": ("identifier", "field_identifier", "type_identifier", "statement_identifier"),
+    "cpp": ("identifier", "field_identifier", "type_identifier", "namespace_identifier", "statement_identifier"),
+    "go": ("identifier", "field_identifier", "type_identifier", "package_identifier", "label_name"),
+    "rust": ("identifier", "field_identifier", "type_identifier", "shorthand_field_identifier"),
+    "java": ("identifier", "type_identifier"),
+    "ruby": ("identifier", "constant"),
+    "bash": ("variable_name",),
+}
+_IDENTIFIERS["typescript"] = _IDENTIFIERS["tsx"] = (*_IDENTIFIERS["javascript"], "type_identifier")
+# Extra patterns: shell names that are words in some places only.
+_EXTRA: dict[str, str] = {
+    "bash": "(command_name (word) @id) (function_definition name: (word) @id)",
+    # `from __future__ import x` names a module; `type(self).x = y` is read as a type alias (a grammar
+    # slip), whose `type` is then the builtin used; `print >> f` and `exec "x"` are Python 2 statements
+    # to the grammar, and names (the builtins) to Python 3.
+    "python": '(future_import_statement "__future__" @id) (type_alias_statement) @alias '
+    '(print_statement "print" @id) (exec_statement "exec" @id)',
+}
+# The statements whose names are imports.
+_IMPORTS: dict[str, tuple[str, ...]] = {
+    "python": ("import_statement", "import_from_statement", "future_import_statement"),
+    "javascript": ("import_statement",),
+    "typescript": ("import_statement",),
+    "tsx": ("import_statement",),
+    "go": ("import_declaration",),
+    "rust": ("use_declaration", "extern_crate_declaration"),
+    "java": ("import_declaration",),
+    "cpp": ("using_declaration",),
+}
+# A C macro body's tokens: strings, characters and comments are skipped, identifiers kept.
+_C_TOKENS = re.compile(
+    rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*|\b[A-Za-z_][A-Za-z0-9_]*\b', re.S
+)
+_C_KEYWORDS = frozenset(
+    b"auto break case char const continue default do double else enum extern float for goto if inline int long "
+    b"register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
+    b"defined _Bool _Complex _Atomic _Alignas _Alignof _Generic _Noreturn _Static_assert _Thread_local".split()
+)
+_KINDS: tuple[OccurrenceKind, ...] = ("def", "ref", "import")
+
+
+@dataclass(frozen=True)
+class Definition:
+    """One definition as Symbols lists it."""
+
+    name: str
+    qualified_name: str
+    kind: str
+    start_line: int
+    end_line: int
+    start_byte: int
+    end_byte: int
+    name_byte: int
+    name_line: int
+    first_line: str  # the source line holding the name, stripped
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One identifier: 1-based line and byte column, its kind, and the qualified name of the definition it is in."""
+
+    byte: int
+    line: int
+    column: int
+    kind: OccurrenceKind
+    enclosing: str | None
+
+
+@dataclass
+class FileNames:
+    """A file's definitions and identifiers (see the module docstring)."""
+
+    language: str
+    definitions: list[Definition]
+    # name -> (byte, line, column) of each occurrence, in order
+    names: dict[str, list[tuple[int, int, int]]]
+    imports: list[tuple[int, int]]  # byte ranges of import statements, in order
+    error_lines: list[int]
+    imported: list[str] = field(default_factory=list)  # the names in its imports (and C includes' file stems)
+    complete: bool = True  # False: the definitions only (`file_names(..., uses=False)`), no identifiers
+    _def_bytes: dict[int, Definition] = field(default_factory=dict, repr=False)
+    _by_name: dict[str, list[Definition]] | None = field(default=None, repr=False)
+    _folded: str | None = field(default=None, repr=False)
+    _starts: list[int] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self._def_bytes = {d.name_byte: d for d in self.definitions}
+
+    def named(self, name: str) -> list[Definition]:
+        """The definitions whose name is exactly `name`."""
+        if self._by_name is None:
+            by_name: dict[str, list[Definition]] = {}
+            for d in self.definitions:
+                by_name.setdefault(d.name, []).append(d)
+            self._by_name = by_name
+        return self._by_name.get(name, [])
+
+    def containing(self, folded: str) -> list[Definition]:
+        """The definitions whose case-folded name contains `folded` (itself case-folded)."""
+        if self._folded is None:
+            self._folded = "\n".join(d.name.lower() for d in self.definitions)
+        if folded not in self._folded:  # one search in C decides for most files
+            return []
+        return [d for d in self.definitions if folded in d.name.lower()]
+
+    def occurrences(self, name: str) -> list[Occurrence]:
+        """Every occurrence of the identifier `name`, in order, classified."""
+        found = []
+        import_starts = [start for start, _ in self.imports]
+        for byte, line, column in self.names.get(name, ()):
+            own = self._def_bytes.get(byte)
+            if own is not None:
+                kind: OccurrenceKind = "def"
+                enclosing = self.enclosing(own.start_byte, own)
+            else:
+                at = bisect.bisect_right(import_starts, byte) - 1
+                kind = "import" if at >= 0 and byte < self.imports[at][1] else "ref"
+                enclosing = self.enclosing(byte)
+            found.append(Occurrence(byte, line, column, kind, enclosing))
+        return found
+
+    def enclosing(self, byte: int, itself: Definition | None = None) -> str | None:
+        """The qualified name of the innermost definition holding `byte` (other than `itself`): of those
+        starting before it, the last that still holds it (a nested definition starts after its parent)."""
+        if self._starts is None:
+            self._starts = [d.start_byte for d in self.definitions]
+        at = bisect.bisect_right(self._starts, byte) - 1
+        while at >= 0:
+            definition = self.definitions[at]
+            if definition is not itself and byte < definition.end_byte:
+                return definition.qualified_name
+            at -= 1
+        return None
+
+    def as_data(self) -> tuple[Any, ...]:
+        """Plain data to store (marshal); `from_data` makes the FileNames again."""
+        defs = [
+            (
+                d.name,
+                d.qualified_name,
+                d.kind,
+                d.start_line,
+                d.end_line,
+                d.start_byte,
+                d.end_byte,
+                d.name_byte,
+                d.name_line,
+                d.first_line,
+            )
+            for d in self.definitions
+        ]
+        return (FORMAT, self.language, defs, self.names, self.imports, self.error_lines, self.imported, self.complete)
+
+    @classmethod
+    def from_data(cls, data: Any) -> FileNames | None:
+        """The FileNames stored by `as_data`, or None for data of another format."""
+        if not isinstance(data, tuple) or len(data) != 8 or data[0] != FORMAT:
+            return None
+        _, language, defs, names, imports, error_lines, imported, complete = data
+        return cls(language, [Definition(*d) for d in defs], names, imports, error_lines, imported, complete)
+
+
+@cache
+def _query(language: Language) -> tree_sitter.Query | None:
+    loaded = grammar(language)
+    if loaded is None:
+        return None
+    import tree_sitter
+
+    kinds = [kind for kind in _IDENTIFIERS.get(language.name, ()) if loaded.id_for_node_kind(kind, True)]
+    patterns = [f"({kind}) @id" for kind in kinds]
+    patterns += [f"({kind}) @import" for kind in _IMPORTS.get(language.name, ()) if loaded.id_for_node_kind(kind, True)]
+    if language.name == "c":
+        patterns.append("(preproc_arg) @macro")
+    if language.name in ("c", "cpp"):
+        patterns.append("(preproc_include path: (_) @include)")
+    if language.name in ("javascript", "typescript", "tsx"):
+        patterns.append("(import_statement source: (_) @include)")
+    if language.name == "go":
+        patterns.append("(import_spec path: (_) @include)")
+    if language.name in _EXTRA:
+        patterns.append(_EXTRA[language.name])
+    query: tree_sitter.Query = tree_sitter.Query(loaded, "\n".join(patterns))
+    return query
+
+
+def file_names(language: Language, source: bytes, *, uses: bool = True) -> FileNames | None:
+    """The names of `source` (`uses=False`: its definitions only, cheaper); None when the language has no
+    outline or its grammar is not installed."""
+    if not supports(language):
+        return None
+    found = extract(language, source)
+    query = _query(language)
+    if found is None or query is None:
+        return None
+    if not uses:
+        starts = _line_starts(source)
+        return FileNames(language.name, _definitions(found, source, starts), {}, [], found.error_lines, [], False)
+    import tree_sitter
+
+    captures = tree_sitter.QueryCursor(query).captures(found.tree.root_node)
+    starts = _line_starts(source)
+    names: dict[str, list[tuple[int, int, int]]] = {}
+    normalize = language.name == "python"  # Python reads identifiers NFKC-normalized: 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 is Unicode
+    for node in captures.get("id", []):
+        text = source[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
+        if normalize and not text.isascii():
+            text = unicodedata.normalize("NFKC", text)
+        point = node.start_point
+        names.setdefault(text, []).append((node.start_byte, point.row + 1, point.column + 1))
+    for alias in captures.get("alias", []):
+        keyword, left = alias.children[0], alias.child_by_field_name("left")
+        inner = left.named_children[0] if left is not None and left.named_children else left
+        if keyword.type == "type" and inner is not None and inner.type not in ("identifier", "generic_type"):
+            _add(source, keyword.start_byte, keyword.end_byte, starts, names)
+    for node in captures.get("macro", []):
+        _add_tokens(source, node.start_byte, node.end_byte, starts, names)
+    for start, end in found.blanked:
+        _add(source, start, end, starts, names)
+    for occurrences in names.values():
+        occurrences.sort()
+    imports = sorted({(node.start_byte, node.end_byte) for node in captures.get("import", [])})
+    imported = _imported(source, names, imports, captures.get("include", []))
+    return FileNames(language.name, _definitions(found, source, starts), names, imports, found.error_lines, imported)
+
+
+def _definitions(found: Extraction, source: bytes, starts: list[int]) -> list[Definition]:
+    return [
+        Definition(
+            s.name,
+            s.qualified,
+            s.kind,
+            s.start_line,
+            s.end_line,
+            s.start_byte,
+            s.end_byte,
+            s.name_byte,
+            s.name_line,
+            _line_text(source, starts, s.name_line),
+        )
+        for s in found.symbols
+    ]
+
+
+def _imported(
+    source: bytes,
+    names: dict[str, list[tuple[int, int, int]]],
+    imports: list[tuple[int, int]],
+    includes: list[tree_sitter.Node],
+) -> list[str]:
+    """The identifiers inside import statements, and the file stems `#include` and import paths name."""
+    found: set[str] = set()
+    if imports:
+        starts = [start for start, _ in imports]
+        for name, places in names.items():
+            for byte, _, _ in places:
+                at = bisect.bisect_right(starts, byte) - 1
+                if at >= 0 and byte < imports[at][1]:
+                    found.add(name)
+                    break
+    for node in includes:
+        path = source[node.start_byte : node.end_byte].strip(b"\"'`<>").decode("utf-8", "replace")
+        found.add(path.rsplit("/", 1)[-1].split(".", 1)[0])
+    return sorted(found)
+
+
+def _line_starts(source: bytes) -> list[int]:
+    starts = [0]
+    find = source.find
+    at = find(b"\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = find(b"\n", at + 1)
+    return starts
+
+
+def _line_text(source: bytes, starts: list[int], line: int) -> str:
+    start = starts[line - 1]
+    end = starts[line] - 1 if line < len(starts) else len(source)
+    text = source[start:end].decode("utf-8", "replace").strip()
+    return text if len(text) <= MAX_HEADER_CHARS else text[: MAX_HEADER_CHARS - 3] + "..."
+
+
+def _add(source: bytes, start: int, end: int, starts: list[int], names: dict[str, list[tuple[int, int, int]]]) -> None:
+    row = bisect.bisect_right(starts, start) - 1
+    text = source[start:end].decode("utf-8", "surrogateescape")
+    names.setdefault(text, []).append((start, row + 1, start - starts[row] + 1))
+
+
+def _add_tokens(
+    source: bytes, start: int, end: int, starts: list[int], names: dict[str, list[tuple[int, int, int]]]
+) -> None:
+    """The identifiers of a C macro body (its strings, characters and comments skipped)."""
+    for match in _C_TOKENS.finditer(source, start, end):
+        word = match.group(0)
+        if word[:1] not in b"\"'/" and word not in _C_KEYWORDS:
+            _add(source, match.start(), match.end(), starts, names)

@@ -1,0 +1,6 @@
+#!/bin/sh
+# parse in a comment
+parse() {
+  echo "parse $1"
+}
+parse "$HOME"

@@ -1,0 +1,151 @@
+"""The names kept per file fingerprint: answers identical to parsing now, and every change seen by the next call."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import fstools
+from fstools._nav import files, store
+from tests.helpers.tools import agent_read
+from tests.helpers.trees import write
+
+
+def _calls(ctx: fstools.ExecutionContext) -> list[str]:
+    out = []
+    for name in ("parse_config", "Parser", "helper", "feed", "data", "os"):
+        out.append(fstools.symbols(name, ctx=ctx).to_text())
+        out.append(fstools.references(name, ctx=ctx).to_text())
+    return out
+
+
+def test_a_warm_call_parses_nothing_and_answers_byte_for_byte_as_parsing_now(tree, nav_ctx, monkeypatch):
+    monkeypatch.setattr(store, "RACY_NS", 0)  # files written a moment ago count as settled
+    cold = _calls(nav_ctx)
+    parsed: list[str] = []
+    real = files._parse
+    monkeypatch.setattr(
+        files, "_parse", lambda ctx, path, found, uses=True: parsed.append(path) or real(ctx, path, found, uses)
+    )
+    assert _calls(nav_ctx) == cold and parsed == []  # from this process's memory
+    store.forget()
+    assert _calls(nav_ctx) == cold and parsed == []  # from the disk, as another process would
+    monkeypatch.setattr(store, "_database", lambda root: None)
+    store.forget()
+    assert _calls(nav_ctx) == cold and parsed  # no store at all: parsed, the same answers
+
+
+def test_differential_over_random_edits(tree, nav_ctx, monkeypatch):
+    """After each random change, the stored answers equal a fresh parse's."""
+    monkeypatch.setattr(store, "RACY_NS", 0)
+    rng = random.Random(5)
+    words = ["parse_config", "helper", "feed", "# parse_config", "'parse_config'", "def parse_config_x():\n    pass"]
+    for round_ in range(12):
+        target = tree / rng.choice(["parser.py", "util.py", f"new{round_ % 3}.py"])
+        text = target.read_text() if target.exists() else ""
+        text += f"\n{rng.choice(words)}\n" if rng.random() < 0.7 else ""
+        write(target, text)
+        stamp = os.stat(target)
+        os.utime(target, ns=(stamp.st_atime_ns, stamp.st_mtime_ns - 10**9 * (round_ + 3)))  # settled in the past
+        warm = _calls(nav_ctx)
+        with monkeypatch.context() as cold:
+            cold.setattr(store, "_database", lambda root: None)
+            cold.setattr(store, "lookup", lambda root, paths, uses=True: {})
+            assert _calls(nav_ctx) == warm, round_
+
+
+def test_an_edit_through_fstools_is_seen_by_the_next_call(tree, nav_ctx):
+    assert fstools.symbols("parse_config_v3", ctx=nav_ctx).metadata["total"] == 0
+    agent_read(nav_ctx, tree / "parser.py")
+    edited = fstools.edit(str(tree / "parser.py"), "def parse_config_v2(", "def parse_config_v3(", ctx=nav_ctx)
+    assert edited.success, edited.error
+    assert fstools.symbols("parse_config_v3", ctx=nav_ctx).metadata["total"] == 1
+    assert fstools.references("parse_config_v2", ctx=nav_ctx).metadata["total"] == 0
+
+
+def test_an_external_write_that_keeps_size_and_mtime_is_seen(tree, nav_ctx, monkeypatch):
+    monkeypatch.setattr(store, "RACY_NS", 0)
+    path = tree / "util.py"
+    assert fstools.symbols("helper", exact=True, ctx=nav_ctx).metadata["total"] == 1
+    before = os.stat(path)
+    path.write_text(path.read_text().replace("def helper(", "def helpxr("))  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the same mtime: the change time moved
+    assert fstools.symbols("helpxr", exact=True, ctx=nav_ctx).metadata["total"] == 1
+    assert fstools.symbols("helper", exact=True, ctx=nav_ctx).metadata["total"] == 0
+
+
+def test_a_racily_recorded_entry_is_parsed_again(tree, nav_ctx, monkeypatch):
+    fstools.symbols("helper", ctx=nav_ctx)  # just written: recorded within RACY_NS of its change
+    parsed: list[str] = []
+    real = files._parse
+    monkeypatch.setattr(
+        files, "_parse", lambda ctx, path, found, uses=True: parsed.append(path) or real(ctx, path, found, uses)
+    )
+    fstools.symbols("helper", ctx=nav_ctx)
+    assert f"{tree}/util.py" in parsed
+
+
+def test_another_process_sees_this_ones_entries_and_its_changes(tree, nav_ctx, monkeypatch):
+    monkeypatch.setattr(store, "RACY_NS", 0)
+    for path in tree.iterdir():
+        stamp = os.stat(path)
+        os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns - 10 * 10**9))
+    here = fstools.references("parse_config", ctx=nav_ctx).output
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    there = subprocess.run(
+        [sys.executable, "-m", "fstools", "references", "parse_config", "--root", str(tree)],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert there.stdout.splitlines() == here.splitlines()[:-1]  # the notice goes to stderr
+    write(tree / "util.py", "def helper(x):\n    return x\n")
+    again = subprocess.run(
+        [sys.executable, "-m", "fstools", "references", "parse_config", "--root", str(tree)],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert "util.py" not in again.stdout and "parser.py" in again.stdout
+
+
+def test_a_store_that_cannot_be_written_loses_nothing(tree, nav_ctx, monkeypatch, tmp_path):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache directory would be")
+    monkeypatch.setenv("FSTOOLS_CACHE_DIR", str(blocked))
+    store.forget()
+    result = fstools.symbols("parse_config", ctx=nav_ctx)
+    assert result.success and result.metadata["total"] == 3
+    store.forget()
+
+
+def test_the_index_chooses_the_files_and_the_answers_are_the_same(tree):
+    import pytest
+
+    from tests.helpers.extras import skip_reason
+
+    pytest.importorskip("numpy", reason=skip_reason("numpy"))
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    built = fstools.build_index(str(tree))
+    assert built.files >= 3
+    indexed = fstools.ExecutionContext(working_dir=str(tree), search_index="auto")
+    scanned = fstools.ExecutionContext(working_dir=str(tree), search_index="off")
+    for name in ("parse_config", "helper", "Parser.feed"):
+        with_index = fstools.references(name, ctx=indexed)
+        assert with_index.metadata["index"] == "used"
+        assert with_index.output == fstools.references(name, ctx=scanned).output
+        symbols = fstools.symbols(name, ctx=indexed)
+        assert symbols.metadata["index"] == "used"
+        assert symbols.output == fstools.symbols(name, ctx=scanned).output
+    write(tree / "late.py", "def parse_config_late():\n    return parse_config(1)\n")  # the index sees it too
+    assert "parse_config_late" in fstools.symbols("parse_config", ctx=indexed).output
+    rules = fstools.PermissionManager(
+        rules=[fstools.PermissionRule(tool="References", path="**/util.py", action="deny")]
+    )
+    denied = fstools.ExecutionContext(working_dir=str(tree), permissions=rules)
+    assert "util.py" not in fstools.references("parse_config", ctx=denied).output
