@@ -28,6 +28,9 @@ def _private_index_cache() -> None:
 
 
 _private_index_cache()
+# The MCP server and the framework adapters start language servers by default; the tests that are
+# about them turn them on themselves (tests/lsp), so the others do not wait for servers to start.
+__import__("os").environ["FSTOOLS_LANGUAGE_SERVERS"] = "off"
 
 # The race batteries' `scene` fixture, shared by tests/races and tests/journal.
 pytest_plugins = ["tests.helpers.races"]

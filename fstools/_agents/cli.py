@@ -285,6 +285,22 @@ def build_parser(registry: ToolRegistry) -> CommandLine:
         "fresh and builds in the background where a root has none (needs the index extra); off: always scan",
     )
     mcp.add_argument(
+        "--language-servers",
+        choices=("auto", "off"),
+        default=None,
+        help="auto (the default, unless FSTOOLS_LANGUAGE_SERVERS=off): after each change, the file's language server "
+        "(basedpyright or pyright, typescript-language-server, clangd, gopls, rust-analyzer, if installed) reports the "
+        "errors the change introduced; off: the syntax check only",
+    )
+    mcp.add_argument(
+        "--lsp-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="The most a change waits for its language server's diagnostics (default 3); past it the result says "
+        "the semantic check was not done",
+    )
+    mcp.add_argument(
         "--output-schemas",
         action="store_true",
         help="List each tool's output schema (for a client that checks structuredContent against it); "
@@ -380,6 +396,8 @@ def _settings(args: argparse.Namespace) -> SessionSettings:
         audit_log=args.audit_log,
         rate_limit=getattr(args, "rate_limit", None),
         index=getattr(args, "index", "auto"),
+        language_servers=getattr(args, "language_servers", None),
+        lsp_timeout=getattr(args, "lsp_timeout", None),
         output_schemas=getattr(args, "output_schemas", False),
         timeout=args.timeout,
     )

@@ -23,7 +23,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
 
 from ..__version__ import __version__
-from .._core.context import ExecutionContext
+from .._core.context import ExecutionContext, front_end_language_servers
 from .._core.errors import ErrorCode, ToolError
 from .._core.permissions import PermissionRequest
 from .._core.result import ToolResult, jsonable
@@ -255,7 +255,7 @@ class McpSession:
     async def context(self, session: ServerSession) -> ExecutionContext:
         if self._ctx is None:
             roots = await self._client_roots(session)
-            self._ctx = self.settings.context(roots=roots, confirm=_confirm)
+            self._ctx = front_end_language_servers(self.settings.context(roots=roots, confirm=_confirm))
             self._keep_indexes_fresh(self._ctx)
         return self._ctx
 

@@ -63,6 +63,9 @@ class SessionSettings:
     timeout: float | None = None
     # The search index: "auto" uses (and, in a long-lived server, builds) the roots' indexes; "off" never.
     index: Literal["auto", "off"] = "auto"
+    # Language servers after each change: "auto", "off", or None (the front end's default: auto in the MCP server).
+    language_servers: Literal["auto", "off"] | None = None
+    lsp_timeout: float | None = None
     # The MCP server lists each tool's output schema only when asked (a client that validates results).
     output_schemas: bool = False
 
@@ -94,7 +97,12 @@ class SessionSettings:
             rate_limit_per_minute=self.rate_limit,
             arg_style=arg_style,
             search_index=self.index,
+            language_servers=self.language_servers,
         )
         if self.timeout is not None:  # otherwise the context's own default stands
             ctx.timeout = self.timeout
+        if self.lsp_timeout is not None:
+            if self.lsp_timeout <= 0:
+                raise ValueError(f"--lsp-timeout must be a positive number of seconds, not {self.lsp_timeout:g}")
+            ctx.lsp_timeout = self.lsp_timeout
         return ctx

@@ -21,7 +21,7 @@ from typing import Any
 from .._content.encodings import UTF8, TextEncoding
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
-from .._core.outputs import DIAGNOSTICS, DRY_RUN, JOURNAL, WARNINGS, ResultField
+from .._core.outputs import DIAGNOSTICS, DRY_RUN, JOURNAL, LANGUAGE_SERVER, SEMANTIC_CHECK, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
 from .._core.permissions import authorize
@@ -340,6 +340,8 @@ def _described(f: _File, change: FileChange) -> dict[str, Any]:
         DRY_RUN,
         JOURNAL,
         DIAGNOSTICS,
+        SEMANTIC_CHECK,
+        LANGUAGE_SERVER,
     ),
 )
 def apply_patch(patch: str, *, ctx: ExecutionContext | None = None) -> ToolResult:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -28,6 +28,15 @@ JOURNAL_MODES: tuple[JournalMode, ...] = get_args(JournalMode)
 # After a change: report the syntax errors it introduced, refuse such a change, or check nothing.
 CheckSyntax = Literal["warn", "refuse", "off"]
 CHECK_SYNTAX: tuple[CheckSyntax, ...] = get_args(CheckSyntax)
+# Language servers after a change and for navigation: none, the installed ones, or the caller's commands
+# per language ({"python": ["pyright-langserver", "--stdio"]}, or a list of such command lines, first found wins).
+LanguageServersMode = Literal["off", "auto"]
+LANGUAGE_SERVER_MODES: tuple[LanguageServersMode, ...] = get_args(LanguageServersMode)
+LanguageServerCommands = Mapping[str, Sequence[str] | Sequence[Sequence[str]]]
+LanguageServers = LanguageServersMode | LanguageServerCommands
+# The server languages: one server takes each (clangd C and C++, typescript-language-server JS and TS).
+SERVER_LANGUAGES = ("python", "typescript", "c", "go", "rust")
+SERVER_LANGUAGE_ALIASES = {"javascript": "typescript", "cpp": "c", "c++": "c"}
 
 
 class _DefaultPatterns(tuple[str, ...]):
@@ -112,6 +121,13 @@ class ExecutionContext:
         checkers: Callables `(path, new_text) -> list of diagnostics` run after the syntax check
             (a linter, a language server); one that fails or hangs only adds a warning.
         checker_timeout: Seconds each checker may take before the change goes ahead without it.
+        language_servers: After a change, ask the file's language server for the errors the change
+            introduced: "off", "auto" (the servers installed: basedpyright or pyright, typescript-language-server,
+            clangd, gopls, rust-analyzer), or {language: command line or [command line, ...]}. None (the
+            default) is the front end's choice: "off" for library calls, "auto" in the MCP server and
+            `fstools.integrations`.
+        lsp_timeout: The most seconds a change waits for its language server's diagnostics (or for
+            the server to start); without an answer the result says the semantic check was not done.
     """
 
     working_dir: str = field(default_factory=os.getcwd)
@@ -138,6 +154,8 @@ class ExecutionContext:
     check_syntax: CheckSyntax = "warn"
     checkers: Sequence[Callable[[str, str], Any]] = ()
     checker_timeout: float = 10.0
+    language_servers: LanguageServers | None = None
+    lsp_timeout: float = 3.0
 
     def __post_init__(self) -> None:
         if not os.path.isabs(self.working_dir):
@@ -150,6 +168,13 @@ class ExecutionContext:
             raise ValueError(f"check_syntax must be one of {CHECK_SYNTAX}, not {self.check_syntax!r}")
         if self.arg_style not in ARG_STYLES:
             raise ValueError(f"arg_style must be one of {ARG_STYLES}, not {self.arg_style!r}")
+        check_language_servers(self.language_servers)
+        if (
+            not isinstance(self.lsp_timeout, (int, float))
+            or isinstance(self.lsp_timeout, bool)
+            or self.lsp_timeout <= 0
+        ):
+            raise ValueError(f"lsp_timeout must be a positive number of seconds, not {self.lsp_timeout!r}")
         if self.sensitive_patterns is _DEFAULT_PATTERNS:
             self.sensitive_patterns = DEFAULT_SENSITIVE_PATTERNS
         dirs = list(self.allowed_dirs) if self.allowed_dirs else [self.working_dir]
@@ -194,6 +219,42 @@ class ExecutionContext:
                 return False
             self._calls.append(now)
             return True
+
+
+def front_end_language_servers(ctx: ExecutionContext) -> ExecutionContext:
+    """`ctx` with language servers on where its maker left the choice open (None): what the MCP
+    server and `fstools.integrations` do. The environment variable FSTOOLS_LANGUAGE_SERVERS=off
+    turns that default off for every such front end of the process ("auto" otherwise)."""
+    if ctx.language_servers is None:
+        ctx.language_servers = "off" if os.environ.get("FSTOOLS_LANGUAGE_SERVERS", "").lower() == "off" else "auto"
+    return ctx
+
+
+def check_language_servers(value: object) -> None:
+    """ValueError unless `value` is None, "off", "auto" or {language: argv or [argv, ...]}."""
+    if value is None or value in LANGUAGE_SERVER_MODES:
+        return
+    if not isinstance(value, Mapping):
+        raise ValueError(f"language_servers must be 'off', 'auto' or {{language: [argv, ...]}}, not {value!r}")
+    for name, commands in value.items():
+        known = SERVER_LANGUAGE_ALIASES.get(str(name).lower(), str(name).lower())
+        if not isinstance(name, str) or known not in SERVER_LANGUAGES:
+            raise ValueError(f"language_servers: unknown language {name!r} (one of {', '.join(SERVER_LANGUAGES)})")
+        for argv in server_commands(commands):
+            if not argv or not all(isinstance(part, str) and part for part in argv):
+                raise ValueError(
+                    f"language_servers[{name!r}] must be a command line (a list of strings) or a list of them, "
+                    f"not {commands!r}"
+                )
+
+
+def server_commands(commands: object) -> list[Sequence[object]]:
+    """A language's setting as a list of command lines: one argv, or a list of them."""
+    if isinstance(commands, str) or not isinstance(commands, Sequence) or not commands:
+        return [()]
+    if all(isinstance(part, str) for part in commands):
+        return [commands]
+    return [c if isinstance(c, Sequence) and not isinstance(c, str) else () for c in commands]
 
 
 _default_contexts: dict[str, ExecutionContext] = {}

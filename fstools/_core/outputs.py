@@ -75,8 +75,17 @@ JOURNAL = ResultField(
 DIAGNOSTICS = ResultField(
     "diagnostics",
     "array",
-    "Syntax errors the change introduced (and what the context's checkers found): path, line, column, "
-    "message, severity, source; present when a changed file's kind is checked",
+    "Syntax errors the change introduced (and what the context's checkers and language servers found): path, "
+    "line, column, message, severity, source; present when a changed file's kind is checked",
+)
+SEMANTIC_CHECK = ResultField(
+    "semantic_check",
+    "object",
+    "The language server's check of the changed files (ExecutionContext.language_servers): state (done, not_done "
+    "with the reason, no_server), server, version, server_ms, total_ms, errors, and one entry per file in files",
+)
+LANGUAGE_SERVER = ResultField(
+    "language_server", "object", "The language server asked: name and state (starting, ready, restarted, unavailable)"
 )
 CHANGE_FIELDS = (
     FILE_PATH,
@@ -89,4 +98,6 @@ CHANGE_FIELDS = (
     DRY_RUN,
     JOURNAL,
     DIAGNOSTICS,
+    SEMANTIC_CHECK,
+    LANGUAGE_SERVER,
 )

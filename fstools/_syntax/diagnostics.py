@@ -8,6 +8,8 @@ from typing import Any
 SYNTAX_HEADER = "The change introduced a syntax error:"
 SYNTAX_HEADER_MANY = "The change introduced {n} syntax errors:"
 CHECKS_HEADER = "Checks on the changed file reported:"
+SERVER_HEADER = "The language server reported errors the change introduced:"
+NOT_DONE = "Semantic check not done"
 SHOWN = 5  # a model needs the first errors, not a wall of them; metadata keeps them all
 LINE_SHOWN = 200  # characters of the offending line quoted under a diagnostic
 
@@ -27,10 +29,12 @@ class Diagnostic:
     severity: str = "error"
     source: str = "syntax"
     text: str = ""
+    semantic: bool = False  # a language server's, not the syntax check's or a checker's
+    code: str = ""  # the server's code for the error ("reportUndefinedVariable"), when it gives one
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form in `metadata["diagnostics"]`."""
-        return {
+        out: dict[str, Any] = {
             "path": self.path,
             "line": self.line,
             "column": self.column,
@@ -38,6 +42,9 @@ class Diagnostic:
             "severity": self.severity,
             "source": self.source,
         }
+        if self.code:
+            out["code"] = self.code
+        return out
 
     def render(self) -> str:
         """`path:line:col: message`, then the offending line indented, when known."""
@@ -50,11 +57,14 @@ class Diagnostic:
 
 
 def render_block(diagnostics: list[Diagnostic]) -> str:
-    """What the output ends with: the syntax errors the change introduced, then what checkers found."""
+    """What the output ends with: the syntax errors the change introduced, what language servers found,
+    then what checkers found."""
     parts = []
     syntax = [d for d in diagnostics if d.source == "syntax"]
-    others = [d for d in diagnostics if d.source != "syntax"]
-    for header, group in ((_syntax_header(len(syntax)), syntax), (CHECKS_HEADER, others)):
+    semantic = [d for d in diagnostics if d.semantic]
+    others = [d for d in diagnostics if d.source != "syntax" and not d.semantic]
+    groups = ((_syntax_header(len(syntax)), syntax), (SERVER_HEADER, semantic), (CHECKS_HEADER, others))
+    for header, group in groups:
         if not group:
             continue
         lines = [header, *(d.render() for d in group[:SHOWN])]
@@ -66,7 +76,8 @@ def render_block(diagnostics: list[Diagnostic]) -> str:
 
 def block_of(output: str) -> str:
     """The diagnostics block at the end of a result's output (what `annotate` put there), or ""."""
-    starts = [output.find(f"\n\n{header}") for header in ("The change introduced ", CHECKS_HEADER)]
+    headers = ("The change introduced ", SERVER_HEADER, CHECKS_HEADER, NOT_DONE)
+    starts = [output.find(f"\n\n{header}") for header in headers]
     found = [start for start in starts if start >= 0]
     return output[min(found) + 2 :] if found else ""
 

@@ -7,7 +7,9 @@
 
 `review_change` checks the syntax of a file in a known language (the errors the change
 introduced, see `check.check_text`), then runs the context's checkers, unless a refusal is
-coming anyway. `annotate` ends the output with the block a model reads and puts every
+coming anyway, and plans the language server's check. `annotate`, called once the change is
+written, runs that check (the server must see the version fstools wrote; its errors are
+advice, never a refusal), ends the output with the block a model reads and puts every
 diagnostic in `metadata["diagnostics"]` (present only when some file was checked).
 """
 
@@ -16,14 +18,19 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.result import ToolResult
+from .._lsp.languages import kind_of
 from .check import MAX_CHECK_BYTES, can_check, check_text
 from .checkers import run_checkers
 from .diagnostics import Diagnostic, render_block
 from .languages import language_for_path
+
+if TYPE_CHECKING:  # the language servers' client is imported by the first change that needs it
+    from .._lsp import semantic
 
 HEAD = 256  # bytes of a new text that a #! line is looked for in
 
@@ -36,6 +43,7 @@ class Review:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     checked: bool = False
+    semantic: semantic.Request | None = None  # the language server's check, run once the change is written
 
     @property
     def syntax(self) -> list[Diagnostic]:
@@ -44,7 +52,7 @@ class Review:
 
 def needs_review(ctx: ExecutionContext, path: str) -> bool:
     """Whether a change of `path` is reviewed at all (cheap: decides before any text is decoded)."""
-    if ctx.checkers:
+    if ctx.checkers or (_servers_on(ctx) and kind_of(path) is not None):
         return True
     if ctx.check_syntax == "off":
         return False
@@ -66,6 +74,10 @@ def review_change(ctx: ExecutionContext, path: str, before: str | None, after: s
         review.checked = True
         review.diagnostics += found
         review.warnings += warnings
+    if _servers_on(ctx) and not review.syntax:  # a server's words on broken syntax repeat the check's
+        from .._lsp import semantic
+
+        review.semantic = semantic.plan(ctx, path, before, after)
     return review
 
 
@@ -89,6 +101,7 @@ def refuse_broken(ctx: ExecutionContext, reviews: Sequence[Review]) -> None:
 
 def annotate(result: ToolResult, reviews: Sequence[Review]) -> ToolResult:
     """The result with the diagnostics block at the end of its output, in metadata, and the warnings."""
+    notices = _semantic_check(result, reviews)
     if not any(review.checked for review in reviews):
         return result
     found = [d for review in reviews for d in review.diagnostics]
@@ -98,4 +111,48 @@ def annotate(result: ToolResult, reviews: Sequence[Review]) -> ToolResult:
         result.metadata["warnings"] = [*result.metadata.get("warnings", []), *warnings]
     if found:
         result.output = f"{result.output.rstrip()}\n\n{render_block(found)}"
+    if notices:
+        result.output = f"{result.output.rstrip()}\n\n" + "\n".join(notices)
     return result
+
+
+def _semantic_check(result: ToolResult, reviews: Sequence[Review]) -> list[str]:
+    """Run the language servers' checks of the written files: their errors join each review's
+    diagnostics, their states go to metadata; the notices of checks not done are returned."""
+    planned = [review for review in reviews if review.semantic is not None]
+    if not planned:
+        return []
+    from .._lsp import semantic
+
+    outcomes = semantic.check([review.semantic for review in planned if review.semantic is not None])
+    for review, outcome in zip(planned, outcomes, strict=True):
+        review.checked = True
+        review.diagnostics += [_diagnostic(found) for found in outcome.found]
+    files = [outcome.as_dict() for outcome in outcomes]
+    states = {outcome.state for outcome in outcomes}
+    # Several files: not done if any was not, done if any was, else what the first one was.
+    worst = next((state for state in ("not_done", "done") if state in states), files[0]["state"])
+    summary = dict(files[0]) if len(files) == 1 else {"state": worst}
+    summary["files"] = files
+    result.metadata["semantic_check"] = summary
+    named = next((outcome for outcome in outcomes if outcome.server), None)
+    if named is not None:
+        result.metadata["language_server"] = {"name": named.server, "state": named.server_state or "unavailable"}
+    return [outcome.notice for outcome in outcomes if outcome.notice]
+
+
+def _servers_on(ctx: ExecutionContext) -> bool:
+    return ctx.language_servers is not None and ctx.language_servers != "off"
+
+
+def _diagnostic(found: semantic.Found) -> Diagnostic:
+    return Diagnostic(
+        found.path,
+        found.line,
+        found.column,
+        found.message,
+        source=found.source,
+        text=found.text,
+        semantic=True,
+        code=found.code,
+    )

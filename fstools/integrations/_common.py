@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._agents.toolset import create_registry
-from .._core.context import ExecutionContext
+from .._core.context import ExecutionContext, front_end_language_servers
 from .._core.render import EMPTY, result_images, result_text
 from .._core.result import Image, ToolResult
 from .._core.schemas import strict_schema
@@ -35,13 +35,16 @@ def selected_tools(include: Sequence[str] | None = None) -> list[BaseTool]:
 
 
 async def call(tool: BaseTool, ctx: ExecutionContext, arguments: Mapping[str, Any]) -> ToolResult:
-    """Run `tool` on a model's `arguments` (keyed by parameter name) without blocking the event loop."""
-    return await tool.execute(ctx, **arguments)
+    """Run `tool` on a model's `arguments` (keyed by parameter name) without blocking the event loop.
+
+    Language servers are on ("auto") unless the context says otherwise (`language_servers`).
+    """
+    return await tool.execute(front_end_language_servers(ctx), **arguments)
 
 
 def call_sync(tool: BaseTool, ctx: ExecutionContext, arguments: Mapping[str, Any]) -> ToolResult:
     """`call` for a caller without an event loop in its thread."""
-    return tool.run(ctx, **arguments)
+    return tool.run(front_end_language_servers(ctx), **arguments)
 
 
 def parse_arguments(raw: str | Mapping[str, Any] | None) -> dict[str, Any]:

@@ -4,7 +4,8 @@ The rule, bottom to top: `_globs` (the glob dialect fstools matches itself) impo
 `_core` (context, results, parameters, paths, policy) imports only itself and `_globs`;
 `_content` (encodings, fingerprints) and `_walk` (what a walk may see, and the walkers) build
 on `_core`; `_index` (the search index) on all of those; `_journal` (the change journal) and
-`_syntax` (languages, parsers, the syntax check) on `_core` and `_content`; the four tool
+`_syntax` (languages, parsers, the syntax check) on `_core` and `_content`, and on `_lsp` (the
+language servers' client, on `_core` alone) for the semantic check after a change; the four tool
 families `_read`, `_change`, `_find` and `_grep` on those and never on each other; `_agents`
 (registry, CLI, MCP) sits on top and may import anything.
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "fstools"
 
 TOOL_FAMILIES = {"_read", "_change", "_find", "_grep"}
-BELOW_TOOLS = {"_globs", "_core", "_content", "_walk", "_index", "_journal", "_syntax"}
+BELOW_TOOLS = {"_globs", "_core", "_content", "_walk", "_index", "_journal", "_syntax", "_lsp"}
 ALLOWED: dict[str, set[str]] = {
     "_globs": {"_globs"},
     "_core": {"_globs", "_core"},
@@ -26,7 +27,9 @@ ALLOWED: dict[str, set[str]] = {
     "_index": {"_globs", "_core", "_content", "_walk", "_index"},
     "_journal": {"_globs", "_core", "_content", "_journal"},
     # Languages, parsers and the syntax check after a change: below the tool families that use it.
-    "_syntax": {"_globs", "_core", "_content", "_syntax"},
+    "_syntax": {"_globs", "_core", "_content", "_syntax", "_lsp"},
+    # The language servers' client (processes, protocol, diagnostics, navigation): on the core alone.
+    "_lsp": {"_globs", "_core", "_lsp"},
     **{family: BELOW_TOOLS | {family} for family in TOOL_FAMILIES},
     # Code navigation (Symbols, References): on the tool families it builds on, Grep's search for its
     # candidate files; no tool family imports it.
@@ -133,7 +136,8 @@ def test_the_family_graph():
         "_read": ["_content", "_core", "_globs", "_syntax", "_walk"],
         "_index": ["_core", "_walk"],
         "_journal": ["_core"],
-        "_syntax": ["_core"],
+        "_syntax": ["_core", "_lsp"],
+        "_lsp": ["_core"],
         "_change": ["_content", "_core", "_index", "_journal", "_syntax"],
         "_find": ["_core", "_globs", "_index", "_walk"],
         "_grep": ["_core", "_index", "_walk"],

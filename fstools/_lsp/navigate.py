@@ -1,0 +1,125 @@
+"""Where a name used at a place is defined, and where that definition is used, by the file's server.
+
+    found = definition(ctx, "/repo/app.py", line=12, column=9)    # 1-based, as Read shows them
+    if found.state == "done": found.places ...                    # else found.reason says why not
+
+What Symbols and References ask when they are given the place a name is used: the server
+resolves the name (imports, scopes, overloads) where a name-based search can only guess. The
+answer comes within `ctx.lsp_timeout` seconds or not at all (`state` "not_done", with the
+reason): the caller then falls back to its own answer and says why. The file is sent to the
+server as it is on disk now, so the answer is about the text the caller read.
+
+The places are the server's: a definition may lie outside the allowed directories (a
+library, the standard library's stubs) or in a file the secret patterns cover. The caller
+applies its path policy to them before it shows any.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .._core.context import ExecutionContext
+from . import protocol
+from .languages import kind_of
+from .pool import POOL
+from .semantic import argv_for, enabled, root_of
+from .server import LanguageServer
+
+NavigationState = Literal["done", "not_done", "no_server", "off"]
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place the server points to: canonical path, 1-based line and column (characters)."""
+
+    path: str
+    line: int
+    column: int
+
+
+@dataclass
+class Resolution:
+    """The server's answer (`places`), or why there is none (`reason`)."""
+
+    state: NavigationState
+    server: str = ""
+    reason: str = ""
+    places: list[Location] = field(default_factory=list)
+    server_state: str = ""
+
+
+def definition(ctx: ExecutionContext, path: str, line: int, column: int) -> Resolution:
+    """The definitions of what is used at `line`:`column` (1-based) of the canonical `path`."""
+    return _locate(ctx, "definition", path, line, column)
+
+
+def references(ctx: ExecutionContext, path: str, line: int, column: int) -> Resolution:
+    """Every use (the definition included) of what is named at `line`:`column` (1-based) of `path`."""
+    return _locate(ctx, "references", path, line, column)
+
+
+def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: int) -> Resolution:
+    if not enabled(ctx):
+        return Resolution("off", reason="language servers are off (ExecutionContext.language_servers)")
+    kind = kind_of(path)
+    argv = argv_for(ctx, kind.language) if kind is not None else None
+    if kind is None or argv is None:
+        what = kind.language if kind is not None else f"{os.path.splitext(path)[1] or 'such'} files"
+        return Resolution("no_server", reason=f"no language server for {what}")
+    if not protocol.available():
+        return Resolution("not_done", reason=protocol.EXTRA_HINT)
+    deadline = time.monotonic() + float(ctx.lsp_timeout)
+    lookup = POOL.get(root_of(ctx, path), kind.language, argv)
+    server = lookup.server
+    if server is None:
+        return Resolution("not_done", lookup.name, f"{lookup.name} is unavailable: {lookup.reason}", [], "unavailable")
+    if not server.wait_ready(deadline):
+        why = f"{lookup.name} is still starting" if server.state == "starting" else f"{lookup.name} stopped"
+        return Resolution("not_done", lookup.name, why, [], server.state)
+    try:
+        text = _current(server, path, kind.language_id)
+    except (OSError, UnicodeDecodeError) as exc:
+        return Resolution("not_done", lookup.name, f"cannot read {path}: {exc}", [], server.state)
+    character = _utf16(text, line, column)
+    places = server.locate(method, path, line - 1, character, deadline)
+    if places is None:
+        why = f"{lookup.name} did not answer textDocument/{method} within {ctx.lsp_timeout:g} s"
+        return Resolution("not_done", lookup.name, why, [], server.state)
+    return Resolution("done", lookup.name, places=[_location(p) for p in places], server_state=lookup.state)
+
+
+def _current(server: LanguageServer, path: str, language_id: str) -> str:
+    """The file's text on disk, sent to the server when it holds another version (or none)."""
+    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+        text = f.read()
+    doc = server.document(path)
+    if doc is None or doc.text != text:
+        server.send(path, language_id, text)
+    return text
+
+
+def _utf16(text: str, line: int, column: int) -> int:
+    """A 1-based character column of a 1-based line as the UTF-16 offset a server expects."""
+    lines = text.split("\n")
+    source = lines[line - 1] if 0 < line <= len(lines) else ""
+    return sum(2 if ord(c) > 0xFFFF else 1 for c in source[: max(column - 1, 0)])
+
+
+def _location(place: protocol.Place) -> Location:
+    """A place with its column in characters, read from the file (a file that cannot be read keeps units)."""
+    try:
+        with open(place.path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+            lines = f.read().split("\n")
+    except OSError:
+        return Location(place.path, place.line + 1, place.character + 1)
+    source = lines[place.line] if 0 <= place.line < len(lines) else ""
+    count, column = 0, len(source)
+    for index, char in enumerate(source):
+        if count >= place.character:
+            column = index
+            break
+        count += 2 if ord(char) > 0xFFFF else 1
+    return Location(place.path, place.line + 1, column + 1)

@@ -1,0 +1,105 @@
+"""A tiny language server for fault injection: `python fake_lsp.py MODE`.
+
+Modes: `hang` answers nothing at all; `silent` initialises and never publishes diagnostics;
+`echo` publishes, with the version, one error per line that contains BAD (`unversioned`: the
+same without the version, in two parts, the second a moment later); `crash` behaves as
+`echo` and exits at its first change; `stubborn` behaves as `echo` but starts a child of its
+own, ignores SIGTERM and outlives the end of its input (what a runaway server does). Real
+servers are what the other tests drive.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+
+def read() -> dict | None:
+    length = 0
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            return None
+        if line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return json.loads(sys.stdin.buffer.read(length))
+
+
+def send(message: dict) -> None:
+    body = json.dumps(message).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    sys.stdout.buffer.flush()
+
+
+def publish(uri: str, version: int | None, text: str) -> None:
+    found = [
+        {
+            "range": {"start": {"line": n, "character": 0}, "end": {"line": n, "character": 3}},
+            "message": "BAD is not allowed",
+            "severity": 1,
+            "code": "bad",
+        }
+        for n, line in enumerate(text.split("\n"))
+        if "BAD" in line
+    ]
+    send(
+        {
+            "jsonrpc": "2.0",
+            "method": "textDocument/publishDiagnostics",
+            "params": {"uri": uri, "version": version, "diagnostics": found},
+        }
+    )
+
+
+def main(mode: str) -> None:
+    sys.stderr.write(f"fake server ({mode}) started\n")
+    sys.stderr.flush()
+    if mode == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)",
+            ]
+        )
+    while True:
+        message = read()
+        if message is None:
+            if mode == "stubborn":
+                time.sleep(600)
+            return
+        if mode == "hang":
+            continue
+        method = message.get("method")
+        if method == "initialize":
+            send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": {"textDocumentSync": 1}}})
+        elif method == "shutdown":
+            send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+        elif method == "exit":
+            return
+        elif mode == "silent":
+            continue
+        elif method == "textDocument/didOpen":
+            doc = message["params"]["textDocument"]
+            publish(doc["uri"], None if mode == "unversioned" else doc["version"], doc["text"])
+        elif method == "textDocument/didChange":
+            if mode == "crash":
+                sys.stderr.write("fake server: crashing on purpose\n")
+                sys.stderr.flush()
+                time.sleep(0.05)
+                sys.exit(3)
+            params = message["params"]
+            publish(
+                params["textDocument"]["uri"], params["textDocument"]["version"], params["contentChanges"][-1]["text"]
+            )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
