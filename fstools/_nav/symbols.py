@@ -185,7 +185,7 @@ def _matches(
             if (kind is not None and d.kind != kind) or (parents and not _parents_match(d, parents, exact)):
                 continue
             closeness = 0 if d.name == last else 1 if d.name.lower() == last.lower() else 2
-            matches.append(Match(path, d, (where, closeness, path, d.start_line, d.name_byte)))
+            matches.append(Match(path, d, (closeness, where, path, d.start_line, d.name_byte)))
     matches.sort(key=lambda m: m.order)
     return matches
 

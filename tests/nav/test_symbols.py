@@ -241,3 +241,13 @@ def test_a_file_path_outside_the_candidates_keeps_every_answer_and_adds_none(tre
     # the seen file lies outside path: it ranks, its definitions are no answers
     inside = fstools.symbols("parse_config", path=str(tree / "sub"), file_path=str(tree / "parser.py"), ctx=nav_ctx)
     assert {s["path"] for s in inside.metadata["symbols"]} == {f"{tree}/sub/inner.py"}
+
+
+def test_with_file_path_an_exact_name_still_ranks_before_a_longer_one_in_that_file(tree, nav_ctx):
+    # the use of parse_config in other.py cannot mean parse_config_extra, defined beside it
+    write(tree / "other.py", "def parse_config_extra():\n    pass\n\nparse_config()\n")
+    result = fstools.symbols("parse_config", file_path=str(tree / "other.py"), line=4, ctx=nav_ctx)
+    first = result.metadata["symbols"][0]
+    assert first["name"] == "parse_config", result.metadata["symbols"]
+    names = [s["name"] for s in result.metadata["symbols"]]
+    assert names.index("parse_config_extra") > names.index("parse_config")
