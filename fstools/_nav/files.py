@@ -175,6 +175,20 @@ def _load(ctx: ExecutionContext, paths: list[str], found: Sources, uses: bool = 
     found.names = {path: held.get(path) or fresh[path] for path in paths if path in held or path in fresh}
 
 
+def ranking_names(ctx: ExecutionContext, found: Sources, seen: str | None) -> dict[str, FileNames]:
+    """`found.names` and, to rank by its imports, those of the file `seen` where the name was used.
+
+    The seen file is parsed beside the candidates, never into them: it may lie outside the
+    searched path or not hold the name, and its definitions are then no answers. A file that is
+    no source fstools parses ranks by its name alone (nothing to warn about).
+    """
+    if seen is None or seen in found.names or _language(seen) is None:
+        return found.names
+    extra = Sources({})
+    _load(ctx, [seen], extra)
+    return {**found.names, **extra.names}
+
+
 def _root(ctx: ExecutionContext, paths: list[str]) -> str | None:
     from .._core.paths import root_of
 

@@ -18,7 +18,7 @@ from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._syntax.names import Occurrence
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
-from .files import sources
+from .files import ranking_names, sources
 from .resolve import rank, resolvers
 
 MAX_SOURCE_CHARS = 200  # of each use's line in the output
@@ -102,14 +102,11 @@ def references(
     authorize(ctx, references.spec, target.path)
     seen = seen_at(ctx, references.spec, file_path, line)
     found = sources(ctx, references.spec, target, identifier, whole_word=True, case_insensitive=False)
-    if seen is not None and seen.path not in found.names and target.is_dir:
-        from .files import _load
-
-        _load(ctx, [seen.path], found)
+    ranking = ranking_names(ctx, found, seen.path if seen else None)
     uses: list[tuple[tuple[Any, ...], Use]] = []
     definitions = 0
     for where, names in found.names.items():
-        order = rank(seen.path if seen else None, found.names, where)
+        order = rank(seen.path if seen else None, ranking, where)
         for at in names.occurrences(identifier):
             uses.append(((order, where, at.byte), Use(where, at)))
         definitions += sum(1 for d in names.definitions if d.name == identifier)

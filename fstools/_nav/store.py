@@ -10,7 +10,8 @@ such an entry is parsed again (git's rule for racily clean files). fstools' own 
 change every part of the fingerprint (a new inode); an external write changes the times.
 
 The store is a cache: when its file cannot be opened, read or written (a read-only cache
-directory, a locked or corrupt database), the calls parse and say nothing, losing nothing.
+directory, a locked or corrupt database, a link planted in its place), the calls parse and say
+nothing, losing nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import marshal
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections import OrderedDict
@@ -27,6 +29,7 @@ from .._core.cachedir import root_dir
 from .._syntax.names import FileNames
 
 KIND = "symbols-v1"
+DATABASE = "names.sqlite"
 RACY_NS = 2_000_000_000
 MEMORY_FILES = 4096  # files kept parsed in this process
 Fingerprint = tuple[int, int, int, int]
@@ -44,6 +47,23 @@ def _trusted(found: Fingerprint, recorded_ns: int) -> bool:
     return recorded_ns - max(found[1], found[2]) > RACY_NS
 
 
+def _own_place(directory: str) -> bool:
+    """Whether the store's directories are this user's own and its files plain files: a link planted
+    there would send the writes (and SQLite's tables) into some other file."""
+    for path in (os.path.dirname(directory), directory):
+        st = os.lstat(path)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            return False
+    for name in (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm"):
+        try:
+            st = os.lstat(os.path.join(directory, name))
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            return False
+    return True
+
+
 def _database(root: str) -> sqlite3.Connection | None:
     """The root's database, opened once per process (None when it cannot be)."""
     if root in _databases:
@@ -52,7 +72,10 @@ def _database(root: str) -> sqlite3.Connection | None:
     try:
         directory = root_dir(KIND, root)
         os.makedirs(directory, mode=0o700, exist_ok=True)
-        connection = sqlite3.connect(os.path.join(directory, "names.sqlite"), timeout=1.0, check_same_thread=False)
+        if not _own_place(directory):
+            _databases[root] = None
+            return None
+        connection = sqlite3.connect(os.path.join(directory, DATABASE), timeout=1.0, check_same_thread=False)
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute(

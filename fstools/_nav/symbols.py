@@ -15,9 +15,9 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
-from .._syntax.names import Definition
+from .._syntax.names import Definition, FileNames
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
-from .files import Sources, sources
+from .files import Sources, ranking_names, sources
 from .resolve import rank, resolvers
 
 # The kinds Outline reports, in every language.
@@ -135,11 +135,8 @@ def symbols(
     seen = seen_at(ctx, symbols.spec, file_path, line)
     uses = seen is not None  # ranking by imports needs each file's import names; definitions alone do otherwise
     found = sources(ctx, symbols.spec, target, parts[-1], whole_word=exact, case_insensitive=not exact, uses=uses)
-    if seen is not None and seen.path not in found.names and target.is_dir:
-        from .files import _load
-
-        _load(ctx, [seen.path], found)  # its imports rank the others, even when it holds no definition
-    matches = _matches(found, parts, kind, exact, seen.path if seen else None)
+    ranking = ranking_names(ctx, found, seen.path if seen else None)  # its imports rank the others
+    matches = _matches(found, ranking, parts, kind, exact, seen.path if seen else None)
     resolution = _resolved(ctx, seen, parts[-1], matches) if seen is not None else None
     if resolution is not None:
         matches = resolution
@@ -173,7 +170,9 @@ def symbols(
     return ToolResult.ok(text, **meta)
 
 
-def _matches(found: Sources, parts: list[str], kind: str | None, exact: bool, seen: str | None) -> list[Match]:
+def _matches(
+    found: Sources, ranking: dict[str, FileNames], parts: list[str], kind: str | None, exact: bool, seen: str | None
+) -> list[Match]:
     last = parts[-1]
     parents = [p if exact else p.lower() for p in parts[:-1]]
     matches = []
@@ -181,12 +180,12 @@ def _matches(found: Sources, parts: list[str], kind: str | None, exact: bool, se
         candidates = names.named(last) if exact else names.containing(last.lower())
         if not candidates:
             continue
-        where = rank(seen, found.names, path)
+        where = rank(seen, ranking, path)
         for d in candidates:
             if (kind is not None and d.kind != kind) or (parents and not _parents_match(d, parents, exact)):
                 continue
             closeness = 0 if d.name == last else 1 if d.name.lower() == last.lower() else 2
-            matches.append(Match(path, d, (where, closeness, path, d.start_line, d.name_byte)))
+            matches.append(Match(path, d, (closeness, where, path, d.start_line, d.name_byte)))
     matches.sort(key=lambda m: m.order)
     return matches
 

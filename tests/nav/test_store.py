@@ -149,3 +149,27 @@ def test_the_index_chooses_the_files_and_the_answers_are_the_same(tree):
     )
     denied = fstools.ExecutionContext(working_dir=str(tree), permissions=rules)
     assert "util.py" not in fstools.references("parse_config", ctx=denied).output
+
+
+def test_a_link_planted_in_the_cache_directory_is_not_followed(tree, nav_ctx, monkeypatch, tmp_path):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("FSTOOLS_CACHE_DIR", str(cache))
+    from fstools._core.cachedir import root_dir
+    from fstools._core.paths import root_of
+
+    directory = Path(root_dir(store.KIND, root_of(nav_ctx, str(tree))))
+    directory.mkdir(parents=True)
+    victim = tmp_path / "victim.db"
+    victim.write_bytes(b"")
+    (directory / "names.sqlite").symlink_to(victim)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    other = Path(root_dir(store.KIND, "/some/other/root"))
+    other.symlink_to(elsewhere)
+    store.forget()
+    try:
+        assert fstools.symbols("parse_config", ctx=nav_ctx).metadata["total"] == 3
+        assert victim.read_bytes() == b""  # nothing written through the link
+        assert store._database("/some/other/root") is None and not list(elsewhere.iterdir())
+    finally:
+        store.forget()

@@ -215,3 +215,39 @@ def test_the_cli(tree):
         env=env,
     )
     assert none.returncode == 1, none.stderr
+
+
+def test_a_file_path_that_is_no_source_file_ranks_nothing_and_warns_of_nothing(tree, nav_ctx):
+    # README.md holds the name but is not source: no claim that a grammar is missing
+    for result in (
+        fstools.symbols("parse_config", file_path=str(tree / "README.md"), line=1, ctx=nav_ctx),
+        fstools.references("parse_config", file_path=str(tree / "README.md"), line=1, ctx=nav_ctx),
+    ):
+        assert result.success and result.metadata["total"] > 0
+        assert "warnings" not in result.metadata, result.metadata.get("warnings")
+
+
+def test_a_file_path_outside_the_candidates_keeps_every_answer_and_adds_none(tree, nav_ctx):
+    write(tree / "empty.py", "x = 1\n")  # a source file without the name
+    write(tree / "sub" / "inner.py", "from parser import parse_config\n\ndef parse_config_sub():\n    pass\n")
+    plain = fstools.symbols("parse_config", exact=True, ctx=nav_ctx)
+    seen = fstools.symbols("parse_config", exact=True, file_path=str(tree / "empty.py"), line=1, ctx=nav_ctx)
+    assert seen.metadata["total"] == plain.metadata["total"] == 2
+    uses = fstools.references("parse_config", ctx=nav_ctx).metadata["total"]
+    assert (
+        fstools.references("parse_config", file_path=str(tree / "empty.py"), line=1, ctx=nav_ctx).metadata["total"]
+        == uses
+    )
+    # the seen file lies outside path: it ranks, its definitions are no answers
+    inside = fstools.symbols("parse_config", path=str(tree / "sub"), file_path=str(tree / "parser.py"), ctx=nav_ctx)
+    assert {s["path"] for s in inside.metadata["symbols"]} == {f"{tree}/sub/inner.py"}
+
+
+def test_with_file_path_an_exact_name_still_ranks_before_a_longer_one_in_that_file(tree, nav_ctx):
+    # the use of parse_config in other.py cannot mean parse_config_extra, defined beside it
+    write(tree / "other.py", "def parse_config_extra():\n    pass\n\nparse_config()\n")
+    result = fstools.symbols("parse_config", file_path=str(tree / "other.py"), line=4, ctx=nav_ctx)
+    first = result.metadata["symbols"][0]
+    assert first["name"] == "parse_config", result.metadata["symbols"]
+    names = [s["name"] for s in result.metadata["symbols"]]
+    assert names.index("parse_config_extra") > names.index("parse_config")
