@@ -39,6 +39,10 @@ def _names_on_lines(source: bytes) -> dict[int, list[tuple[int, str]]]:
     return lines
 
 
+# The type parameters of Python 3.12+ (`ast` has no such nodes before it).
+_TYPE_PARAMS = tuple(getattr(ast, name) for name in ("TypeVar", "ParamSpec", "TypeVarTuple") if hasattr(ast, name))
+
+
 def uses(source: bytes) -> Counter[tuple[int, str]]:
     """(line, identifier) of every Name, Attribute.attr, import name, parameter and definition name."""
     found: Counter[tuple[int, str]] = Counter()
@@ -71,6 +75,8 @@ def uses(source: bytes) -> Counter[tuple[int, str]]:
         elif isinstance(node, ast.ExceptHandler) and node.name:  # `as name` may follow a multi-line type
             last = node.type.end_lineno if node.type is not None else node.lineno
             found[(_token_line(tokens, node.lineno, last, node.name), node.name)] += 1
+        elif isinstance(node, _TYPE_PARAMS):  # `def f[T]`, `class A[**P]` (Python 3.12+): a parameter's name
+            found[(node.lineno, node.name)] += 1
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             for name in node.names:
                 found[(_token_line(tokens, node.lineno, node.end_lineno, name), name)] += 1
