@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -33,11 +34,12 @@ NavigationState = Literal["done", "not_done", "no_server", "off"]
 
 @dataclass(frozen=True)
 class Location:
-    """A place the server points to: canonical path, 1-based line and column (characters)."""
+    """A place the server points to: canonical path, 1-based line and column (characters, and bytes)."""
 
     path: str
     line: int
     column: int
+    byte_column: int = 0  # 1-based UTF-8 byte column, as the parsed occurrences count (0: not read)
 
 
 @dataclass
@@ -49,19 +51,27 @@ class Resolution:
     reason: str = ""
     places: list[Location] = field(default_factory=list)
     server_state: str = ""
+    withheld: int = 0  # places the caller's `keep` refused: never read, never shown
 
 
-def definition(ctx: ExecutionContext, path: str, line: int, column: int) -> Resolution:
-    """The definitions of what is used at `line`:`column` (1-based) of the canonical `path`."""
-    return _locate(ctx, "definition", path, line, column)
+Keep = Callable[[str], bool]
 
 
-def references(ctx: ExecutionContext, path: str, line: int, column: int) -> Resolution:
+def definition(ctx: ExecutionContext, path: str, line: int, column: int, keep: Keep | None = None) -> Resolution:
+    """The definitions of what is used at `line`:`column` (1-based) of the canonical `path`.
+
+    `keep(path)` false for a place the server names: that place is counted in `withheld`,
+    neither read (for its column) nor returned.
+    """
+    return _locate(ctx, "definition", path, line, column, keep)
+
+
+def references(ctx: ExecutionContext, path: str, line: int, column: int, keep: Keep | None = None) -> Resolution:
     """Every use (the definition included) of what is named at `line`:`column` (1-based) of `path`."""
-    return _locate(ctx, "references", path, line, column)
+    return _locate(ctx, "references", path, line, column, keep)
 
 
-def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: int) -> Resolution:
+def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: int, keep: Keep | None) -> Resolution:
     if not enabled(ctx):
         return Resolution("off", reason="language servers are off (ExecutionContext.language_servers)")
     kind = kind_of(path)
@@ -77,7 +87,10 @@ def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: in
     if server is None:
         return Resolution("not_done", lookup.name, f"{lookup.name} is unavailable: {lookup.reason}", [], "unavailable")
     if not server.wait_ready(deadline):
-        why = f"{lookup.name} is still starting" if server.state == "starting" else f"{lookup.name} stopped"
+        if server.state == "starting":
+            why = f"{lookup.name} is still starting (waited lsp_timeout, {ctx.lsp_timeout:g} s)"
+        else:
+            why = f"{lookup.name} crashed: {server.reason}" if server.reason else f"{lookup.name} stopped"
         return Resolution("not_done", lookup.name, why, [], server.state)
     try:
         text = _current(server, path, kind.language_id)
@@ -86,9 +99,13 @@ def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: in
     character = _utf16(text, line, column)
     places = server.locate(method, path, line - 1, character, deadline)
     if places is None:
+        if server.state == "crashed":
+            return Resolution("not_done", lookup.name, f"{lookup.name} crashed: {server.reason}", [], server.state)
         why = f"{lookup.name} did not answer textDocument/{method} within {ctx.lsp_timeout:g} s"
         return Resolution("not_done", lookup.name, why, [], server.state)
-    return Resolution("done", lookup.name, places=[_location(p) for p in places], server_state=lookup.state)
+    kept = [p for p in places if keep is None or keep(p.path)]
+    located = [_location(p) for p in kept]
+    return Resolution("done", lookup.name, places=located, server_state=lookup.state, withheld=len(places) - len(kept))
 
 
 def _current(server: LanguageServer, path: str, language_id: str) -> str:
@@ -122,4 +139,5 @@ def _location(place: protocol.Place) -> Location:
             column = index
             break
         count += 2 if ord(char) > 0xFFFF else 1
-    return Location(place.path, place.line + 1, column + 1)
+    byte = len(source[:column].encode("utf-8", "surrogateescape"))
+    return Location(place.path, place.line + 1, column + 1, byte + 1)

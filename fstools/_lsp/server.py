@@ -415,8 +415,18 @@ class LanguageServer:
         pending = connection.request(f"textDocument/{method}", params)
         try:
             return protocol.places(pending.wait(deadline - time.monotonic()), method)
-        except (RpcError, Unanswered, ValueError):
+        except RpcError as exc:
+            if exc.code is None:  # the connection closed: the exit is noticed by the reader a moment later
+                self._wait_exited(deadline)
             return None
+        except (Unanswered, ValueError):
+            return None
+
+    def _wait_exited(self, deadline: float) -> None:
+        """Until the server is seen to have stopped (its state no longer ready), or `deadline`."""
+        with self._cond:
+            while self.state == "ready" and time.monotonic() < deadline:
+                self._cond.wait(deadline - time.monotonic())
 
 
 def _setting(section: Any) -> Any:

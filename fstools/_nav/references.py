@@ -19,7 +19,8 @@ from .._core.toolclass import FileTool
 from .._syntax.names import Occurrence
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
 from .files import ranking_names, sources
-from .resolve import rank, resolvers
+from .resolve import answer, pick, rank
+from .served import withheld_note
 
 MAX_SOURCE_CHARS = 200  # of each use's line in the output
 
@@ -76,6 +77,7 @@ class Use:
         ResultField("next_offset", ("integer", "null"), "Offset of the next page (null: none)", always=True),
         ResultField("definitions", "integer", "Definitions with this name among the files", always=True),
         ResultField("resolution", "string", "How uses were matched: name, or language_server", always=True),
+        ResultField("resolution_reason", "string", "With file_path and resolution name: why no server decided"),
         ResultField("index", "string", "Whether the search index chose the files, or why not"),
         ResultField("parse_errors", "object", "Files parsed in part: path -> lines of syntax errors"),
         TRUNCATED,
@@ -112,7 +114,7 @@ def references(
         definitions += sum(1 for d in names.definitions if d.name == identifier)
     uses.sort(key=lambda item: item[0])
     everything = [use for _, use in uses]
-    resolved = _resolved(ctx, seen, identifier, everything) if seen is not None else None
+    resolved, why = _resolved(ctx, seen, identifier, everything) if seen is not None else (None, "")
     if resolved is not None:
         everything = resolved
     page = everything[offset : offset + limit]
@@ -131,6 +133,8 @@ def references(
         "definitions": definitions,
         "resolution": "language_server" if resolved is not None else "name",
     }
+    if seen is not None and resolved is None:
+        meta["resolution_reason"] = why
     if found.index is not None:
         meta["index"] = found.index
     if found.partial:
@@ -139,7 +143,9 @@ def references(
     text = _render(ctx, page, warnings) if page else _nothing(ctx, identifier, target.display, len(everything))
     notes = [page_notice(ctx, "uses", offset, len(page), len(everything))]
     if everything and resolved is None:
-        notes.append(_by_name(identifier, definitions))
+        notes.append(_by_name(identifier, definitions, why))
+    elif resolved is not None:
+        notes.append(why)
     notice = " ".join(note for note in notes if note)
     if notice:
         meta["notice"] = notice
@@ -149,23 +155,28 @@ def references(
     return ToolResult.ok(text, **meta)
 
 
-def _resolved(ctx: ExecutionContext, seen: Seen, name: str, uses: list[Use]) -> list[Use] | None:
-    """The uses a resolver names (those of `uses` on its lines), or None when no resolver answers."""
-    if seen.line is None:
-        return None
-    for resolver in resolvers():
-        places = resolver.references(ctx, seen.path, seen.line, name)
-        if places is not None:
-            wanted = {(p.path, p.line) for p in places}
-            return [use for use in uses if (use.path, use.at.line) in wanted]
-    return None
+def _resolved(ctx: ExecutionContext, seen: Seen, name: str, uses: list[Use]) -> tuple[list[Use] | None, str]:
+    """The uses the server (or a resolver) names among `uses`, and a note; or None and why not."""
+    found = answer(ctx, "references", seen.path, seen.line, name)
+    if found.places is None:
+        return None, found.reason
+    chosen, missed = pick(found.places, [(use.path, use.at.line, use.at.column) for use in uses])
+    who = found.server or "the resolver"
+    if not chosen:
+        return None, f"{who} named {len(found.places)} places, none of them a use of {name!r} this search found"
+    notes = [withheld_note(found.withheld)] if found.withheld else []
+    if missed:
+        notes.append(f"({missed} more outside the files searched: another path, or left out by the ignore rules.)")
+    return [uses[i] for i in chosen], " ".join(notes)
 
 
-def _by_name(identifier: str, definitions: int) -> str:
+def _by_name(identifier: str, definitions: int, why: str = "") -> str:
     shared = {0: "no definition of it is in these files", 1: "1 definition has it"}.get(
         definitions, f"{definitions} definitions share it"
     )
-    return f"(Matched by name: every identifier {identifier!r} is listed, whichever definition it means; {shared}.)"
+    because = f" The language server did not decide: {why}." if why else ""
+    listed = f"every identifier {identifier!r} is listed, whichever definition it means"
+    return f"(Matched by name: {listed}; {shared}.{because})"
 
 
 def _render(ctx: ExecutionContext, page: list[Use], warnings: list[str]) -> str:

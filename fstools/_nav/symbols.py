@@ -18,7 +18,8 @@ from .._core.toolclass import FileTool
 from .._syntax.names import Definition, FileNames
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
 from .files import Sources, ranking_names, sources
-from .resolve import rank, resolvers
+from .resolve import answer, rank
+from .served import withheld_note
 
 # The kinds Outline reports, in every language.
 KINDS = (
@@ -104,6 +105,7 @@ class Match:
         ResultField("files", "integer", "Source files parsed or taken from the store", always=True),
         ResultField("index", "string", "Whether the search index chose the files, or why not"),
         ResultField("resolution", "string", "With file_path: how the definition was chosen (name, language_server)"),
+        ResultField("resolution_reason", "string", "With resolution name: why the language server did not decide"),
         ResultField("parse_errors", "object", "Files parsed in part: path -> lines of syntax errors"),
         TRUNCATED,
         NOTICE,
@@ -137,7 +139,7 @@ def symbols(
     found = sources(ctx, symbols.spec, target, parts[-1], whole_word=exact, case_insensitive=not exact, uses=uses)
     ranking = ranking_names(ctx, found, seen.path if seen else None)  # its imports rank the others
     matches = _matches(found, ranking, parts, kind, exact, seen.path if seen else None)
-    resolution = _resolved(ctx, seen, parts[-1], matches) if seen is not None else None
+    resolution, why = _resolved(ctx, seen, parts[-1], matches) if seen is not None else (None, "")
     if resolution is not None:
         matches = resolution
     page = matches[offset : offset + limit]
@@ -157,10 +159,15 @@ def symbols(
         meta["index"] = found.index
     if seen is not None:
         meta["resolution"] = "language_server" if resolution is not None else "name"
+        if resolution is None:
+            meta["resolution_reason"] = why
     if found.partial:
         meta["parse_errors"] = found.partial
     text = "\n".join(m.line() for m in page) if page else _nothing(ctx, query, target.display, exact, kind, matches)
-    notice = page_notice(ctx, "definitions", offset, len(page), len(matches))
+    notes = [page_notice(ctx, "definitions", offset, len(page), len(matches))]
+    if seen is not None:
+        notes.append(why if resolution is not None else f"(Ranked by name: {why}.)")
+    notice = " ".join(note for note in notes if note)
     if notice:
         meta["notice"] = notice
         text = f"{text}\n{notice}"
@@ -199,19 +206,22 @@ def _parents_match(d: Definition, parents: list[str], exact: bool) -> bool:
     return (ending if exact else [q.lower() for q in ending]) == parents
 
 
-def _resolved(ctx: ExecutionContext, seen: Seen, name: str, matches: list[Match]) -> list[Match] | None:
-    """The definitions a resolver says the use refers to (those of `matches` holding its places), or None."""
-    if seen.line is None:
-        return None
-    for resolver in resolvers():
-        places = resolver.definitions(ctx, seen.path, seen.line, name)
-        if places is not None:
-            return [
-                m
-                for m in matches
-                if any(p.path == m.path and m.definition.start_line <= p.line <= m.definition.end_line for p in places)
-            ]
-    return None
+def _resolved(ctx: ExecutionContext, seen: Seen, name: str, matches: list[Match]) -> tuple[list[Match] | None, str]:
+    """The definitions the server (or a resolver) says the use refers to, and a note; or None and why not."""
+    found = answer(ctx, "definitions", seen.path, seen.line, name)
+    if found.places is None:
+        return None, found.reason
+    places = found.places
+    chosen = [
+        m
+        for m in matches
+        if any(p.path == m.path and m.definition.start_line <= p.line <= m.definition.end_line for p in places)
+    ]
+    if not chosen:
+        where = ", ".join(sorted({f"line {p.line}" if p.path == seen.path else "another file" for p in places}))
+        who = found.server or "the resolver"
+        return None, f"{who} points to {where}, which holds no definition of {name!r} this search found"
+    return chosen, withheld_note(found.withheld) if found.withheld else ""
 
 
 def _nothing(ctx: ExecutionContext, query: str, where: str, exact: bool, kind: str | None, matches: list[Match]) -> str:
