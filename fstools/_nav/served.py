@@ -66,7 +66,7 @@ def column_of(path: str, line: int, name: str) -> int | None:
 
 def withheld_note(count: int) -> str:
     """What a result says about the places it does not show."""
-    return f"({_withheld(count).capitalize()} not shown.)"
+    return f"(Not shown: {_withheld(count)}.)"
 
 
 def _withheld(count: int) -> str:
