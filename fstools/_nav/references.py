@@ -164,7 +164,9 @@ def _resolved(ctx: ExecutionContext, seen: Seen, name: str, uses: list[Use]) -> 
     chosen, missed = pick(found.places, [(use.path, use.at.line, use.at.column) for use in uses])
     who = found.server or "the resolver"
     if not chosen:
-        return None, f"{who} named {len(found.places)} places, none of them a use of {name!r} this search found"
+        count = len(found.places)
+        named = "1 place" if count == 1 else f"{count} places"
+        return None, f"{who} named {named}, none of them a use of {name!r} this search found"
     notes = [withheld_note(found.withheld)] if found.withheld else []
     if missed:
         notes.append(f"({missed} more outside the files searched: another path, or left out by the ignore rules.)")

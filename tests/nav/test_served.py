@@ -203,3 +203,49 @@ def test_the_column_is_the_name_as_a_whole_word(tmp_path):  # type: ignore[no-un
     assert column_of(str(tmp_path / "a.py"), 1, "walk") is None
     assert column_of(str(tmp_path / "a.py"), 9, "run") is None
     assert column_of(str(tmp_path / "gone.py"), 1, "run") is None
+
+
+def test_a_line_without_the_name_is_not_sent(python_tree):  # type: ignore[no-untyped-def]
+    elsewhere = fstools.symbols("run", file_path=os.path.join(python_tree, "main.py"), line=1, ctx=_ctx(python_tree))
+    assert elsewhere.metadata["resolution"] == "name"
+    assert "'run' is not on line 1 of" in elsewhere.metadata["resolution_reason"]
+    assert "the language server was not asked" in elsewhere.output
+
+
+@requires_server("python")
+def test_a_name_the_server_finds_nothing_for(python_tree):  # type: ignore[no-untyped-def]
+    lone = os.path.join(python_tree, "lone.py")
+    with open(lone, "w") as f:
+        f.write("def make() -> int:\n    return undefined_thing()\n")
+    try:
+        result = fstools.symbols("undefined_thing", file_path=lone, line=2, ctx=_ctx(python_tree))
+    finally:
+        os.remove(lone)
+    assert result.metadata["resolution"] == "name"
+    assert "found nothing for 'undefined_thing' at line 2:12" in result.metadata["resolution_reason"]
+
+
+def test_a_resolver_pointing_at_no_definition_or_use_is_not_taken(tmp_path):  # type: ignore[no-untyped-def]
+    (tmp_path / "a.py").write_text("def run():\n    pass\n\nvalue = run()\n")
+    root = os.path.realpath(tmp_path)
+    here = os.path.join(root, "a.py")
+
+    class Elsewhere:
+        def definitions(self, ctx, file_path, line, name):  # type: ignore[no-untyped-def]
+            return [Location(here, 4, 1, 1)]  # the assignment: no definition Symbols lists
+
+        def references(self, ctx, file_path, line, name):  # type: ignore[no-untyped-def]
+            return [Location(here, 3, 1, 1)]  # a blank line: no use
+
+    elsewhere = Elsewhere()
+    resolve.register(elsewhere)
+    try:
+        ctx = fstools.ExecutionContext(working_dir=root)
+        symbols = fstools.symbols("run", file_path=here, line=4, ctx=ctx)
+        uses = fstools.references("run", file_path=here, line=4, ctx=ctx)
+    finally:
+        resolve.unregister(elsewhere)
+    assert symbols.metadata["resolution"] == "name" and symbols.metadata["total"] == 1
+    assert "points to line 4, which holds no definition of 'run'" in symbols.metadata["resolution_reason"]
+    assert uses.metadata["resolution"] == "name" and uses.metadata["total"] == 2
+    assert "named 1 place, none of them a use of 'run'" in uses.metadata["resolution_reason"]
