@@ -30,6 +30,10 @@ from .semantic import argv_for, enabled, root_of
 from .server import LanguageServer
 
 NavigationState = Literal["done", "not_done", "no_server", "off"]
+# An empty answer about a file just sent is asked again for this long (tsserver answers "nothing" while
+# it loads the project); for a server started this recently, until the call's deadline.
+EMPTY_AGAIN = 2.0
+YOUNG_SERVER = 30.0
 
 
 @dataclass(frozen=True)
@@ -93,11 +97,17 @@ def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: in
             why = f"{lookup.name} crashed: {server.reason}" if server.reason else f"{lookup.name} stopped"
         return Resolution("not_done", lookup.name, why, [], server.state)
     try:
-        text = _current(server, path, kind.language_id)
+        text, sent = _current(server, path, kind.language_id)
     except (OSError, UnicodeDecodeError) as exc:
         return Resolution("not_done", lookup.name, f"cannot read {path}: {exc}", [], server.state)
     character = _utf16(text, line, column)
     places = server.locate(method, path, line - 1, character, deadline)
+    until = _asking_again_until(server, sent, deadline)
+    pause = 0.1
+    while places == [] and time.monotonic() + pause < until:
+        time.sleep(pause)  # a file just sent: a server may answer "nothing" while it loads the project
+        pause = min(pause * 2, 0.5)
+        places = server.locate(method, path, line - 1, character, deadline)
     if places is None:
         if server.state == "crashed":
             return Resolution("not_done", lookup.name, f"{lookup.name} crashed: {server.reason}", [], server.state)
@@ -108,14 +118,24 @@ def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: in
     return Resolution("done", lookup.name, places=located, server_state=lookup.state, withheld=len(places) - len(kept))
 
 
-def _current(server: LanguageServer, path: str, language_id: str) -> str:
-    """The file's text on disk, sent to the server when it holds another version (or none)."""
+def _asking_again_until(server: LanguageServer, sent: bool, deadline: float) -> float:
+    """Until when an empty answer is asked again: not at all for a file the server already held."""
+    now = time.monotonic()
+    if not sent:
+        return now
+    young = server.ready_at is not None and now - server.ready_at < YOUNG_SERVER
+    return deadline if young else min(deadline, now + EMPTY_AGAIN)
+
+
+def _current(server: LanguageServer, path: str, language_id: str) -> tuple[str, bool]:
+    """The file's text on disk, and whether it was sent now (the server held another version, or none)."""
     with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
         text = f.read()
     doc = server.document(path)
     if doc is None or doc.text != text:
         server.send(path, language_id, text)
-    return text
+        return text, True
+    return text, False
 
 
 def _utf16(text: str, line: int, column: int) -> int:

@@ -95,6 +95,7 @@ class LanguageServer:
         self.reason = ""
         self.capabilities: dict[str, Any] = {}
         self.last_used = time.monotonic()
+        self.ready_at: float | None = None  # when it answered `initialize`
         self.on_exit: Callable[[LanguageServer], None] | None = None
         self._ready = threading.Event()
         self._cond = threading.Condition()
@@ -149,7 +150,7 @@ class LanguageServer:
         with self._cond:
             if self.state == "starting":
                 self.state = "ready"
-                self.last_used = time.monotonic()
+                self.last_used = self.ready_at = time.monotonic()
         self._ready.set()
 
     def wait_ready(self, deadline: float) -> bool:

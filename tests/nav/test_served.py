@@ -218,7 +218,11 @@ def test_a_name_the_server_finds_nothing_for(python_tree):  # type: ignore[no-un
     with open(lone, "w") as f:
         f.write("def make() -> int:\n    return undefined_thing()\n")
     try:
-        result = fstools.symbols("undefined_thing", file_path=lone, line=2, ctx=_ctx(python_tree))
+        warm = fstools.symbols("run", file_path=os.path.join(python_tree, "main.py"), line=CALL, ctx=_ctx(python_tree))
+        assert warm.metadata["resolution"] == "language_server"
+        # An empty answer about a file just opened is asked again (a server may still be loading the
+        # project), within lsp_timeout: then the name-based answer, saying what the server found.
+        result = fstools.symbols("undefined_thing", file_path=lone, line=2, ctx=_ctx(python_tree, lsp_timeout=3))
     finally:
         os.remove(lone)
     assert result.metadata["resolution"] == "name"
@@ -249,3 +253,39 @@ def test_a_resolver_pointing_at_no_definition_or_use_is_not_taken(tmp_path):  # 
     assert "points to line 4, which holds no definition of 'run'" in symbols.metadata["resolution_reason"]
     assert uses.metadata["resolution"] == "name" and uses.metadata["total"] == 2
     assert "named 1 place, none of them a use of 'run'" in uses.metadata["resolution_reason"]
+
+
+@requires_server("typescript")
+def test_typescripts_first_answer_after_its_start_is_the_servers(tmp_path):  # type: ignore[no-untyped-def]
+    # tsserver answers "nothing" while it loads the project a file was just opened in: asked again, in time.
+    (tmp_path / "jobs.ts").write_text(
+        "export class Fast {\n  run(): number { return 1; }\n}\nexport class Slow {\n  run(): number { return 2; }\n}\n"
+    )
+    (tmp_path / "main.ts").write_text(
+        'import { Fast, Slow } from "./jobs";\nconst job = new Slow();\nconst quick = new Fast();\n'
+        "export const total = job.run() + quick.run();\n"
+    )
+    root = os.path.realpath(tmp_path)
+    POOL.reset()
+    try:
+        result = fstools.symbols("run", exact=True, file_path=f"{root}/main.ts", line=4, ctx=_ctx(root))
+    finally:
+        POOL.reset()
+    assert result.metadata["resolution"] == "language_server", result.metadata.get("resolution_reason")
+    assert [s["qualified_name"] for s in result.metadata["symbols"]] == ["Slow.run"]
+
+
+@requires_server("c")
+def test_clangd_tells_the_two_members_apart(tmp_path):  # type: ignore[no-untyped-def]
+    (tmp_path / "jobs.c").write_text(
+        "struct fast { int (*run)(void); };\nstruct slow { int (*run)(void); };\n"
+        "int use(struct fast *f, struct slow *s) {\n  return s->run() + f->run();\n}\n"
+    )
+    root = os.path.realpath(tmp_path)
+    POOL.reset()
+    try:
+        result = fstools.references("run", file_path=f"{root}/jobs.c", line=4, ctx=_ctx(root))
+    finally:
+        POOL.reset()
+    assert result.metadata["resolution"] == "language_server", result.metadata.get("resolution_reason")
+    assert [(r["line"], r["column"]) for r in result.metadata["references"]] == [(2, 21), (4, 13)]
