@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from .._content.encodings import SNIFF_BYTES, looks_binary
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
-from .._core.hints import setting
 from .._core.outputs import ResultField
 from .._core.paths import SafePath, resolve_path
 from .._core.permissions import authorize
@@ -138,13 +137,3 @@ def finish(
     if warnings:
         meta["warnings"] = warnings
     return ToolResult.ok(text, **meta)
-
-
-def page_notice(ctx: ExecutionContext, unit: str, offset: int, returned: int, total: int) -> str | None:
-    """Grep's notice when results remain after the page, else None."""
-    if offset + returned >= total:
-        return None
-    return (
-        f"(Showing {unit} {offset + 1}-{offset + returned} of {total}: "
-        f"call again with {setting(ctx, 'offset', offset + returned)} for more.)"
-    )

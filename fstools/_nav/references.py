@@ -8,7 +8,7 @@ from typing import Any
 
 from .._core.context import ExecutionContext
 from .._core.hints import setting
-from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
+from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField, page_notice
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, root_of
 from .._core.public import session, tool
@@ -16,7 +16,7 @@ from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._syntax.names import Occurrence
 from . import common
-from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, finish, page_notice, paged, parts_of, searched
+from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, finish, paged, parts_of, searched
 from .files import ranking_names, sources
 from .resolve import rank, resolvers
 

@@ -8,14 +8,14 @@ from typing import Any
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.hints import setting
-from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
+from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField, page_notice
 from .._core.params import ToolParameter
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._syntax.names import Definition, FileNames
 from . import common
-from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, finish, page_notice, paged, parts_of, searched
+from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, finish, paged, parts_of, searched
 from .files import Sources, ranking_names, sources
 from .resolve import rank, resolvers
 
