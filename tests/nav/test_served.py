@@ -266,11 +266,7 @@ def test_typescripts_first_answer_after_its_start_is_the_servers(tmp_path):  # t
         "export const total = job.run() + quick.run();\n"
     )
     root = os.path.realpath(tmp_path)
-    POOL.reset()
-    try:
-        result = fstools.symbols("run", exact=True, file_path=f"{root}/main.ts", line=4, ctx=_ctx(root))
-    finally:
-        POOL.reset()
+    result = _fresh(fstools.symbols, "run", exact=True, file_path=f"{root}/main.ts", line=4, ctx=_ctx(root))
     assert result.metadata["resolution"] == "language_server", result.metadata.get("resolution_reason")
     assert [s["qualified_name"] for s in result.metadata["symbols"]] == ["Slow.run"]
 
@@ -282,10 +278,15 @@ def test_clangd_tells_the_two_members_apart(tmp_path):  # type: ignore[no-untype
         "int use(struct fast *f, struct slow *s) {\n  return s->run() + f->run();\n}\n"
     )
     root = os.path.realpath(tmp_path)
-    POOL.reset()
-    try:
-        result = fstools.references("run", file_path=f"{root}/jobs.c", line=4, ctx=_ctx(root))
-    finally:
-        POOL.reset()
+    result = _fresh(fstools.references, "run", file_path=f"{root}/jobs.c", line=4, ctx=_ctx(root))
     assert result.metadata["resolution"] == "language_server", result.metadata.get("resolution_reason")
     assert [(r["line"], r["column"]) for r in result.metadata["references"]] == [(2, 21), (4, 13)]
+
+
+def _fresh(tool, *args, **kw):  # type: ignore[no-untyped-def]
+    """`tool(*args, **kw)` with the process's servers started afresh (a cold server), closed after."""
+    POOL.reset()
+    try:
+        return tool(*args, **kw)
+    finally:
+        POOL.reset()
