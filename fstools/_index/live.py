@@ -29,6 +29,7 @@ from .grams import BINARY, LATE_NUL, TEXT, TOO_LARGE, TRANSCODED
 from .listing import IGNORE_NAMES, Filters, entered, list_files, walk_dirs
 from .location import inside
 from .plan import AllFiles, And, Gram, Or, Query
+from .status import Unusable
 from .store import IndexFile
 
 if TYPE_CHECKING:
@@ -48,14 +49,6 @@ _VERIFY_BYTES = 8 << 20
 _DECODE_ALL = 4000
 # Past this many changed directories one listing of the tree is cheaper than one per directory.
 _RELIST_DIRS = 16
-
-
-class Unusable(Exception):
-    """The index cannot answer this call; `reason` goes to metadata["index"]."""
-
-    def __init__(self, reason: IndexStatus) -> None:
-        super().__init__(reason)
-        self.reason: IndexStatus = reason
 
 
 def _strings(blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str | None, base: int = 0) -> list[str]:

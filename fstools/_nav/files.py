@@ -125,7 +125,7 @@ def _candidates(
     indexed = _indexed(ctx, spec, query)
     if indexed is not None:
         return indexed, "used", []
-    out, index = _search(ctx, target, query, rules, content=False, offset=0, head_limit=0, line_numbers=False)
+    out, index = _search(ctx, query, rules, content=False, offset=0, head_limit=0, line_numbers=False)
     _, warnings = _report_skipped(ctx, out, query)
     warnings = [w for w in warnings if not w.startswith(("1 binary", "binary")) and "binary file(s)" not in w]
     paths = sorted(hit.path for hit in out.files if _language(hit.path) is not None)

@@ -15,7 +15,6 @@ from .._core.paths import SafePath, resolve_path, root_of
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.names import Occurrence
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
 from .files import ranking_names, sources
@@ -238,9 +237,3 @@ def _nothing(ctx: ExecutionContext, identifier: str, where: str, total: int) -> 
         f"not count): check the spelling, Symbols with {setting(ctx, 'exact', False)} finds names that contain "
         "it, Grep finds the text anywhere"
     )
-
-
-class ReferencesTool(FileTool):
-    """References as an agent tool: schema, validation and async execution from references.spec."""
-
-    spec = references.spec

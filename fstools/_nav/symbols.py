@@ -14,7 +14,6 @@ from .._core.paths import resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.names import Definition, FileNames
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
 from .files import Sources, ranking_names, sources
@@ -224,9 +223,3 @@ def _nothing(ctx: ExecutionContext, query: str, where: str, exact: bool, kind: s
         else "try a shorter part of the name, or Grep for text in comments, strings and other files"
     )
     return f"No definitions{kinds} match {query!r} in the source files under {where}: {hint}"
-
-
-class SymbolsTool(FileTool):
-    """Symbols as an agent tool: schema, validation and async execution from symbols.spec."""
-
-    spec = symbols.spec
