@@ -208,7 +208,9 @@ def probe_argv(rg: str, query: GrepQuery, paths: Sequence[str] | None = None) ->
 
 def files_argv(rg: str, query: GrepQuery) -> list[str]:
     """Every file the search would consider, whatever its size (to find the oversized ones)."""
-    return [rg, "--no-config", "--files", "--null", *_filter_args(query, size_limit=False), "--", query.root]
+    from .._walk.walkers import rg_files_argv
+
+    return rg_files_argv(rg, _filter_args(query, size_limit=False), query.root)
 
 
 def type_list_argv(rg: str) -> list[str]:

@@ -136,7 +136,7 @@ def test_the_family_graph():
         "_content": ["_core"],
         "_walk": ["_core", "_globs"],
         "_read": ["_content", "_core", "_globs", "_syntax", "_walk"],
-        "_index": ["_core", "_walk"],
+        "_index": ["_core", "_globs", "_walk"],
         "_journal": ["_core"],
         "_syntax": ["_core", "_lsp"],
         "_lsp": ["_core"],
@@ -235,6 +235,27 @@ def test_the_cycle_finder_finds_cycles():
     assert {"fstools._index.live", "fstools._index.service"} <= imports_in(source, "fstools._index")
     assert {"fstools._index.live", "fstools._index.live.X"}.isdisjoint(runtime_imports(source, "fstools._index"))
     assert "fstools._index.service" in runtime_imports(source, "fstools._index")
+
+
+def _string_constants(path: Path) -> list[str]:
+    return [
+        n.value for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Constant) and n.value == "--files"
+    ]
+
+
+def test_one_walker_lists_files():
+    """One place in fstools builds an `rg --files` command line (`_walk/walkers.rg_files_argv`), and the
+    index matches names in the project's glob dialect (`_globs`), never with fnmatch's."""
+    builders = [module_name(p) for p in sorted(PACKAGE.rglob("*.py")) for _ in _string_constants(p)]
+    assert builders == ["fstools._walk.walkers"]
+    fnmatch_users = [
+        module_name(p)
+        for p in (PACKAGE / "_index").rglob("*.py")
+        for node in ast.walk(ast.parse(p.read_text()))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        and "fnmatch" in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module])
+    ]
+    assert fnmatch_users == []
 
 
 def test_checker_sees_upward_imports():
