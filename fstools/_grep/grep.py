@@ -145,7 +145,7 @@ def _search(
     from .command import for_walk
     from .seams import Page
 
-    source, backend = _plugged()
+    source, backend = plugged()
     candidates, index_status = source.candidates(ctx, query)
     notes: list[str] = []
     if candidates is None:
@@ -161,7 +161,8 @@ candidate_source: CandidateSource | None = None
 search_backend: SearchBackend | None = None
 
 
-def _plugged() -> tuple[CandidateSource, SearchBackend]:
+def plugged() -> tuple[CandidateSource, SearchBackend]:
+    """The candidate source and the search backend a search uses now."""
     from .indexed import IndexCandidates
     from .runs import Ripgrep
 

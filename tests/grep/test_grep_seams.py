@@ -122,3 +122,16 @@ def test_a_walk_without_candidates_gets_the_query_finished_for_it(tree: Path, mo
     monkeypatch.setattr(grep_module, "candidate_source", NamedFiles([str(tree / "a.txt")]))
     fstools.grep("needle", str(tree), ctx=ExecutionContext(working_dir=str(tree)))
     assert "!/sub" not in backend.calls[-1]["query"].excludes  # candidates: no walk to finish the query for
+
+
+def test_symbols_take_their_candidates_from_the_same_source(tree: Path, monkeypatch: pytest.MonkeyPatch):
+    write(tree / "one.py", "def needle():\n    return 1\n")
+    write(tree / "two.py", "def needle():\n    return 2\n")
+    ctx = ExecutionContext(working_dir=str(tree))
+    both = fstools.symbols("needle", path=str(tree), ctx=ctx)
+    assert str(tree / "one.py") in both.output and str(tree / "two.py") in both.output
+    source = NamedFiles([str(tree / "two.py")])
+    monkeypatch.setattr(grep_module, "candidate_source", source)
+    narrowed = fstools.symbols("needle", path=str(tree), ctx=ctx)
+    assert str(tree / "two.py") in narrowed.output and str(tree / "one.py") not in narrowed.output
+    assert source.queries and isinstance(source.queries[0], GrepQuery)
