@@ -1,7 +1,7 @@
 """Which definition a use refers to: by the file's language server where one answers, else by name.
 
 With `file_path` and `line` (where the model saw the name used), Symbols and References
-ask `answer`: first each registered `Resolver`, then the language server of the file's
+ask `served.answer`: first each registered `Resolver`, then the language server of the file's
 language (`served.py`, when `ExecutionContext.language_servers` is not "off"). The first
 that answers decides, and the result says `"resolution": "language_server"`. When none
 does, the answer is by name (`"name"`), with the reason the server did not decide (off, no
@@ -82,23 +82,6 @@ def unregister(resolver: Resolver) -> None:
 def resolvers() -> list[Resolver]:
     with _lock:
         return list(_resolvers)
-
-
-def answer(ctx: ExecutionContext, method: Method, file_path: str, line: int | None, name: str) -> Answer:
-    """The first answer of the registered resolvers, then of the language server; else why there is none."""
-    if line is None:
-        return Answer(None, "no line given: a language server needs the place of the use")
-    from .served import SERVED
-
-    reasons: list[str] = []
-    for resolver in [*resolvers(), SERVED]:
-        got = getattr(resolver, method)(ctx, file_path, line, name)
-        found = got if isinstance(got, Answer) else Answer(None if got is None else list(got))
-        if found.answered:
-            return found
-        if found.reason:
-            reasons.append(found.reason)
-    return Answer(None, "; ".join(reasons) or "no resolver answered")
 
 
 def pick(places: list[Location], spots: list[tuple[str, int, int]]) -> tuple[list[int], int]:

@@ -1,8 +1,9 @@
 """The language server as a resolver: where the name used on a line is defined, and used, by the server.
 
-    found = SERVED.definitions(ctx, "/repo/app.py", 12, "run")    # Answer: places, or why none
+    found = answer(ctx, "definitions", "/repo/app.py", 12, "run")    # Answer: places, or why none
 
-The server is asked at the name's column on that line (the first whole-word occurrence of
+`answer` asks the registered resolvers first (`resolve.register`), then the server. The
+server is asked at the name's column on that line (the first whole-word occurrence of
 `name` there: a model gives the line, not the column). Every place it answers with passes
 the path policy before anything reads or shows it: a place outside the allowed directories
 (a library's source, the standard library's stubs, `/usr/include`) or in a secret file is
@@ -17,7 +18,7 @@ import re
 
 from .._core.context import ExecutionContext
 from .._core.paths import root_of
-from .resolve import Answer, Location, Method
+from .resolve import Answer, Location, Method, resolvers
 
 _IDENTIFIER = r"[\w$]"
 
@@ -82,3 +83,18 @@ def _allowed(ctx: ExecutionContext, path: str) -> bool:
 
 
 SERVED = LanguageServerResolver()
+
+
+def answer(ctx: ExecutionContext, method: Method, file_path: str, line: int | None, name: str) -> Answer:
+    """The first answer of the registered resolvers, then of the language server; else why there is none."""
+    if line is None:
+        return Answer(None, "no line given: a language server needs the place of the use")
+    reasons: list[str] = []
+    for resolver in [*resolvers(), SERVED]:
+        got = getattr(resolver, method)(ctx, file_path, line, name)
+        found = got if isinstance(got, Answer) else Answer(None if got is None else list(got))
+        if found.answered:
+            return found
+        if found.reason:
+            reasons.append(found.reason)
+    return Answer(None, "; ".join(reasons) or "no resolver answered")
