@@ -6,6 +6,7 @@ import io
 import os
 import subprocess
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -20,6 +21,15 @@ _STDERR_CAP = 64 * 1024
 # directory: it may have been deleted (rg then fails with "failed to get current working
 # directory" when PWD is unset, as in MCP clients' environments). Callers pass absolute paths.
 DEFAULT_CWD = "/"
+# A child that writes a little at a time (rg prints each file's lines as it finishes the file) would
+# wake the reader for every write: over a thousand reads for a 1.5 MB result, each a system call and a
+# switch on a machine whose cores the child needs. After _NAP_AFTER small reads in a row the reader
+# waits _NAP_S before the next one, so the pipe gathers a batch; a big read (the child outpaces the
+# reader) reads on at once. A short output never waits, and a long one is late by one nap at most.
+_NAP_BELOW = 32 * 1024
+_NAP_AFTER = 8
+_NAP_S = 0.001
+_nap = time.sleep
 
 
 class StreamingProcess:
@@ -103,8 +113,15 @@ class StreamingProcess:
         stdout = self._proc.stdout
         assert isinstance(stdout, io.BufferedReader)  # Popen with bufsize != 0 gives a buffered pipe
         read = stdout.read1
+        small = 0
         while chunk := read(size):
             yield chunk
+            if len(chunk) >= _NAP_BELOW:
+                small = 0
+            else:
+                small += 1
+                if small >= _NAP_AFTER:
+                    _nap(_NAP_S)
         self._eof = True
 
     def read_all(self) -> bytes:
