@@ -107,11 +107,23 @@ def test_a_child_writing_a_little_at_a_time_is_read_in_batches(monkeypatch):
     """A child that writes small pieces often (rg printing file after file) does not wake the reader for
     each: after a few small reads in a row the reader waits for the pipe to gather more. Nothing is lost."""
     naps = _naps(monkeypatch)
-    code = "import sys, time\nfor i in range(60):\n    sys.stdout.write(f'{i:04}\\n'); sys.stdout.flush(); time.sleep(0.003)"
+    code = "import sys, time\nfor i in range(400):\n    sys.stdout.write(f'{i:04}\\n'); sys.stdout.flush(); time.sleep(0.0001)"
     with StreamingProcess([sys.executable, "-c", code], timeout=30) as proc:
         data = b"".join(proc.chunks())
-    assert data == b"".join(b"%04d\n" % i for i in range(60))
+    assert data == b"".join(b"%04d\n" % i for i in range(400))
     assert naps and set(naps) == {runner._NAP_S}
+
+
+def test_a_child_writing_seldom_is_read_without_waiting(monkeypatch):
+    """Writes further apart than a nap: the reader waits for each anyway, and a nap would only add a call."""
+    naps = _naps(monkeypatch)
+    code = (
+        "import sys, time\nfor i in range(12):\n    sys.stdout.write(f'{i}\\n'); sys.stdout.flush(); time.sleep(0.02)"
+    )
+    with StreamingProcess([sys.executable, "-c", code], timeout=30) as proc:
+        data = b"".join(proc.chunks())
+    assert data == b"".join(b"%d\n" % i for i in range(12))
+    assert naps == []
 
 
 def test_a_short_or_fast_output_is_read_without_waiting(monkeypatch):
