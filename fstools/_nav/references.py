@@ -7,17 +7,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._core.context import ExecutionContext
-from .._core.errors import ErrorCode, ToolError
 from .._core.hints import setting
-from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
+from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField, page_notice
 from .._core.params import ToolParameter
-from .._core.paths import SafePath, resolve_path, root_of
-from .._core.permissions import authorize
+from .._core.paths import SafePath, root_of
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._syntax.names import Occurrence
-from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
+from . import common
+from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, finish, paged, parts_of, searched
 from .files import ranking_names, sources
 from .resolve import rank, resolvers
 
@@ -70,14 +69,11 @@ class Use:
         ),
         ResultField("total", "integer", "Uses found", always=True),
         ResultField("total_files", "integer", "Files with a use", always=True),
-        ResultField("returned", "integer", "Uses shown", always=True),
-        ResultField("offset", "integer", "Uses skipped", always=True),
-        ResultField("limit", "integer", "The call's limit", always=True),
-        ResultField("next_offset", ("integer", "null"), "Offset of the next page (null: none)", always=True),
+        *common.paging_fields("Uses"),
         ResultField("definitions", "integer", "Definitions with this name among the files", always=True),
         ResultField("resolution", "string", "How uses were matched: name, or language_server", always=True),
-        ResultField("index", "string", "Whether the search index chose the files, or why not"),
-        ResultField("parse_errors", "object", "Files parsed in part: path -> lines of syntax errors"),
+        common.INDEX,
+        common.PARSE_ERRORS,
         TRUNCATED,
         NOTICE,
         WARNINGS,
@@ -96,11 +92,7 @@ def references(
     """List every use of an identifier in the source files under a directory."""
     ctx = session(ctx)
     identifier = parts_of(name, "name")[-1]
-    target = resolve_path(ctx, path if path is not None else ctx.working_dir, param="path")
-    if not target.exists:
-        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
-    authorize(ctx, references.spec, target.path)
-    seen = seen_at(ctx, references.spec, file_path, line)
+    target, seen = searched(ctx, references.spec, path, file_path, line)
     found = sources(ctx, references.spec, target, identifier, whole_word=True, case_insensitive=False)
     ranking = ranking_names(ctx, found, seen.path if seen else None)
     uses: list[tuple[tuple[Any, ...], Use]] = []
@@ -123,30 +115,16 @@ def references(
         "references": [use.as_dict() for use in page],
         "total": len(everything),
         "total_files": files,
-        "returned": len(page),
-        "offset": offset,
-        "limit": limit,
-        "truncated": offset + len(page) < len(everything),
-        "next_offset": offset + len(page) if offset + len(page) < len(everything) else None,
+        **paged(offset, limit, len(page), len(everything)),
         "definitions": definitions,
         "resolution": "language_server" if resolved is not None else "name",
     }
-    if found.index is not None:
-        meta["index"] = found.index
-    if found.partial:
-        meta["parse_errors"] = found.partial
     warnings = found.report()
     text = _render(ctx, page, warnings) if page else _nothing(ctx, identifier, target.display, len(everything))
     notes = [page_notice(ctx, "uses", offset, len(page), len(everything))]
     if everything and resolved is None:
         notes.append(_by_name(identifier, definitions))
-    notice = " ".join(note for note in notes if note)
-    if notice:
-        meta["notice"] = notice
-        text = f"{text}\n{notice}"
-    if warnings:
-        meta["warnings"] = warnings
-    return ToolResult.ok(text, **meta)
+    return finish(text, meta, found, " ".join(note for note in notes if note), warnings)
 
 
 def _resolved(ctx: ExecutionContext, seen: Seen, name: str, uses: list[Use]) -> list[Use] | None:
