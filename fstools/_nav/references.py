@@ -40,8 +40,8 @@ class Use:
 @tool(
     name="References",
     description=(
-        "Lists the uses of an identifier in the source files under path, by parsing them: never in a comment "
-        "or string, never a longer name. Per file, one line a use: 'path:line:col  def|ref|import  in "
+        "Lists the uses of an identifier in the source files under path, parsed: never in a comment or "
+        "string, never a longer name. One line a use: 'path:line:col  def|ref|import  in "
         "<enclosing>  <line>'. Matched by name (Parser.feed: uses of feed); the notice says how many "
         "definitions share it. file_path+line (where you saw it) ranks that file and its imports first."
     ),

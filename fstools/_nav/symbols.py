@@ -64,10 +64,10 @@ class Match:
     name="Symbols",
     description=(
         "Finds definitions (functions, classes, methods, structs, types, macros, ...) by name in the source "
-        "files under path, by parsing them: comments and strings never match. query: a case-insensitive "
-        "substring of the name (exact=true: the whole name); Parser.feed matches the end of the qualified name. "
-        "Lines 'path:start-end  kind  qualified.name  — first line', exact matches first. file_path+line (where "
-        "the name is used) ranks the likely definition first. Read symbol= shows one; References lists uses."
+        "files under path, parsed: comments and strings never match. query: a case-insensitive substring of "
+        "the name (exact=true: the whole name); Parser.feed matches the qualified name's end. Lines "
+        "'path:start-end  kind  qualified.name  — first line', exact matches first. file_path+line (a use) "
+        "ranks the likely definition first. Read symbol= shows one; References lists uses."
     ),
     parameters=(
         ToolParameter("query", "string", "The name (or Parser.feed)", required=True),
