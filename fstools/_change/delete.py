@@ -135,14 +135,12 @@ def _listing(removal: Removal) -> str:
 @tool(
     name="Delete",
     description=(
-        "Deletes a file or a symlink (the link itself, never its target). A directory is deleted only with "
-        "recursive=true, together with everything in it. Allowed root directories and trees holding secrets "
-        "are never deleted. The result lists what was removed."
+        "Deletes a file or a symlink (the link itself, never its target); a directory only with recursive=true, "
+        "with everything in it. Never an allowed root directory or a tree holding secrets. The result lists "
+        "what was removed."
     ),
     parameters=(
-        ToolParameter(
-            "path", "string", "Absolute path of the file, symlink or directory to delete", required=True, path=True
-        ),
+        ToolParameter("path", "string", "Absolute path of the file, symlink or directory", required=True, path=True),
         ToolParameter("recursive", "boolean", "Required to delete a directory and all its contents", default=False),
     ),
     cli_help=(

@@ -104,23 +104,22 @@ def _revert(reverter: Reverter, entry: Entry, path: str) -> None:
 @tool(
     name="Undo",
     description=(
-        "Takes back the last change fstools made to a file (or a directory: a Delete or Move of it), from the "
-        "change journal: its previous content, mode and existence come back. No prior Read is needed. Calling it "
-        "again takes back the change before. If another program changed the file since, it refuses "
-        "(concurrent_modification) unless force=true."
+        "Takes back the last change fstools made to a file (or a directory: its Delete or Move) from the change "
+        "journal: previous content, mode and existence. No prior Read needed; again: the change before. "
+        "Refuses (concurrent_modification) if another program changed it since, unless force=true."
     ),
     parameters=(
         ToolParameter(
             "file_path",
             "string",
-            "Absolute path of the file or directory whose last change to undo",
+            "Absolute path of the file or directory",
             required=True,
             path=True,
         ),
         ToolParameter(
             "force",
             "boolean",
-            "Undo even if another program changed the file since (its current content is journaled first)",
+            "Even if another program changed it since (what is there now is journaled first)",
             default=False,
         ),
     ),

@@ -274,7 +274,7 @@ def _context(flag: str, where: str, py_name: str) -> ToolParameter:
     return ToolParameter(
         flag,
         "integer",
-        f"Lines of context {where} each match (content mode)",
+        f"Context lines {where} each match (content mode)",
         minimum=0,
         maximum=MAX_CONTEXT,
         py_name=py_name,
@@ -285,36 +285,33 @@ def _context(flag: str, where: str, py_name: str) -> ToolParameter:
     name="Grep",
     cli_match_count="total_matches",
     description=(
-        "A powerful search tool built on ripgrep: searches file contents for a regular expression "
-        "(Rust regex syntax; fixed_strings=true for a literal).\n"
+        "Searches file contents with ripgrep for a regex (Rust syntax).\n"
         "Output modes: files_with_matches (default; one absolute path per line), count ('path: N' matching "
         "lines per file), content ('path:N> line' for a match, 'path:N  line' for context, '--' between groups).\n"
-        "Filter files with glob (e.g. '*.tsx', '**/*.{ts,tsx}') or type (rg type names: py, js, ts, rust, go, "
-        "java, c, cpp, md, json, yaml, ...). Honors .gitignore and skips hidden files, binary files, files over "
-        "10 MB and dependency/VCS folders (node_modules, .git, __pycache__, .venv).\n"
-        "Results are ordered newest file first, then path, then line; head_limit (default 100, 0 = all) and "
-        "offset page over files, or over matching lines in content mode; when there are more, a final line "
-        "says how many and which offset to ask for next. Files that could not be searched (binary, too large, "
-        "ignored) are reported after the results."
+        "Honors .gitignore; skips hidden and binary files, files over 10 MB, dependency/VCS folders "
+        "(node_modules, .git, __pycache__, .venv).\n"
+        "Newest file first, then path, then line; head_limit and offset page over files (matching lines in "
+        "content mode): a final line says how many more and the next offset. Files not searched (binary, too "
+        "large, ignored) are listed after the results."
     ),
     parameters=(
-        ToolParameter("pattern", "string", "Regular expression to search for", required=True),
+        ToolParameter("pattern", "string", "The regular expression", required=True),
         ToolParameter(
             "path",
             "string",
-            "Absolute path of the file or directory to search (default: the working directory)",
+            "Absolute path of the file or directory (default: working directory)",
             path=True,
         ),
-        ToolParameter("glob", "string", "Only search files matching this glob, e.g. '*.py' or 'src/**/*.{ts,tsx}'"),
+        ToolParameter("glob", "string", "Only files matching this glob: '*.py', 'src/**/*.{ts,tsx}'"),
         ToolParameter(
             "type",
             "string",
-            "Only search files of this rg type, e.g. py, js, ts, rust, go, java, c, cpp, md, json, yaml",
+            "Only files of this rg type: py, js, ts, rust, go, java, c, cpp, md, json, yaml, ...",
         ),
         ToolParameter(
             "output_mode",
             "string",
-            "files_with_matches (paths), count (matching lines per file) or content (lines)",
+            "See Output modes in the description",
             default="files_with_matches",
             enum=OUTPUT_MODES,
         ),
@@ -327,22 +324,20 @@ def _context(flag: str, where: str, py_name: str) -> ToolParameter:
         ToolParameter(
             "head_limit",
             "integer",
-            "Return at most this many files (files/count modes) or matching lines (content mode); 0 = no limit",
+            "Most files (content mode: matching lines) returned; 0 = no limit",
             default=DEFAULT_HEAD_LIMIT,
             minimum=0,
         ),
         ToolParameter(
             "offset",
             "integer",
-            "Skip this many files or matching lines first (for the next page)",
+            "Files (or matching lines) to skip first: the next page",
             default=0,
             minimum=0,
         ),
-        ToolParameter("fixed_strings", "boolean", "Treat the pattern as a literal string, not a regex", default=False),
-        ToolParameter(
-            "hidden", "boolean", "Also search hidden files and directories (names starting with '.')", default=False
-        ),
-        ToolParameter("respect_gitignore", "boolean", "Skip files ignored by .gitignore/.ignore files", default=True),
+        ToolParameter("fixed_strings", "boolean", "The pattern is a literal string, not a regex", default=False),
+        ToolParameter("hidden", "boolean", "Also search hidden files and folders (names starting '.')", default=False),
+        ToolParameter("respect_gitignore", "boolean", "Skip what .gitignore/.ignore files exclude", default=True),
     ),
     cli_help=(
         "Search the files under PATH (default: the current directory) for PATTERN, a regular expression "

@@ -67,6 +67,8 @@ _ARGV_BUDGET = 100_000
 # Candidates from the index: fewer, bigger runs (each rg start walks its arguments in parallel);
 # Linux allows 2 MiB of arguments and environment together.
 _CANDIDATES_BUDGET = 768 * 1024
+# Files stat'ed together as rg reports them: few enough to keep pace with rg, many for one tight loop.
+_STAT_BATCH = 64
 # After a timeout the page's lines are still fetched, from the few files already found.
 _PAGE_GRACE = 1.0
 # Structured lines of an "every line" result: its first this many output lines.
@@ -306,16 +308,31 @@ class Searcher:
 
     def keep(self, ends: Iterable[FileEnd | Block]) -> list[FileHit]:
         """Matching files minus binary ones (pushed to the sink as skipped) and hidden ones (never reported)."""
-        kept = []
-        hides, binary, stat_ = self.hides, self.sink.binary, self.stat
+        kept: list[FileHit] = []
+        found: list[tuple[str, int]] = []
+        hides, binary = self.hides, self.sink.binary
         for end in ends:
             if hides(end.path):
                 continue
             if end.binary:
                 binary.append(end.path)
             elif end.matched_lines:
-                kept.append(file_hit(end.path, end.matched_lines, stat_))
-        return kept
+                found.append((end.path, end.matched_lines))
+                if len(found) == _STAT_BATCH:  # stat'ed while rg keeps searching
+                    kept += self.hits(found)
+                    found = []
+        return kept + self.hits(found)
+
+    def hits(self, found: Sequence[tuple[str, int]]) -> list[FileHit]:
+        """Matching files (path, matching lines) with their mtime and link count, each stat'ed as `stat`
+        does (a file gone since rg saw it is still listed, after every file that exists)."""
+        if self.beneath is None:
+            return [file_hit(path, n) for path, n in found]
+        stats = self.beneath.stat_many([path for path, _ in found])
+        return [
+            FileHit(path, n, 0) if st is None else FileHit(path, n, st.st_mtime_ns, st.st_nlink)
+            for (path, n), st in zip(found, stats, strict=True)
+        ]
 
     def _keep_blocks(
         self,
@@ -333,10 +350,10 @@ class Searcher:
         """`--count` records parsed as rg writes them; each file is stat'ed while rg keeps searching."""
         hits: list[FileHit] = []
         rest = b""
-        hides, stat_ = self.hides, self.stat
+        hides = self.hides
         for chunk in proc.chunks():
             records, rest = parse_counts(rest + chunk if rest else chunk)
-            hits += [file_hit(path, n, stat_) for path, n in records if not hides(path)]
+            hits += self.hits([(path, n) for path, n in records if not hides(path)])
         return hits
 
     # The runs.

@@ -41,16 +41,16 @@ class Use:
 @tool(
     name="References",
     description=(
-        "Lists the uses of an identifier in the source files under path, by parsing them: never in a comment "
-        "or string, never a longer name. Per file, one line a use: 'path:line:col  def|ref|import  in "
+        "Lists the uses of an identifier in the source files under path, parsed: never in a comment or "
+        "string, never a longer name. One line a use: 'path:line:col  def|ref|import  in "
         "<enclosing>  <line>'. Matched by name (Parser.feed: uses of feed); the notice says how many "
-        "definitions share it. file_path+line (where you saw it): a language server's uses of that definition, "
-        "else that file and its imports first."
+        "definitions share it. file_path+line (a use): a language server's uses of that definition, else that "
+        "file and its imports first."
     ),
     parameters=(
         ToolParameter("name", "string", "The identifier (dotted: its last part)", required=True),
         ToolParameter("path", "string", "Directory or file (default: working directory)", path=True),
-        ToolParameter("file_path", "string", "File where the name is used (resolution, ranking)", path=True),
+        ToolParameter("file_path", "string", "File where the name is used", path=True),
         ToolParameter("line", "integer", "Line of that use in file_path", minimum=1),
         ToolParameter("offset", "integer", "Uses to skip (paging)", default=0, minimum=0),
         ToolParameter("limit", "integer", "Most uses shown", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT),

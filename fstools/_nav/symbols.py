@@ -65,18 +65,17 @@ class Match:
     name="Symbols",
     description=(
         "Finds definitions (functions, classes, methods, structs, types, macros, ...) by name in the source "
-        "files under path, by parsing them: comments and strings never match. query: a case-insensitive "
-        "substring of the name (exact=true: the whole name); Parser.feed matches the end of the qualified name. "
-        "Lines 'path:start-end  kind  qualified.name  — first line', exact matches first. file_path+line (where "
-        "the name is used): the definition a language server resolves there, else the likely one first. Read "
-        "symbol= shows one; References lists uses."
+        "files under path, parsed: comments and strings never match. query: a case-insensitive substring of "
+        "the name (exact=true: the whole name); Parser.feed matches the qualified name's end. Lines "
+        "'path:start-end  kind  qualified.name  — first line', exact matches first. file_path+line (a use): "
+        "a language server's definition, else the likely one first. Read symbol= shows one; References lists uses."
     ),
     parameters=(
         ToolParameter("query", "string", "The name (or Parser.feed)", required=True),
         ToolParameter("path", "string", "Directory or file (default: working directory)", path=True),
         ToolParameter("kind", "string", "Only this kind: function, class, method, struct, macro, ..."),
         ToolParameter("exact", "boolean", "Whole name, case-sensitive", default=False),
-        ToolParameter("file_path", "string", "File where the name is used (resolution, ranking)", path=True),
+        ToolParameter("file_path", "string", "File where the name is used", path=True),
         ToolParameter("line", "integer", "Line of that use in file_path", minimum=1),
         ToolParameter("offset", "integer", "Definitions to skip (paging)", default=0, minimum=0),
         ToolParameter(

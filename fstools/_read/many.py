@@ -348,22 +348,21 @@ def _paths_setting(ctx: ExecutionContext, values: list[str]) -> str:
 @tool(
     name="ReadMany",
     description=(
-        "Reads several files in one call: paths is a list of absolute or relative paths and glob patterns "
-        "(src/**/*.py). Each file comes under a '==> path <==' header exactly as Read shows it (numbered lines, "
-        "up to limit lines; images, PDFs and notebooks as Read renders them); a missing, binary, sensitive or "
-        "outside file gets one line saying why. The whole output stays under max_chars: files are shown whole, "
-        "in order, and those that do not fit are listed at the end with the Read call for each."
+        "Reads several files in one call (paths and glob patterns such as src/**/*.py), each under a "
+        "'==> path <==' header as Read shows it (numbered lines up to limit; images, PDFs, notebooks as Read "
+        "renders them); a missing, binary, sensitive or outside file gets one line saying why. Output stays "
+        "under max_chars: files whole, in order; those that do not fit are listed last, each with its Read call."
     ),
     parameters=(
         ToolParameter(
             "paths",
             "array",
-            "Files and glob patterns to read, absolute or relative to the working directory",
+            "Files and glob patterns, absolute or relative to the working directory",
             required=True,
             path=True,
         ),
         ToolParameter(
-            "limit", "integer", "Lines to read of each text file", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
+            "limit", "integer", "Lines of each text file", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
         ),
         ToolParameter(
             "max_chars",
