@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import tree_sitter
 
 # Bump when what a FileNames holds changes: stored ones of another version are parsed again.
-FORMAT = 1
+FORMAT = 2
 
 OccurrenceKind = Literal["def", "ref", "import"]
 
@@ -79,6 +79,8 @@ _IMPORTS: dict[str, tuple[str, ...]] = {
 _C_TOKENS = re.compile(
     rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*|\b[A-Za-z_][A-Za-z0-9_]*\b', re.S
 )
+# Blanked conditional code (`conditionals`): the same tokens, and directive names and `#include` lines skipped.
+_C_HIDDEN_TOKENS = re.compile(rb"^[ \t]*#[ \t]*include[^\n]*|#[ \t]*[A-Za-z_]\w*|" + _C_TOKENS.pattern, re.S | re.M)
 _C_KEYWORDS = frozenset(
     b"auto break case char const continue default do double else enum extern float for goto if inline int long "
     b"register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
@@ -126,6 +128,8 @@ class FileNames:
     error_lines: list[int]
     imported: list[str] = field(default_factory=list)  # the names in its imports (and C includes' file stems)
     complete: bool = True  # False: the definitions only (`file_names(..., uses=False)`), no identifiers
+    # C: a function's name in a conditional branch not parsed (another configuration's head) -> its name's byte
+    heads: dict[int, int] = field(default_factory=dict)
     _def_bytes: dict[int, Definition] = field(default_factory=dict, repr=False)
     _by_name: dict[str, list[Definition]] | None = field(default=None, repr=False)
     _folded: str | None = field(default=None, repr=False)
@@ -133,6 +137,9 @@ class FileNames:
 
     def __post_init__(self) -> None:
         self._def_bytes = {d.name_byte: d for d in self.definitions}
+        for byte, name_byte in self.heads.items():
+            if name_byte in self._def_bytes:
+                self._def_bytes[byte] = self._def_bytes[name_byte]
 
     def named(self, name: str) -> list[Definition]:
         """The definitions whose name is exactly `name`."""
@@ -197,15 +204,25 @@ class FileNames:
             )
             for d in self.definitions
         ]
-        return (FORMAT, self.language, defs, self.names, self.imports, self.error_lines, self.imported, self.complete)
+        return (
+            FORMAT,
+            self.language,
+            defs,
+            self.names,
+            self.imports,
+            self.error_lines,
+            self.imported,
+            self.complete,
+            self.heads,
+        )
 
     @classmethod
     def from_data(cls, data: Any) -> FileNames | None:
         """The FileNames stored by `as_data`, or None for data of another format."""
-        if not isinstance(data, tuple) or len(data) != 8 or data[0] != FORMAT:
+        if not isinstance(data, tuple) or len(data) != 9 or data[0] != FORMAT:
             return None
-        _, language, defs, names, imports, error_lines, imported, complete = data
-        return cls(language, [Definition(*d) for d in defs], names, imports, error_lines, imported, complete)
+        _, language, defs, names, imports, error_lines, imported, complete, heads = data
+        return cls(language, [Definition(*d) for d in defs], names, imports, error_lines, imported, complete, heads)
 
 
 @cache
@@ -265,11 +282,14 @@ def file_names(language: Language, source: bytes, *, uses: bool = True) -> FileN
         _add_tokens(source, node.start_byte, node.end_byte, starts, names)
     for start, end in found.blanked:
         _add(source, start, end, starts, names)
+    for start, end in found.hidden_uses:
+        _add_tokens(source, start, end, starts, names, _C_HIDDEN_TOKENS)
     for occurrences in names.values():
         occurrences.sort()
     imports = sorted({(node.start_byte, node.end_byte) for node in captures.get("import", [])})
     imported = _imported(source, names, imports, captures.get("include", []))
-    return FileNames(language.name, _definitions(found, source, starts), names, imports, found.error_lines, imported)
+    definitions = _definitions(found, source, starts)
+    return FileNames(language.name, definitions, names, imports, found.error_lines, imported, heads=found.heads)
 
 
 def _definitions(found: Extraction, source: bytes, starts: list[int]) -> list[Definition]:
@@ -336,10 +356,15 @@ def _add(source: bytes, start: int, end: int, starts: list[int], names: dict[str
 
 
 def _add_tokens(
-    source: bytes, start: int, end: int, starts: list[int], names: dict[str, list[tuple[int, int, int]]]
+    source: bytes,
+    start: int,
+    end: int,
+    starts: list[int],
+    names: dict[str, list[tuple[int, int, int]]],
+    tokens: re.Pattern[bytes] = _C_TOKENS,
 ) -> None:
-    """The identifiers of a C macro body (its strings, characters and comments skipped)."""
-    for match in _C_TOKENS.finditer(source, start, end):
+    """The identifiers of a C macro body or blanked conditional code (strings, characters and comments skipped)."""
+    for match in tokens.finditer(source, start, end):
         word = match.group(0)
-        if word[:1] not in b"\"'/" and word not in _C_KEYWORDS:
+        if word[:1] not in b"\"'/# \t" and word not in _C_KEYWORDS:
             _add(source, match.start(), match.end(), starts, names)
