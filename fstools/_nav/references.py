@@ -74,6 +74,7 @@ class Use:
         ResultField("resolution", "string", "How uses were matched: name, or language_server", always=True),
         common.INDEX,
         common.PARSE_ERRORS,
+        common.TIMED_OUT,
         TRUNCATED,
         NOTICE,
         WARNINGS,

@@ -20,11 +20,12 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
-from .languages import Language, grammar
+from .languages import Language, ParseTimeout, grammar
 from .outline import MAX_HEADER_CHARS, Extraction, extract, supports
 
 if TYPE_CHECKING:
@@ -249,23 +250,70 @@ def _query(language: Language) -> tree_sitter.Query | None:
     return query
 
 
-def file_names(language: Language, source: bytes, *, uses: bool = True) -> FileNames | None:
+def file_names(
+    language: Language, source: bytes, *, uses: bool = True, deadline: float | None = None
+) -> FileNames | None:
     """The names of `source` (`uses=False`: its definitions only, cheaper); None when the language has no
-    outline or its grammar is not installed."""
+    outline or its grammar is not installed. Past `deadline` (time.monotonic()) ParseTimeout."""
     if not supports(language):
         return None
-    found = extract(language, source)
+    found = extract(language, source, deadline=deadline)
     query = _query(language)
     if found is None or query is None:
         return None
+    starts = _line_starts(source)
+    definitions = _definitions(found, source, starts)
     if not uses:
-        starts = _line_starts(source)
-        return FileNames(language.name, _definitions(found, source, starts), {}, [], found.error_lines, [], False)
+        return FileNames(language.name, definitions, {}, [], found.error_lines, [], False)
+    names: dict[str, list[tuple[int, int, int]]] = {}
+    imports: set[tuple[int, int]] = set()
+    includes: list[bytes] = []
+    for captures in _windows(query, found.tree, len(source), deadline):
+        _add_captures(language, source, captures, starts, names)
+        imports.update((node.start_byte, node.end_byte) for node in captures.get("import", []))
+        includes.extend(source[node.start_byte : node.end_byte] for node in captures.get("include", []))
+    for start, end in found.blanked:
+        _add(source, start, end, starts, names)
+    for start, end in found.hidden_uses:
+        _add_tokens(source, start, end, starts, names, _C_HIDDEN_TOKENS)
+    for occurrences in names.values():
+        occurrences.sort()
+    ranges = sorted(imports)
+    imported = _imported(names, ranges, sorted(set(includes)))
+    return FileNames(language.name, definitions, names, ranges, found.error_lines, imported, heads=found.heads)
+
+
+# Identifiers are captured a window of the text at a time: a large file's nodes are never all
+# held at once (a 7 MB file has a million), and the deadline is checked between two windows.
+NAME_WINDOW_BYTES = 256 * 1024
+
+
+def _windows(
+    query: tree_sitter.Query, tree: tree_sitter.Tree, size: int, deadline: float | None
+) -> Iterator[dict[str, list[tree_sitter.Node]]]:
+    import time
+
     import tree_sitter
 
-    captures = tree_sitter.QueryCursor(query).captures(found.tree.root_node)
-    starts = _line_starts(source)
-    names: dict[str, list[tuple[int, int, int]]] = {}
+    cursor = tree_sitter.QueryCursor(query)
+    end = max(size, 1)
+    for start in range(0, end, NAME_WINDOW_BYTES):
+        if deadline is not None and time.monotonic() > deadline:
+            raise ParseTimeout
+        cursor.set_byte_range(start, min(start + NAME_WINDOW_BYTES, end))
+        captures = cursor.captures(tree.root_node)
+        if start:  # a node is the window's where it starts (one across two windows is captured in both)
+            captures = {name: [n for n in nodes if n.start_byte >= start] for name, nodes in captures.items()}
+        yield captures
+
+
+def _add_captures(
+    language: Language,
+    source: bytes,
+    captures: dict[str, list[tree_sitter.Node]],
+    starts: list[int],
+    names: dict[str, list[tuple[int, int, int]]],
+) -> None:
     normalize = language.name == "python"  # Python reads identifiers NFKC-normalized: 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 is Unicode
     for node in captures.get("id", []):
         text = source[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
@@ -280,16 +328,6 @@ def file_names(language: Language, source: bytes, *, uses: bool = True) -> FileN
             _add(source, keyword.start_byte, keyword.end_byte, starts, names)
     for node in captures.get("macro", []):
         _add_tokens(source, node.start_byte, node.end_byte, starts, names)
-    for start, end in found.blanked:
-        _add(source, start, end, starts, names)
-    for start, end in found.hidden_uses:
-        _add_tokens(source, start, end, starts, names, _C_HIDDEN_TOKENS)
-    for occurrences in names.values():
-        occurrences.sort()
-    imports = sorted({(node.start_byte, node.end_byte) for node in captures.get("import", [])})
-    imported = _imported(source, names, imports, captures.get("include", []))
-    definitions = _definitions(found, source, starts)
-    return FileNames(language.name, definitions, names, imports, found.error_lines, imported, heads=found.heads)
 
 
 def _definitions(found: Extraction, source: bytes, starts: list[int]) -> list[Definition]:
@@ -311,10 +349,9 @@ def _definitions(found: Extraction, source: bytes, starts: list[int]) -> list[De
 
 
 def _imported(
-    source: bytes,
     names: dict[str, list[tuple[int, int, int]]],
     imports: list[tuple[int, int]],
-    includes: list[tree_sitter.Node],
+    includes: list[bytes],
 ) -> list[str]:
     """The identifiers inside import statements, and the file stems `#include` and import paths name."""
     found: set[str] = set()
@@ -326,8 +363,8 @@ def _imported(
                 if at >= 0 and byte < imports[at][1]:
                     found.add(name)
                     break
-    for node in includes:
-        path = source[node.start_byte : node.end_byte].strip(b"\"'`<>").decode("utf-8", "replace")
+    for text in includes:
+        path = text.strip(b"\"'`<>").decode("utf-8", "replace")
         found.add(path.rsplit("/", 1)[-1].split(".", 1)[0])
     return sorted(found)
 

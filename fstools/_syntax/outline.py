@@ -226,7 +226,7 @@ def extract(language: Language, source: bytes, *, deadline: float | None = None)
                 continue
             kind = next(name for name in captures if name.startswith("definition.")).split(".", 1)[1]
             named = _name(language, captures)
-            name = _text(named) if named is not None else ""
+            name = _text(parsed, named) if named is not None else ""
             key = (definition.start_byte, definition.end_byte, name)  # one across two windows is found in both
             if named is not None and name and (key not in found or found[key][1] == "typedef"):
                 found[key] = (definition, kind, named)  # `typedef struct {...} t` is the struct t, not a typedef
@@ -406,8 +406,10 @@ def _declared_name(declarator: tree_sitter.Node) -> tree_sitter.Node | None:
     return node
 
 
-def _text(node: tree_sitter.Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
+def _text(source: bytes, node: tree_sitter.Node) -> str:
+    """A node's text, from the bytes parsed (a tree parsed through a callback, under a deadline, holds none:
+    `Node.text` would read the text again through the callback, a node at a time)."""
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def _span(language: Language, node: tree_sitter.Node) -> tree_sitter.Node:
@@ -469,7 +471,7 @@ def _nested(
     found.sort(key=lambda item: (item[0].start_byte, -item[0].end_byte))
     stack: list[Symbol] = []
     for node, kind, named in found:
-        name = _text(named)
+        name = _text(source, named)
         span = _span(language, node)
         while stack and not (stack[-1].start_byte <= span.start_byte and span.end_byte <= stack[-1].end_byte):
             stack.pop()
@@ -478,7 +480,7 @@ def _nested(
             continue  # C has no nested functions: `list_for_each(pos, head) {` is a loop macro, read as one
         if parent is not None and kind == "function" and parent.kind in _CONTAINERS:
             kind = "method"
-        parent_name = parent.qualified if parent else _receiver(language, node)
+        parent_name = parent.qualified if parent else _receiver(language, source, node)
         if "::" in name and language.name == "cpp":  # int ns::Parser::size() const { ... }, outside its class
             outer, _, name = name.rpartition("::")
             parent_name = ".".join(filter(None, [parent_name, outer.replace("::", ".")]))
@@ -501,14 +503,14 @@ def _nested(
         yield symbol
 
 
-def _receiver(language: Language, node: tree_sitter.Node) -> str | None:
+def _receiver(language: Language, source: bytes, node: tree_sitter.Node) -> str | None:
     """The type a Go method belongs to (`Parser` of `func (p *Parser) Feed()`): its parent, though not nested."""
     if language.name != "go" or node.type != "method_declaration":
         return None
     receiver = node.child_by_field_name("receiver")
     if receiver is None:
         return None
-    text = _text(receiver).strip("()").split()
+    text = _text(source, receiver).strip("()").split()
     return text[-1].lstrip("*").split("[", 1)[0] if text else None
 
 
