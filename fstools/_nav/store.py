@@ -32,7 +32,7 @@ KIND = "symbols-v1"
 DATABASE = "names.sqlite"
 RACY_NS = 2_000_000_000
 MEMORY_FILES = 4096  # files kept parsed in this process
-MEMORY_BYTES = 256 * 1024 * 1024  # and the estimated size of what they hold (`weight`)
+MEMORY_BYTES = 1024 * 1024 * 1024  # and the estimated size of what they hold (`weight`)
 Fingerprint = tuple[int, int, int, int]
 
 _lock = threading.Lock()
