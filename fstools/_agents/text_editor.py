@@ -38,8 +38,9 @@ from .._core.hints import setting
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path, resolve_path
 from .._core.permissions import authorize
-from .._core.result import ToolResult, printable
+from .._core.result import ToolResult
 from .._core.spec import invoke
+from .._core.textsafe import printable
 from .._find.ls import ls
 from .._read.read import MAX_LIMIT, read
 from .._read.window import MAX_READ_CHARS

@@ -17,7 +17,6 @@ from .._core.params import ToolParameter
 from .._core.permissions import authorize, denied_test
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._journal.entries import Entry
 from .._journal.states import Kind, State
 from .._journal.store import Journal
@@ -190,15 +189,3 @@ def checkpoint(*, label: str | None = None, ctx: ExecutionContext | None = None)
 def changes(*, since: str | None = None, ctx: ExecutionContext | None = None) -> ToolResult:
     """Every path changed since a checkpoint, with its diff."""
     return _changes(session(ctx), since)
-
-
-class CheckpointTool(FileTool):
-    """Checkpoint as an agent tool."""
-
-    spec = checkpoint.spec
-
-
-class ChangesTool(FileTool):
-    """Changes as an agent tool."""
-
-    spec = changes.spec

@@ -19,7 +19,6 @@ from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, refuse_sensitive
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._index.opened import notify_changed
 from .._journal.recorder import NotKept, Recording
 from .._journal.states import ABSENT
@@ -254,9 +253,3 @@ def _remove(target: SafePath, removal: Removal) -> None:
 
 
 _SUBDIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-class DeleteTool(FileTool):
-    """Delete as an agent tool: schema, validation and async execution from delete.spec."""
-
-    spec = delete.spec

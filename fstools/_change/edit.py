@@ -24,7 +24,6 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec
-from .._core.toolclass import FileTool
 from .._syntax.review import Review, annotate, needs_review, refuse_broken, review_change
 from .atomic import Snapshot
 from .diff import Change, ChangeTracker, unified_diff
@@ -391,15 +390,3 @@ def multi_edit(
     ctx = session(ctx)
     requests = [EditRequest(e["old_string"], e["new_string"], e["replace_all"]) for e in edits]
     return _apply(ctx, multi_edit.spec, file_path, requests, numbered=True, allow_placeholders=allow_placeholders)
-
-
-class EditTool(FileTool):
-    """Edit as an agent tool: schema, validation and async execution from edit.spec."""
-
-    spec = edit.spec
-
-
-class MultiEditTool(FileTool):
-    """MultiEdit as an agent tool: schema, validation and async execution from multi_edit.spec."""
-
-    spec = multi_edit.spec

@@ -28,7 +28,6 @@ from .._core.paths import SafePath, absolute_path, is_within, refuse_sensitive, 
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._index.opened import notify_changed
 from .._journal.recorder import Recording
 from .._journal.states import ABSENT, DIR_STATE, state_of_stat
@@ -382,9 +381,3 @@ def _journaled_move(plan: MovePlan, recording: Recording) -> tuple[bool, list[st
         else:
             recording.abort()
     return cross_device, created
-
-
-class MoveTool(FileTool):
-    """Move as an agent tool: schema, validation and async execution from move.spec."""
-
-    spec = move.spec

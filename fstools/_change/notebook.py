@@ -24,7 +24,6 @@ from .._core.paths import SafePath, resolve_file_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.check import check_text
 from .._syntax.languages import LANGUAGES, Language
 from .._syntax.review import Review, annotate, refuse_broken
@@ -341,9 +340,3 @@ def _edit_loaded(
         f"{summary}\n{diff}", bytes_written=len(data), in_place=written.in_place, journal=written.journal, **meta
     )
     return annotate(done, reviews)
-
-
-class NotebookEditTool(FileTool):
-    """NotebookEdit as an agent tool: schema, validation and async execution from notebook_edit.spec."""
-
-    spec = notebook_edit.spec

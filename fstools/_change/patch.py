@@ -27,7 +27,6 @@ from .._core.paths import SafePath, resolve_file_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.review import Review, annotate, needs_review, refuse_broken, review_change
 from .atomic import Snapshot
 from .diff import Change, unified_diff, whole_text_changes
@@ -348,7 +347,3 @@ def apply_patch(patch: str, *, ctx: ExecutionContext | None = None) -> ToolResul
     """Apply a V4A patch to the files it names, all or none."""
     ctx = session(ctx)
     return run_operations(ctx, _parse(patch))
-
-
-class ApplyPatchTool(FileTool):
-    spec = apply_patch.spec

@@ -21,7 +21,6 @@ from .._core.params import ToolParameter
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._journal.entries import Entry, Status
 from .checkpoint import entries_since, net_changes
 from .guard import one_at_a_time
@@ -179,9 +178,3 @@ def rewind(
 ) -> ToolResult:
     """Take every path changed since a checkpoint back to its state then, all or none."""
     return _rewind(session(ctx), checkpoint, force, dry_run)
-
-
-class RewindTool(FileTool):
-    """Rewind as an agent tool: schema, validation and async execution from rewind.spec."""
-
-    spec = rewind.spec

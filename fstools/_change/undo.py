@@ -19,7 +19,6 @@ from .._core.paths import resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._journal.entries import Entry, Status
 from .._journal.states import Kind
 from .guard import one_at_a_time
@@ -145,9 +144,3 @@ def _revert(reverter: Reverter, entry: Entry, path: str) -> None:
 def undo(file_path: str, *, force: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
     """Take back the last change fstools made to a file."""
     return _undo(session(ctx), file_path, force)
-
-
-class UndoTool(FileTool):
-    """Undo as an agent tool: schema, validation and async execution from undo.spec."""
-
-    spec = undo.spec

@@ -16,7 +16,6 @@ from .._core.paths import SafePath, resolve_file_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.review import annotate, refuse_broken, review_change
 from .diff import unified_diff, whole_text_changes
 from .document import Document, decode_document, encode_document, eol_of, text_style, with_line_breaks
@@ -165,9 +164,3 @@ def _write_loaded(
         **meta,
     )
     return annotate(done, reviews)
-
-
-class WriteTool(FileTool):
-    """Write as an agent tool: schema, validation and async execution from write.spec."""
-
-    spec = write.spec

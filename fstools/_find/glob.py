@@ -25,7 +25,6 @@ from .._core.paths import resolve_path, root_of, within_roots
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._globs.globmatch import MAGIC_CHARS, GlobError, byte_glob_superset, compile_glob, glob_to_regex
 from .._walk.rules import walk_rules
 from .._walk.walkers import Listing, WalkSpec, newest_first
@@ -392,9 +391,3 @@ def glob(
         **meta,
         **extra,
     )
-
-
-class GlobTool(FileTool):
-    """Glob as an agent tool: schema, validation and async execution from glob.spec."""
-
-    spec = glob.spec

@@ -25,7 +25,6 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.runner import StreamingProcess
-from .._core.toolclass import FileTool
 from .._globs.globmatch import GlobError, GlobSet
 from .._walk.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._walk.rules import walk_rules
@@ -227,9 +226,3 @@ def _listing(
         entries=[e.as_dict() for e in shown],
         **({"warnings": warnings} if warnings else {}),
     )
-
-
-class LSTool(FileTool):
-    """LS as an agent tool: schema, validation and async execution from ls.spec."""
-
-    spec = ls.spec

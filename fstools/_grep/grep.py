@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._core.binaries import require_binary
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.hardlinks import hard_links_warning
@@ -17,15 +16,14 @@ from .._core.paths import resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 
 if TYPE_CHECKING:
-    from .._core.paths import SafePath
     from .._index.status import IndexStatus
     from .._walk.rules import WalkRules
     from .command import GrepQuery
     from .results import FileHit
     from .runs import SearchOutcome
+    from .seams import CandidateSource, SearchBackend
 
 DEFAULT_HEAD_LIMIT = 100
 # Context lines per side: more than any screen, and it keeps rg's argv and buffers sane.
@@ -134,7 +132,6 @@ def _validate(pattern: str, glob: str | None) -> None:
 
 def _search(
     ctx: ExecutionContext,
-    target: SafePath,
     query: GrepQuery,
     rules: WalkRules,
     *,
@@ -143,26 +140,33 @@ def _search(
     head_limit: int,
     line_numbers: bool,
 ) -> tuple[SearchOutcome, IndexStatus]:
-    """The rg runs, over the index's candidate files when it answers; and why it did not, if so."""
-    from .._core.confinement import confined
-    from .command import run_dir
-    from .indexed import index_scope
-    from .runs import search
+    """The search (`seams`): the candidate source's files, else the query finished for a walk of
+    the root, then the backend's outcome; and why no candidates came, if so."""
+    from .command import for_walk
+    from .seams import Page
 
-    candidates, index_status = index_scope(ctx, query)
-    with confined(ctx.roots, target.root, run_dir(query), require_binary("rg")) as confinement:
-        out = search(
-            query,
-            content=content,
-            offset=offset,
-            limit=head_limit,
-            timeout=ctx.timeout,
-            rules=rules,
-            line_numbers=line_numbers,
-            confinement=confinement,
-            candidates=candidates,
-        )
+    source, backend = plugged()
+    candidates, index_status = source.candidates(ctx, query)
+    notes: list[str] = []
+    if candidates is None:
+        query, notes = for_walk(query, rules)
+    out = backend.search(ctx, query, rules, candidates, Page(content, offset, head_limit, line_numbers))
+    out.ignore_warnings = notes
     return out, index_status
+
+
+# The candidate source and the search backend every call uses (`seams`); None: the search index
+# and rg, loaded on first use. A second implementation is set here (the tests plug in doubles).
+candidate_source: CandidateSource | None = None
+search_backend: SearchBackend | None = None
+
+
+def plugged() -> tuple[CandidateSource, SearchBackend]:
+    """The candidate source and the search backend a search uses now."""
+    from .indexed import IndexCandidates
+    from .runs import Ripgrep
+
+    return candidate_source or IndexCandidates(), search_backend or Ripgrep()
 
 
 @dataclass
@@ -427,13 +431,7 @@ def grep(
     )
     content = output_mode == "content"
     out, index_status = _search(
-        ctx, target, query, rules, content=content, offset=offset, head_limit=head_limit, line_numbers=line_numbers
+        ctx, query, rules, content=content, offset=offset, head_limit=head_limit, line_numbers=line_numbers
     )
     page = _page(ctx, out, query, output_mode, offset, head_limit, line_numbers)
     return _result(ctx, query, output_mode, offset, head_limit, out, page, index_status)
-
-
-class GrepTool(FileTool):
-    """Grep as an agent tool: schema, validation and async execution from grep.spec."""
-
-    spec = grep.spec

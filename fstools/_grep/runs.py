@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.binaries import require_binary
 from .._core.errors import ErrorCode, ToolError
-from .._core.paths import is_within
+from .._core.paths import is_within, root_of
 from .._core.runner import StreamingProcess
 from .._walk.ignorefiles import redact_ignore_messages
 from .command import (
@@ -52,7 +52,9 @@ from .rglines import Block, block_lines, blocks_text, split_blocks
 
 if TYPE_CHECKING:
     from .._core.confinement import Confinement
+    from .._core.context import ExecutionContext
     from .._walk.rules import WalkRules
+    from .seams import Page
 
 T = TypeVar("T")
 # The files to search: None walks the root.
@@ -615,24 +617,35 @@ def search(
     `candidates`, from the search index, are the only files that can match: rg searches
     them instead of walking the root (the probe after an empty result still walks it). A
     confinement without Landlock pins every file rg reads (see the module's docstring).
-    `rules` say what the walk may show: no secret nor denied path is reported, and no ignore
-    file that is a link they forbid is applied (see `_walk.rules`).
+    `rules` say what the walk may show: no secret nor denied path is reported. A query that
+    walks comes finished for the walk (`command.for_walk`: no ignore file that is a link the
+    rules forbid is applied).
     """
-    rg = require_binary("rg")
-    notes: list[str] = []
-    # An index that answered holds no such link (it is never built over one, and goes stale when one appears).
-    if candidates is None and not query.root_is_file and query.respect_gitignore:
-        # A caller's glob may reach into hidden directories (rg's overrides win over its hidden rule).
-        plan = rules.ignore_links(query.root, hidden=query.hidden or query.glob is not None)
-        query, notes = query.keeping_out(plan), list(plan.notes)
-        parents, switches = rules.parent_ignore(
-            query.root, flags=query.ignore_flags, gitignore_outside=False, hidden=query.hidden or query.glob is not None
-        )
-        query = replace(query, parent_ignore=parents, ignore_flags=(*query.ignore_flags, *switches))
-    searcher = Searcher(rg, query, rules.hides, Budget(timeout), confinement)
+    searcher = Searcher(require_binary("rg"), query, rules.hides, Budget(timeout), confinement)
     try:
-        out = searcher.search(content, offset, limit, line_numbers, candidates)
+        return searcher.search(content, offset, limit, line_numbers, candidates)
     finally:
         searcher.close()
-    out.ignore_warnings = notes
-    return out
+
+
+class Ripgrep:
+    """rg as Grep's search backend (`seams.SearchBackend`): `search`, each rg confined to the roots."""
+
+    def search(
+        self, ctx: ExecutionContext, query: GrepQuery, rules: WalkRules, candidates: Scope, page: Page
+    ) -> SearchOutcome:
+        from .._core.confinement import confined
+
+        root = root_of(ctx, query.root) or query.root
+        with confined(ctx.roots, root, run_dir(query), require_binary("rg")) as confinement:
+            return search(
+                query,
+                content=page.content,
+                offset=page.offset,
+                limit=page.limit,
+                timeout=ctx.timeout,
+                rules=rules,
+                line_numbers=page.line_numbers,
+                confinement=confinement,
+                candidates=candidates,
+            )

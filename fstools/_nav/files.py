@@ -140,7 +140,7 @@ def _candidates(
     indexed = _indexed(ctx, spec, query)
     if indexed is not None:
         return indexed, "used", []
-    out, index = _search(ctx, target, query, rules, content=False, offset=0, head_limit=0, line_numbers=False)
+    out, index = _search(ctx, query, rules, content=False, offset=0, head_limit=0, line_numbers=False)
     _, warnings = _report_skipped(ctx, out, query)
     warnings = [w for w in warnings if not w.startswith(("1 binary", "binary")) and "binary file(s)" not in w]
     paths = sorted(hit.path for hit in out.files if _language(hit.path) is not None)
@@ -148,16 +148,16 @@ def _candidates(
 
 
 def _indexed(ctx: ExecutionContext, spec: ToolSpec, query: GrepQuery) -> list[str] | None:
-    """The index's candidate source files, when a fresh index answers; None: search with rg.
+    """The candidate source files, when Grep's candidate source (the index) answers; None: search with rg.
 
     The candidates are a superset of the files holding the word (trigrams, not words): the
     parse decides, and a warm store makes the extra files cost a stat each. They were listed
     with Grep's rules (secrets never indexed); the deny rules are applied here.
     """
     from .._core.permissions import drop_denied
-    from .._grep.indexed import index_scope
+    from .._grep.grep import plugged
 
-    candidates, status = index_scope(ctx, query)
+    candidates, status = plugged()[0].candidates(ctx, query)
     if candidates is None or status != "used":
         return None
     return sorted(p for p in drop_denied(ctx, spec, list(candidates)) if _language(p) is not None)

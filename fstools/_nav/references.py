@@ -13,7 +13,6 @@ from .._core.params import ToolParameter
 from .._core.paths import SafePath, root_of
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.names import Occurrence
 from . import common
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, finish, paged, parts_of, searched
@@ -217,9 +216,3 @@ def _nothing(ctx: ExecutionContext, identifier: str, where: str, total: int) -> 
         f"not count): check the spelling, Symbols with {setting(ctx, 'exact', False)} finds names that contain "
         "it, Grep finds the text anywhere"
     )
-
-
-class ReferencesTool(FileTool):
-    """References as an agent tool: schema, validation and async execution from references.spec."""
-
-    spec = references.spec

@@ -12,7 +12,6 @@ from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField, page_notic
 from .._core.params import ToolParameter
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.names import Definition, FileNames
 from . import common
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, finish, paged, parts_of, searched
@@ -202,9 +201,3 @@ def _nothing(ctx: ExecutionContext, query: str, where: str, exact: bool, kind: s
         else "try a shorter part of the name, or Grep for text in comments, strings and other files"
     )
     return f"No definitions{kinds} match {query!r} in the source files under {where}: {hint}"
-
-
-class SymbolsTool(FileTool):
-    """Symbols as an agent tool: schema, validation and async execution from symbols.spec."""
-
-    spec = symbols.spec

@@ -30,7 +30,6 @@ from .._core.paths import SafePath, absolute_path, is_within, resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import Image, ToolResult
-from .._core.toolclass import FileTool
 from .ahead import Ahead
 from .read import DEFAULT_LIMIT, MAX_LIMIT, read_target, readable
 from .window import MAX_READ_CHARS
@@ -438,9 +437,3 @@ def read_many(
         meta["notice"] = notice
         output = f"{output}\n\n{notice}" if output else notice
     return ToolResult(True, output, metadata=meta, images=answer.images)
-
-
-class ReadManyTool(FileTool):
-    """ReadMany as an agent tool: schema, validation and async execution from read_many.spec."""
-
-    spec = read_many.spec

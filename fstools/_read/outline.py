@@ -23,7 +23,6 @@ from .._core.paths import SafePath, resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.languages import LANGUAGES, Language, ParseTimeout, language_for_path
 from .._syntax.outline import Symbol, extract, supports
 from .._syntax.sources import MAX_SOURCE_BYTES, read_source
@@ -232,9 +231,3 @@ def _outline_directory(ctx: ExecutionContext, directory: SafePath) -> ToolResult
         meta["notice"] = notice
         output += "\n\n" + notice
     return ToolResult.ok(output, **meta)
-
-
-class OutlineTool(FileTool):
-    """Outline as an agent tool: schema, validation and async execution from outline.spec."""
-
-    spec = outline.spec

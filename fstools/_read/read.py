@@ -25,7 +25,6 @@ from .._core.paths import SafePath, resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import Image, ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.outline import find_symbol
 from .kinds import image_mime, is_pdf
 from .window import MAX_LINE_CHARS, MAX_READ_CHARS, NOTICE_ROOM, TextWindow, file_chunks, read_window
@@ -589,9 +588,3 @@ def _read_notebook(
         nbformat=nb.nbformat,
         **extra,
     )
-
-
-class ReadTool(FileTool):
-    """Read as an agent tool: schema, validation and async execution from read.spec."""
-
-    spec = read.spec
