@@ -73,6 +73,7 @@ class Use:
         ResultField("resolution", "string", "How uses were matched: name, or language_server", always=True),
         common.INDEX,
         common.PARSE_ERRORS,
+        common.TIMED_OUT,
         TRUNCATED,
         NOTICE,
         WARNINGS,
@@ -100,7 +101,7 @@ def references(
         order = rank(seen.path if seen else None, ranking, where)
         for at in names.occurrences(identifier):
             uses.append(((order, where, at.byte), Use(where, at)))
-        definitions += sum(1 for d in names.definitions if d.name == identifier)
+        definitions += len(names.named(identifier))
     uses.sort(key=lambda item: item[0])
     everything = [use for _, use in uses]
     resolved = _resolved(ctx, seen, identifier, everything) if seen is not None else None

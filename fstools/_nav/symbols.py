@@ -100,6 +100,7 @@ class Match:
         common.INDEX,
         ResultField("resolution", "string", "With file_path: how the definition was chosen (name, language_server)"),
         common.PARSE_ERRORS,
+        common.TIMED_OUT,
         TRUNCATED,
         NOTICE,
         WARNINGS,
