@@ -76,6 +76,7 @@ class Use:
         ResultField("resolution_reason", "string", "With file_path and resolution name: why no server decided"),
         common.INDEX,
         common.PARSE_ERRORS,
+        common.TIMED_OUT,
         TRUNCATED,
         NOTICE,
         WARNINGS,
@@ -103,7 +104,7 @@ def references(
         order = rank(seen.path if seen else None, ranking, where)
         for at in names.occurrences(identifier):
             uses.append(((order, where, at.byte), Use(where, at)))
-        definitions += sum(1 for d in names.definitions if d.name == identifier)
+        definitions += len(names.named(identifier))
     uses.sort(key=lambda item: item[0])
     everything = [use for _, use in uses]
     resolved, why = _resolved(ctx, seen, identifier, everything) if seen is not None else (None, "")

@@ -102,6 +102,7 @@ class Match:
         ResultField("resolution", "string", "With file_path: how the definition was chosen (name, language_server)"),
         ResultField("resolution_reason", "string", "With resolution name: why the language server did not decide"),
         common.PARSE_ERRORS,
+        common.TIMED_OUT,
         TRUNCATED,
         NOTICE,
         WARNINGS,
