@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -29,15 +30,20 @@ from .semantic import argv_for, enabled, root_of
 from .server import LanguageServer
 
 NavigationState = Literal["done", "not_done", "no_server", "off"]
+# An empty answer about a file just sent is asked again for this long (tsserver answers "nothing" while
+# it loads the project); for a server started this recently, until the call's deadline.
+EMPTY_AGAIN = 2.0
+YOUNG_SERVER = 30.0
 
 
 @dataclass(frozen=True)
 class Location:
-    """A place the server points to: canonical path, 1-based line and column (characters)."""
+    """A place the server points to: canonical path, 1-based line and column (characters, and bytes)."""
 
     path: str
     line: int
     column: int
+    byte_column: int = 0  # 1-based UTF-8 byte column, as the parsed occurrences count (0: not read)
 
 
 @dataclass
@@ -49,19 +55,27 @@ class Resolution:
     reason: str = ""
     places: list[Location] = field(default_factory=list)
     server_state: str = ""
+    withheld: int = 0  # places the caller's `keep` refused: never read, never shown
 
 
-def definition(ctx: ExecutionContext, path: str, line: int, column: int) -> Resolution:
-    """The definitions of what is used at `line`:`column` (1-based) of the canonical `path`."""
-    return _locate(ctx, "definition", path, line, column)
+Keep = Callable[[str], bool]
 
 
-def references(ctx: ExecutionContext, path: str, line: int, column: int) -> Resolution:
+def definition(ctx: ExecutionContext, path: str, line: int, column: int, keep: Keep | None = None) -> Resolution:
+    """The definitions of what is used at `line`:`column` (1-based) of the canonical `path`.
+
+    `keep(path)` false for a place the server names: that place is counted in `withheld`,
+    neither read (for its column) nor returned.
+    """
+    return _locate(ctx, "definition", path, line, column, keep)
+
+
+def references(ctx: ExecutionContext, path: str, line: int, column: int, keep: Keep | None = None) -> Resolution:
     """Every use (the definition included) of what is named at `line`:`column` (1-based) of `path`."""
-    return _locate(ctx, "references", path, line, column)
+    return _locate(ctx, "references", path, line, column, keep)
 
 
-def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: int) -> Resolution:
+def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: int, keep: Keep | None) -> Resolution:
     if not enabled(ctx):
         return Resolution("off", reason="language servers are off (ExecutionContext.language_servers)")
     kind = kind_of(path)
@@ -77,28 +91,51 @@ def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: in
     if server is None:
         return Resolution("not_done", lookup.name, f"{lookup.name} is unavailable: {lookup.reason}", [], "unavailable")
     if not server.wait_ready(deadline):
-        why = f"{lookup.name} is still starting" if server.state == "starting" else f"{lookup.name} stopped"
+        if server.state == "starting":
+            why = f"{lookup.name} is still starting (waited lsp_timeout, {ctx.lsp_timeout:g} s)"
+        else:
+            why = f"{lookup.name} crashed: {server.reason}" if server.reason else f"{lookup.name} stopped"
         return Resolution("not_done", lookup.name, why, [], server.state)
     try:
-        text = _current(server, path, kind.language_id)
+        text, sent = _current(server, path, kind.language_id)
     except (OSError, UnicodeDecodeError) as exc:
         return Resolution("not_done", lookup.name, f"cannot read {path}: {exc}", [], server.state)
     character = _utf16(text, line, column)
     places = server.locate(method, path, line - 1, character, deadline)
+    until = _asking_again_until(server, sent, deadline)
+    pause = 0.1
+    while places == [] and time.monotonic() + pause < until:
+        time.sleep(pause)  # a file just sent: a server may answer "nothing" while it loads the project
+        pause = min(pause * 2, 0.5)
+        places = server.locate(method, path, line - 1, character, deadline)
     if places is None:
+        if server.state == "crashed":
+            return Resolution("not_done", lookup.name, f"{lookup.name} crashed: {server.reason}", [], server.state)
         why = f"{lookup.name} did not answer textDocument/{method} within {ctx.lsp_timeout:g} s"
         return Resolution("not_done", lookup.name, why, [], server.state)
-    return Resolution("done", lookup.name, places=[_location(p) for p in places], server_state=lookup.state)
+    kept = [p for p in places if keep is None or keep(p.path)]
+    located = [_location(p) for p in kept]
+    return Resolution("done", lookup.name, places=located, server_state=lookup.state, withheld=len(places) - len(kept))
 
 
-def _current(server: LanguageServer, path: str, language_id: str) -> str:
-    """The file's text on disk, sent to the server when it holds another version (or none)."""
+def _asking_again_until(server: LanguageServer, sent: bool, deadline: float) -> float:
+    """Until when an empty answer is asked again: not at all for a file the server already held."""
+    now = time.monotonic()
+    if not sent:
+        return now
+    young = server.ready_at is not None and now - server.ready_at < YOUNG_SERVER
+    return deadline if young else min(deadline, now + EMPTY_AGAIN)
+
+
+def _current(server: LanguageServer, path: str, language_id: str) -> tuple[str, bool]:
+    """The file's text on disk, and whether it was sent now (the server held another version, or none)."""
     with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
         text = f.read()
     doc = server.document(path)
     if doc is None or doc.text != text:
         server.send(path, language_id, text)
-    return text
+        return text, True
+    return text, False
 
 
 def _utf16(text: str, line: int, column: int) -> int:
@@ -122,4 +159,5 @@ def _location(place: protocol.Place) -> Location:
             column = index
             break
         count += 2 if ord(char) > 0xFFFF else 1
-    return Location(place.path, place.line + 1, column + 1)
+    byte = len(source[:column].encode("utf-8", "surrogateescape"))
+    return Location(place.path, place.line + 1, column + 1, byte + 1)

@@ -78,6 +78,9 @@ class Sent:
     version: int
     seq: int  # publications counted before it was sent
     at: float
+    # An earlier version of the file was sent and its diagnostics had not come yet: from a server that
+    # publishes without versions, the next publication may be that version's, not this one's.
+    earlier_due: bool = False
 
 
 class LanguageServer:
@@ -92,6 +95,7 @@ class LanguageServer:
         self.reason = ""
         self.capabilities: dict[str, Any] = {}
         self.last_used = time.monotonic()
+        self.ready_at: float | None = None  # when it answered `initialize`
         self.on_exit: Callable[[LanguageServer], None] | None = None
         self._ready = threading.Event()
         self._cond = threading.Condition()
@@ -146,7 +150,7 @@ class LanguageServer:
         with self._cond:
             if self.state == "starting":
                 self.state = "ready"
-                self.last_used = time.monotonic()
+                self.last_used = self.ready_at = time.monotonic()
         self._ready.set()
 
     def wait_ready(self, deadline: float) -> bool:
@@ -251,6 +255,8 @@ class LanguageServer:
                     {"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}},
                 )
             else:
+                published = self._published.get(path)
+                due = published is None or published.seq <= doc.sent_seq
                 doc.version += 1
                 doc.text = text
                 self._documents.move_to_end(path)
@@ -259,7 +265,7 @@ class LanguageServer:
                     {"textDocument": {"uri": uri, "version": doc.version}, "contentChanges": [{"text": text}]},
                 )
             doc.sent_seq = self._seq
-            sent = Sent(path, doc.version, self._seq, time.monotonic())
+            sent = Sent(path, doc.version, self._seq, time.monotonic(), doc.version > 1 and due)
             # Sent under the lock: versions reach the server in the order they were numbered.
             connection.notify(*message)
             closing = self._overflow()
@@ -305,15 +311,24 @@ class LanguageServer:
 
         With a versioned publication: the one whose version is `sent.version`. Without a
         version: a publication that arrived after `sent` was sent (a later change of the
-        same file cannot be sent meanwhile: fstools changes a file one call at a time).
+        same file cannot be sent meanwhile: fstools changes a file one call at a time) —
+        but when an earlier version's diagnostics were still due as `sent` went out, the
+        first burst after it is that version's (servers publish in order), so it is passed
+        over: no answer in time is said as such, an earlier version's answer never shown.
         """
+        after, passing = sent.seq, sent.earlier_due
         with self._cond:
             while True:
                 if self.pulls():  # also when the server registered pulling while this waited
                     break
                 found = self._published.get(sent.path)
-                if found is not None and found.seq > sent.seq and found.version in (sent.version, None):
-                    return found if found.version is not None else self._settled(found, deadline)
+                if found is not None and found.seq > after and found.version in (sent.version, None):
+                    if found.version is not None:
+                        return found
+                    if not passing:
+                        return self._settled(found, deadline)
+                    after, passing = self._settled(found, deadline).seq, False
+                    continue
                 if self.state != "ready":
                     return None
                 remaining = deadline - time.monotonic()
@@ -415,8 +430,18 @@ class LanguageServer:
         pending = connection.request(f"textDocument/{method}", params)
         try:
             return protocol.places(pending.wait(deadline - time.monotonic()), method)
-        except (RpcError, Unanswered, ValueError):
+        except RpcError as exc:
+            if exc.code is None:  # the connection closed: the exit is noticed by the reader a moment later
+                self._wait_exited(deadline)
             return None
+        except (Unanswered, ValueError):
+            return None
+
+    def _wait_exited(self, deadline: float) -> None:
+        """Until the server is seen to have stopped (its state no longer ready), or `deadline`."""
+        with self._cond:
+            while self.state == "ready" and time.monotonic() < deadline:
+                self._cond.wait(deadline - time.monotonic())
 
 
 def _setting(section: Any) -> Any:

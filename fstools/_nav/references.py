@@ -17,7 +17,8 @@ from .._syntax.names import Occurrence
 from . import common
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, finish, paged, parts_of, searched
 from .files import ranking_names, sources
-from .resolve import rank, resolvers
+from .resolve import pick, rank
+from .served import answer, withheld_note
 
 MAX_SOURCE_CHARS = 200  # of each use's line in the output
 
@@ -43,12 +44,13 @@ class Use:
         "Lists the uses of an identifier in the source files under path, parsed: never in a comment or "
         "string, never a longer name. One line a use: 'path:line:col  def|ref|import  in "
         "<enclosing>  <line>'. Matched by name (Parser.feed: uses of feed); the notice says how many "
-        "definitions share it. file_path+line (where you saw it) ranks that file and its imports first."
+        "definitions share it. file_path+line (a use): a language server's uses of that definition, else that "
+        "file and its imports first."
     ),
     parameters=(
         ToolParameter("name", "string", "The identifier (dotted: its last part)", required=True),
         ToolParameter("path", "string", "Directory or file (default: working directory)", path=True),
-        ToolParameter("file_path", "string", "File where the name is used (ranking)", path=True),
+        ToolParameter("file_path", "string", "File where the name is used", path=True),
         ToolParameter("line", "integer", "Line of that use in file_path", minimum=1),
         ToolParameter("offset", "integer", "Uses to skip (paging)", default=0, minimum=0),
         ToolParameter("limit", "integer", "Most uses shown", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT),
@@ -71,6 +73,7 @@ class Use:
         *common.paging_fields("Uses"),
         ResultField("definitions", "integer", "Definitions with this name among the files", always=True),
         ResultField("resolution", "string", "How uses were matched: name, or language_server", always=True),
+        ResultField("resolution_reason", "string", "With file_path and resolution name: why no server decided"),
         common.INDEX,
         common.PARSE_ERRORS,
         common.TIMED_OUT,
@@ -104,7 +107,7 @@ def references(
         definitions += len(names.named(identifier))
     uses.sort(key=lambda item: item[0])
     everything = [use for _, use in uses]
-    resolved = _resolved(ctx, seen, identifier, everything) if seen is not None else None
+    resolved, why = _resolved(ctx, seen, identifier, everything) if seen is not None else (None, "")
     if resolved is not None:
         everything = resolved
     page = everything[offset : offset + limit]
@@ -119,31 +122,42 @@ def references(
         "definitions": definitions,
         "resolution": "language_server" if resolved is not None else "name",
     }
+    if seen is not None and resolved is None:
+        meta["resolution_reason"] = why
     warnings = found.report()
     text = _render(ctx, page, warnings) if page else _nothing(ctx, identifier, target.display, len(everything))
     notes = [page_notice(ctx, "uses", offset, len(page), len(everything))]
     if everything and resolved is None:
-        notes.append(_by_name(identifier, definitions))
+        notes.append(_by_name(identifier, definitions, why))
+    elif resolved is not None:
+        notes.append(why)
     return finish(text, meta, found, " ".join(note for note in notes if note), warnings)
 
 
-def _resolved(ctx: ExecutionContext, seen: Seen, name: str, uses: list[Use]) -> list[Use] | None:
-    """The uses a resolver names (those of `uses` on its lines), or None when no resolver answers."""
-    if seen.line is None:
-        return None
-    for resolver in resolvers():
-        places = resolver.references(ctx, seen.path, seen.line, name)
-        if places is not None:
-            wanted = {(p.path, p.line) for p in places}
-            return [use for use in uses if (use.path, use.at.line) in wanted]
-    return None
+def _resolved(ctx: ExecutionContext, seen: Seen, name: str, uses: list[Use]) -> tuple[list[Use] | None, str]:
+    """The uses the server (or a resolver) names among `uses`, and a note; or None and why not."""
+    found = answer(ctx, "references", seen.path, seen.line, name)
+    if found.places is None:
+        return None, found.reason
+    chosen, missed = pick(found.places, [(use.path, use.at.line, use.at.column) for use in uses])
+    who = found.server or "the resolver"
+    if not chosen:
+        count = len(found.places)
+        named = "1 place" if count == 1 else f"{count} places"
+        return None, f"{who} named {named}, none of them a use of {name!r} this search found"
+    notes = [withheld_note(found.withheld)] if found.withheld else []
+    if missed:
+        notes.append(f"({missed} more outside the files searched: another path, or left out by the ignore rules.)")
+    return [uses[i] for i in chosen], " ".join(notes)
 
 
-def _by_name(identifier: str, definitions: int) -> str:
+def _by_name(identifier: str, definitions: int, why: str = "") -> str:
     shared = {0: "no definition of it is in these files", 1: "1 definition has it"}.get(
         definitions, f"{definitions} definitions share it"
     )
-    return f"(Matched by name: every identifier {identifier!r} is listed, whichever definition it means; {shared}.)"
+    because = f" The language server did not decide: {why}." if why else ""
+    listed = f"every identifier {identifier!r} is listed, whichever definition it means"
+    return f"(Matched by name: {listed}; {shared}.{because})"
 
 
 def _render(ctx: ExecutionContext, page: list[Use], warnings: list[str]) -> str:

@@ -16,7 +16,8 @@ from .._syntax.names import Definition, FileNames
 from . import common
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, finish, paged, parts_of, searched
 from .files import Sources, ranking_names, sources
-from .resolve import rank, resolvers
+from .resolve import rank
+from .served import answer, withheld_note
 
 # The kinds Outline reports, in every language.
 KINDS = (
@@ -66,15 +67,15 @@ class Match:
         "Finds definitions (functions, classes, methods, structs, types, macros, ...) by name in the source "
         "files under path, parsed: comments and strings never match. query: a case-insensitive substring of "
         "the name (exact=true: the whole name); Parser.feed matches the qualified name's end. Lines "
-        "'path:start-end  kind  qualified.name  — first line', exact matches first. file_path+line (a use) "
-        "ranks the likely definition first. Read symbol= shows one; References lists uses."
+        "'path:start-end  kind  qualified.name  — first line', exact matches first. file_path+line (a use): "
+        "a language server's definition, else the likely one first. Read symbol= shows one; References lists uses."
     ),
     parameters=(
         ToolParameter("query", "string", "The name (or Parser.feed)", required=True),
         ToolParameter("path", "string", "Directory or file (default: working directory)", path=True),
         ToolParameter("kind", "string", "Only this kind: function, class, method, struct, macro, ..."),
         ToolParameter("exact", "boolean", "Whole name, case-sensitive", default=False),
-        ToolParameter("file_path", "string", "File where the name is used (ranking)", path=True),
+        ToolParameter("file_path", "string", "File where the name is used", path=True),
         ToolParameter("line", "integer", "Line of that use in file_path", minimum=1),
         ToolParameter("offset", "integer", "Definitions to skip (paging)", default=0, minimum=0),
         ToolParameter(
@@ -99,6 +100,7 @@ class Match:
         ResultField("files", "integer", "Source files parsed or taken from the store", always=True),
         common.INDEX,
         ResultField("resolution", "string", "With file_path: how the definition was chosen (name, language_server)"),
+        ResultField("resolution_reason", "string", "With resolution name: why the language server did not decide"),
         common.PARSE_ERRORS,
         common.TIMED_OUT,
         TRUNCATED,
@@ -129,7 +131,7 @@ def symbols(
     found = sources(ctx, symbols.spec, target, parts[-1], whole_word=exact, case_insensitive=not exact, uses=uses)
     ranking = ranking_names(ctx, found, seen.path if seen else None)  # its imports rank the others
     matches = _matches(found, ranking, parts, kind, exact, seen.path if seen else None)
-    resolution = _resolved(ctx, seen, parts[-1], matches) if seen is not None else None
+    resolution, why = _resolved(ctx, seen, parts[-1], matches) if seen is not None else (None, "")
     if resolution is not None:
         matches = resolution
     page = matches[offset : offset + limit]
@@ -142,8 +144,14 @@ def symbols(
         "files": len(found.names),
     }
     text = "\n".join(m.line() for m in page) if page else _nothing(ctx, query, target.display, exact, kind, matches)
-    notice = page_notice(ctx, "definitions", offset, len(page), len(matches))
-    how = {} if seen is None else {"resolution": "language_server" if resolution is not None else "name"}
+    notes = [page_notice(ctx, "definitions", offset, len(page), len(matches))]
+    how: dict[str, Any] = {}
+    if seen is not None:
+        how["resolution"] = "language_server" if resolution is not None else "name"
+        if resolution is None:
+            how["resolution_reason"] = why
+        notes.append(why if resolution is not None else f"(Ranked by name: {why}.)")
+    notice = " ".join(note for note in notes if note)
     return finish(text, meta, found, notice, found.report(), **how)
 
 
@@ -176,19 +184,22 @@ def _parents_match(d: Definition, parents: list[str], exact: bool) -> bool:
     return (ending if exact else [q.lower() for q in ending]) == parents
 
 
-def _resolved(ctx: ExecutionContext, seen: Seen, name: str, matches: list[Match]) -> list[Match] | None:
-    """The definitions a resolver says the use refers to (those of `matches` holding its places), or None."""
-    if seen.line is None:
-        return None
-    for resolver in resolvers():
-        places = resolver.definitions(ctx, seen.path, seen.line, name)
-        if places is not None:
-            return [
-                m
-                for m in matches
-                if any(p.path == m.path and m.definition.start_line <= p.line <= m.definition.end_line for p in places)
-            ]
-    return None
+def _resolved(ctx: ExecutionContext, seen: Seen, name: str, matches: list[Match]) -> tuple[list[Match] | None, str]:
+    """The definitions the server (or a resolver) says the use refers to, and a note; or None and why not."""
+    found = answer(ctx, "definitions", seen.path, seen.line, name)
+    if found.places is None:
+        return None, found.reason
+    places = found.places
+    chosen = [
+        m
+        for m in matches
+        if any(p.path == m.path and m.definition.start_line <= p.line <= m.definition.end_line for p in places)
+    ]
+    if not chosen:
+        where = ", ".join(sorted({f"line {p.line}" if p.path == seen.path else "another file" for p in places}))
+        who = found.server or "the resolver"
+        return None, f"{who} points to {where}, which holds no definition of {name!r} this search found"
+    return chosen, withheld_note(found.withheld) if found.withheld else ""
 
 
 def _nothing(ctx: ExecutionContext, query: str, where: str, exact: bool, kind: str | None, matches: list[Match]) -> str:

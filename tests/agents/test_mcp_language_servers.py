@@ -68,3 +68,27 @@ def test_an_edit_through_the_mcp_server_gets_the_servers_errors(tmp_path: Path):
     assert second.structured_content["semantic_check"]["state"] == "done"
     assert '"nmae" is not defined [basedpyright]' in mcp_text(second)
     assert second.structured_content["diagnostics"][0]["source"] == "basedpyright"
+
+
+@requires_server("python")
+def test_symbols_through_the_mcp_server_are_resolved_by_the_server(tmp_path: Path):  # type: ignore[no-untyped-def]
+    (tmp_path / "jobs.py").write_text(
+        "class Fast:\n    def run(self) -> int:\n        return 1\n\n\nclass Slow:\n    def run(self) -> int:\n"
+        "        return 2\n"
+    )
+    main = tmp_path / "main.py"
+    main.write_text("from jobs import Slow\n\n\ndef main() -> int:\n    return Slow().run()\n")
+
+    async def steps(session):  # type: ignore[no-untyped-def]
+        where = {"query": "run", "exact": True, "file_path": str(main), "line": 5}
+        return await session.call_tool("Symbols", where), await session.call_tool("Symbols", {**where, "line": 1})
+
+    resolved, unplaced = stdio_session(
+        tmp_path, steps, "--language-servers", "auto", "--lsp-timeout", "60", errlog=tmp_path / "err.log"
+    )
+    assert resolved.structured_content["resolution"] == "language_server", resolved.structured_content
+    assert [s["qualified_name"] for s in resolved.structured_content["symbols"]] == ["Slow.run"]
+    assert "Fast.run" not in mcp_text(resolved)
+    assert unplaced.structured_content["resolution"] == "name"
+    assert "is not on line 1" in unplaced.structured_content["resolution_reason"]
+    assert "(Ranked by name: " in mcp_text(unplaced)

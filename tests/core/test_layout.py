@@ -143,7 +143,9 @@ def test_the_family_graph():
         "_change": ["_content", "_core", "_index", "_journal", "_syntax"],
         "_find": ["_core", "_globs", "_index", "_walk"],
         "_grep": ["_core", "_index", "_walk"],
-        "_nav": ["_content", "_core", "_grep", "_index", "_syntax", "_walk"],
+        # Navigation asks the file's language server (`_nav/served.py`): a downward edge, so the server side
+        # never has to register itself with the tools above it.
+        "_nav": ["_content", "_core", "_grep", "_index", "_lsp", "_syntax", "_walk"],
         # The tools themselves come from the list of tools in `_agents/toolset.py` (imported by name).
         "_agents": ["_change", "_content", "_core", "_find", "_index", "_read", "_syntax"],
         "integrations": ["_agents", "_core"],

@@ -2,7 +2,8 @@
 
 Modes: `hang` answers nothing at all; `silent` initialises and never publishes diagnostics;
 `echo` publishes, with the version, one error per line that contains BAD (`unversioned`: the
-same without the version, in two parts, the second a moment later); `crash` behaves as
+same without the version, in two parts, the second a moment later; `late`: without the
+version, each change's diagnostics 0.6 s after it, in order); `crash` behaves as
 `echo` and exits at its first change; `stubborn` behaves as `echo` but starts a child of its
 own, ignores SIGTERM and outlives the end of its input (what a runaway server does). Real
 servers are what the other tests drive.
@@ -88,7 +89,7 @@ def main(mode: str) -> None:
             continue
         elif method == "textDocument/didOpen":
             doc = message["params"]["textDocument"]
-            publish(doc["uri"], None if mode == "unversioned" else doc["version"], doc["text"])
+            answer(mode, doc["uri"], doc["version"], doc["text"])
         elif method == "textDocument/didChange":
             if mode == "crash":
                 sys.stderr.write("fake server: crashing on purpose\n")
@@ -96,9 +97,25 @@ def main(mode: str) -> None:
                 time.sleep(0.05)
                 sys.exit(3)
             params = message["params"]
-            publish(
-                params["textDocument"]["uri"], params["textDocument"]["version"], params["contentChanges"][-1]["text"]
+            answer(
+                mode,
+                params["textDocument"]["uri"],
+                params["textDocument"]["version"],
+                params["contentChanges"][-1]["text"],
             )
+
+
+def answer(mode: str, uri: str, version: int, text: str) -> None:
+    """A version's diagnostics as the mode publishes them."""
+    if mode == "unversioned":
+        publish(uri, None, "")  # a first part (as a syntactic pass), the rest a moment later
+        time.sleep(0.05)
+        publish(uri, None, text)
+    elif mode == "late":
+        time.sleep(0.6)
+        publish(uri, None, text)
+    else:
+        publish(uri, version, text)
 
 
 if __name__ == "__main__":

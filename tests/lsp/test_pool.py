@@ -247,3 +247,21 @@ def test_the_text_editor_adapters_changes_are_checked_too(tmp_path):  # type: ig
     )
     assert "The language server reported errors the change introduced:" in answer["content"]
     assert f"{path}:1:1: BAD is not allowed [fake_lsp.py]" in answer["content"]
+
+
+def test_a_server_without_versions_never_gives_an_earlier_changes_diagnostics(tmp_path):  # type: ignore[no-untyped-def]
+    # The first change's diagnostics come after its call gave up, while the second change waits for its own:
+    # a server that publishes without versions cannot say which change a publication is about.
+    ctx = _ctx(str(tmp_path), {"python": fake("late")}, timeout=2.0)
+    path = str(tmp_path / "a.py")
+    assert fstools.write(path, "x = 1\n", ctx=ctx).metadata["semantic_check"]["state"] == "done"  # started, clean
+    ctx.lsp_timeout = 0.2
+    first = fstools.edit(path, "x = 1", "x = 2", ctx=ctx)  # clean, published 0.6 s later: too late for this call
+    assert first.metadata["semantic_check"]["state"] == "not_done"
+    ctx.lsp_timeout = 2.0
+    second = fstools.edit(path, "x = 2", "x = BAD", ctx=ctx)
+    check = second.metadata["semantic_check"]
+    if check["state"] == "done":  # never the first change's clean list taken for the second's
+        assert [(d["line"], d["code"]) for d in second.metadata["diagnostics"]] == [(1, "bad")]
+    else:
+        assert "Semantic check not done" in second.output
