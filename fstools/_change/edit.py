@@ -30,8 +30,9 @@ from .diff import Change, ChangeTracker, unified_diff
 from .document import NEW_DOCUMENT, Document, decode_document, encode_document
 from .guard import load, one_at_a_time, require_fresh_read
 from .landing import Landing, OneFile, land
-from .match import EXACT, Plan, Replacement, plan_exact, plan_replacement
+from .match import Plan, Replacement, plan_exact, plan_replacement
 from .placeholders import refuse_new_placeholders
+from .tolerance import EXACT
 
 CREATED = "created"
 SPLICE_MIN = 1 << 20  # below this a joined result is cheaper than slicing pieces in Python (the diff does)
