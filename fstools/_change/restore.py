@@ -25,7 +25,8 @@ from .._core.paths import SafePath, is_within, refuse_sensitive, resolve_path
 from .._journal.entries import Entry, PathChange, Status
 from .._journal.recorder import Recording
 from .._journal.states import ABSENT, Kind, State, same_state
-from .._journal.store import Journal, disk_full
+from .._journal.storage import JournalStorage
+from .._journal.store import disk_full
 from .atomic import Snapshot, commit
 from .guard import load
 from .journaling import digest_of, states_now
@@ -135,7 +136,7 @@ class Reverter:
     """Reverts entries one after another (newest first), all or none."""
 
     ctx: ExecutionContext
-    journal: Journal
+    journal: JournalStorage
     tool: str
     force: bool = False
     undoes: int | None = None
