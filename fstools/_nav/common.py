@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from .._content.encodings import SNIFF_BYTES, looks_binary
 from .._core.context import ExecutionContext
@@ -82,3 +83,16 @@ def page_notice(ctx: ExecutionContext, unit: str, offset: int, returned: int, to
         f"(Showing {unit} {offset + 1}-{offset + returned} of {total}: "
         f"call again with {setting(ctx, 'offset', offset + returned)} for more.)"
     )
+
+
+def page_fields(total: int, returned: int, offset: int, limit: int) -> dict[str, Any]:
+    """A page's part of the metadata: the totals, the page's bounds, where the next page starts."""
+    more = offset + returned < total
+    return {
+        "total": total,
+        "returned": returned,
+        "offset": offset,
+        "limit": limit,
+        "truncated": more,
+        "next_offset": offset + returned if more else None,
+    }

@@ -17,8 +17,8 @@ from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._syntax.names import Occurrence
-from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
-from .files import ranking_names, sources
+from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_fields, page_notice, parts_of, seen_at
+from .files import Sources, ranking_names, sources
 from .resolve import rank, resolvers
 
 MAX_SOURCE_CHARS = 200  # of each use's line in the output
@@ -102,35 +102,14 @@ def references(
     authorize(ctx, references.spec, target.path)
     seen = seen_at(ctx, references.spec, file_path, line)
     found = sources(ctx, references.spec, target, identifier, whole_word=True, case_insensitive=False)
-    ranking = ranking_names(ctx, found, seen.path if seen else None)
-    uses: list[tuple[tuple[Any, ...], Use]] = []
-    definitions = 0
-    for where, names in found.names.items():
-        order = rank(seen.path if seen else None, ranking, where)
-        for at in names.occurrences(identifier):
-            uses.append(((order, where, at.byte), Use(where, at)))
-        definitions += sum(1 for d in names.definitions if d.name == identifier)
-    uses.sort(key=lambda item: item[0])
-    everything = [use for _, use in uses]
+    everything, definitions = _uses(ctx, found, identifier, seen.path if seen else None)
     resolved = _resolved(ctx, seen, identifier, everything) if seen is not None else None
     if resolved is not None:
         everything = resolved
     page = everything[offset : offset + limit]
-    files = len({use.path for use in everything})
-    meta: dict[str, Any] = {
-        "name": name,
-        "path": target.display,
-        "references": [use.as_dict() for use in page],
-        "total": len(everything),
-        "total_files": files,
-        "returned": len(page),
-        "offset": offset,
-        "limit": limit,
-        "truncated": offset + len(page) < len(everything),
-        "next_offset": offset + len(page) if offset + len(page) < len(everything) else None,
-        "definitions": definitions,
-        "resolution": "language_server" if resolved is not None else "name",
-    }
+    meta: dict[str, Any] = {"name": name, "path": target.display, "references": [use.as_dict() for use in page]}
+    meta.update(page_fields(len(everything), len(page), offset, limit), total_files=len({u.path for u in everything}))
+    meta.update(definitions=definitions, resolution="language_server" if resolved is not None else "name")
     if found.index is not None:
         meta["index"] = found.index
     if found.partial:
@@ -147,6 +126,21 @@ def references(
     if warnings:
         meta["warnings"] = warnings
     return ToolResult.ok(text, **meta)
+
+
+def _uses(ctx: ExecutionContext, found: Sources, identifier: str, seen_path: str | None) -> tuple[list[Use], int]:
+    """Every use of `identifier` in the files found, ranked (the file of the use first, then its
+    imports, then the rest), and how many definitions of that name they hold."""
+    ranking = ranking_names(ctx, found, seen_path)
+    uses: list[tuple[tuple[Any, ...], Use]] = []
+    definitions = 0
+    for where, names in found.names.items():
+        order = rank(seen_path, ranking, where)
+        for at in names.occurrences(identifier):
+            uses.append(((order, where, at.byte), Use(where, at)))
+        definitions += sum(1 for d in names.definitions if d.name == identifier)
+    uses.sort(key=lambda item: item[0])
+    return [use for _, use in uses], definitions
 
 
 def _resolved(ctx: ExecutionContext, seen: Seen, name: str, uses: list[Use]) -> list[Use] | None:

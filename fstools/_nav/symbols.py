@@ -16,7 +16,7 @@ from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._syntax.names import Definition, FileNames
-from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_notice, parts_of, seen_at
+from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_fields, page_notice, parts_of, seen_at
 from .files import Sources, ranking_names, sources
 from .resolve import rank, resolvers
 
@@ -125,9 +125,7 @@ def symbols(
     """Find the definitions of a name in the source files under a directory."""
     ctx = session(ctx)
     parts = parts_of(query, "query")
-    kind = kind.strip().lower() if kind and kind.strip() else None
-    if kind is not None and kind not in KINDS:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Unknown kind {kind!r}: one of {', '.join(KINDS)}")
+    kind = _kind(kind)
     target = resolve_path(ctx, path if path is not None else ctx.working_dir, param="path")
     if not target.exists:
         raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
@@ -141,18 +139,8 @@ def symbols(
     if resolution is not None:
         matches = resolution
     page = matches[offset : offset + limit]
-    meta: dict[str, Any] = {
-        "query": query,
-        "path": target.display,
-        "symbols": [m.as_dict() for m in page],
-        "total": len(matches),
-        "returned": len(page),
-        "offset": offset,
-        "limit": limit,
-        "truncated": offset + len(page) < len(matches),
-        "next_offset": offset + len(page) if offset + len(page) < len(matches) else None,
-        "files": len(found.names),
-    }
+    meta: dict[str, Any] = {"query": query, "path": target.display, "symbols": [m.as_dict() for m in page]}
+    meta.update(page_fields(len(matches), len(page), offset, limit), files=len(found.names))
     if found.index is not None:
         meta["index"] = found.index
     if seen is not None:
@@ -168,6 +156,14 @@ def symbols(
     if warnings:
         meta["warnings"] = warnings
     return ToolResult.ok(text, **meta)
+
+
+def _kind(kind: str | None) -> str | None:
+    """The kind of definition asked for (None: any), as the definitions name it."""
+    kind = kind.strip().lower() if kind and kind.strip() else None
+    if kind is not None and kind not in KINDS:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Unknown kind {kind!r}: one of {', '.join(KINDS)}")
+    return kind
 
 
 def _matches(
