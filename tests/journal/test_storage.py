@@ -33,7 +33,7 @@ class MemoryStorage:
         self.blobs: dict[str, bytes] = {}
         self.pinned: Counter[str] = Counter()
         self._lock = threading.RLock()
-        self._usage: Usage | None = None
+        self.counts: dict[str, Usage] = {}  # the bound's count, once it counted
 
     @contextlib.contextmanager
     def locked(self, timeout: float = 30.0) -> Iterator[Log]:
@@ -98,12 +98,10 @@ class MemoryStorage:
         return self.pinned[digest] > 0
 
     def usage(self, first_kept: int) -> Usage:
-        if self._usage is None:
-            self._usage = Usage(since=first_kept)
-        return self._usage
+        return self.counts.setdefault("bound", Usage(since=first_kept))
 
     def forget_usage(self) -> None:
-        self._usage = None
+        self.counts.clear()
 
 
 @pytest.fixture
