@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .context import ExecutionContext
+from .hints import setting
 from .params import JSON_TYPES
 
 
@@ -60,6 +62,16 @@ def always_reported(schema: dict[str, Any]) -> list[str]:
     """The fields every successful result carries, read back from an output_schema()."""
     required: list[str] = schema["anyOf"][0]["required"]
     return required
+
+
+def page_notice(ctx: ExecutionContext, unit: str, offset: int, returned: int, total: int) -> str | None:
+    """A paged search's notice (Grep, Symbols, References) when results remain after the page, else None."""
+    if offset + returned >= total:
+        return None
+    return (
+        f"(Showing {unit} {offset + 1}-{offset + returned} of {total}: "
+        f"call again with {setting(ctx, 'offset', offset + returned)} for more.)"
+    )
 
 
 # Fields several tools report, spelled once.

@@ -11,7 +11,7 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.hardlinks import hard_links_warning
 from .._core.hints import setting
-from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
+from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField, page_notice
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
 from .._core.permissions import authorize
@@ -214,13 +214,10 @@ def _page(
     page = _content_page(out, query, line_numbers) if content else _files_page(out, output_mode, offset, head_limit)
     if page.total and not page.returned:
         page.text = f"No more matches: offset {offset} is past the last of {page.total} results"
-    if offset + page.returned < page.total:
-        unit = "matching lines" if content else "files"
-        page.meta["notice"] = (
-            f"(Showing {unit} {offset + 1}-{offset + page.returned} of {page.total}: "
-            f"call again with {setting(ctx, 'offset', offset + page.returned)} for more.)"
-        )
-        page.text = f"{page.text}\n{page.meta['notice']}"  # the output's last line, as Read's and LS's notices are
+    notice = page_notice(ctx, "matching lines" if content else "files", offset, page.returned, page.total)
+    if notice:
+        page.meta["notice"] = notice
+        page.text = f"{page.text}\n{notice}"  # the output's last line, as Read's and LS's notices are
     return page
 
 

@@ -1,17 +1,22 @@
-"""What Symbols and References share: the name asked for, the place it was seen, the page cut."""
+"""What Symbols and References share: the name asked for, the place it was seen, the page cut, the result."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._content.encodings import SNIFF_BYTES, looks_binary
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
-from .._core.hints import setting
+from .._core.outputs import ResultField
 from .._core.paths import SafePath, resolve_path
+from .._core.permissions import authorize
+from .._core.result import ToolResult
 from .._core.spec import ToolSpec
+
+if TYPE_CHECKING:
+    from .files import Sources
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 10_000
@@ -75,24 +80,60 @@ def _refuse_binary(target: SafePath) -> None:
         raise ToolError(ErrorCode.BINARY_FILE, f"Cannot read binary file: {target.display}")
 
 
-def page_notice(ctx: ExecutionContext, unit: str, offset: int, returned: int, total: int) -> str | None:
-    """Grep's notice when results remain after the page, else None."""
-    if offset + returned >= total:
-        return None
+def paging_fields(unit: str) -> tuple[ResultField, ...]:
+    """The page's metadata fields, `unit` naming what is counted ("Uses", "Definitions")."""
     return (
-        f"(Showing {unit} {offset + 1}-{offset + returned} of {total}: "
-        f"call again with {setting(ctx, 'offset', offset + returned)} for more.)"
+        ResultField("returned", "integer", f"{unit} shown", always=True),
+        ResultField("offset", "integer", f"{unit} skipped", always=True),
+        ResultField("limit", "integer", "The call's limit", always=True),
+        ResultField("next_offset", ("integer", "null"), "Offset of the next page (null: none)", always=True),
     )
 
 
-def page_fields(total: int, returned: int, offset: int, limit: int) -> dict[str, Any]:
-    """A page's part of the metadata: the totals, the page's bounds, where the next page starts."""
+INDEX = ResultField("index", "string", "Whether the search index chose the files, or why not")
+PARSE_ERRORS = ResultField("parse_errors", "object", "Files parsed in part: path -> lines of syntax errors")
+
+
+def searched(
+    ctx: ExecutionContext, spec: ToolSpec, path: str | None, file_path: str | None, line: int | None
+) -> tuple[SafePath, Seen | None]:
+    """The directory or file searched (checked and authorised) and where the name was seen."""
+    target = resolve_path(ctx, path if path is not None else ctx.working_dir, param="path")
+    if not target.exists:
+        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
+    authorize(ctx, spec, target.path)
+    return target, seen_at(ctx, spec, file_path, line)
+
+
+def paged(offset: int, limit: int, returned: int, total: int) -> dict[str, Any]:
+    """The page's metadata: what was shown of `total` and where the next page starts."""
     more = offset + returned < total
     return {
-        "total": total,
         "returned": returned,
         "offset": offset,
         "limit": limit,
         "truncated": more,
         "next_offset": offset + returned if more else None,
     }
+
+
+def finish(
+    text: str,
+    meta: dict[str, Any],
+    found: Sources,
+    notice: str | None,
+    warnings: list[str],
+    **after_index: Any,
+) -> ToolResult:
+    """The result: `meta` with what the search and parse said, the notice as the text's last line, the warnings."""
+    if found.index is not None:
+        meta["index"] = found.index
+    meta.update(after_index)
+    if found.partial:
+        meta["parse_errors"] = found.partial
+    if notice:
+        meta["notice"] = notice
+        text = f"{text}\n{notice}"
+    if warnings:
+        meta["warnings"] = warnings
+    return ToolResult.ok(text, **meta)

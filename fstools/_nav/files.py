@@ -25,13 +25,14 @@ from .._core.spec import ToolSpec
 from .._syntax.languages import Language, language_for_path
 from .._syntax.names import FileNames, file_names
 from .._syntax.outline import supports
+from .._syntax.sources import MAX_SOURCE_BYTES
+from .._syntax.sources import read_source as read_bounded
 from . import store
 
 if TYPE_CHECKING:
     from .._grep.command import GrepQuery
     from .._index.status import IndexStatus
 
-MAX_SOURCE_BYTES = 8 * 1024 * 1024  # as Outline: a larger file is generated or data, not parsed
 PARSERS = 2  # threads parsing files: tree-sitter parses without the GIL
 _EXAMPLES = 3
 
@@ -219,20 +220,8 @@ def _parse(
 
 def read_source(target: SafePath) -> tuple[bytes, os.stat_result]:
     """The bytes of the regular file `target`, opened beneath its root, and their stat; ToolError if it cannot be."""
-    from .._core.errors import changed_or_failed
 
-    try:
-        fd = target.open(os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        raise changed_or_failed(exc, target.display) from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ToolError(ErrorCode.INVALID_PATH, f"Not a regular file: {target.display}")
-        if st.st_size > MAX_SOURCE_BYTES:
-            raise ToolError(
-                ErrorCode.FILE_TOO_LARGE, f"larger than {MAX_SOURCE_BYTES} bytes: not parsed ({st.st_size} bytes)"
-            )
-        return os.pread(fd, st.st_size, 0), st
-    finally:
-        os.close(fd)
+    def too_large(size: int) -> str:
+        return f"larger than {MAX_SOURCE_BYTES} bytes: not parsed ({size} bytes)"
+
+    return read_bounded(target, MAX_SOURCE_BYTES, too_large)

@@ -7,18 +7,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._core.context import ExecutionContext
-from .._core.errors import ErrorCode, ToolError
 from .._core.hints import setting
-from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
+from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField, page_notice
 from .._core.params import ToolParameter
-from .._core.paths import SafePath, resolve_path, root_of
-from .._core.permissions import authorize
+from .._core.paths import SafePath, root_of
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._syntax.names import Occurrence
-from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_fields, page_notice, parts_of, seen_at
-from .files import Sources, ranking_names, sources
+from . import common
+from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, finish, paged, parts_of, searched
+from .files import ranking_names, sources
 from .resolve import rank, resolvers
 
 MAX_SOURCE_CHARS = 200  # of each use's line in the output
@@ -70,14 +69,11 @@ class Use:
         ),
         ResultField("total", "integer", "Uses found", always=True),
         ResultField("total_files", "integer", "Files with a use", always=True),
-        ResultField("returned", "integer", "Uses shown", always=True),
-        ResultField("offset", "integer", "Uses skipped", always=True),
-        ResultField("limit", "integer", "The call's limit", always=True),
-        ResultField("next_offset", ("integer", "null"), "Offset of the next page (null: none)", always=True),
+        *common.paging_fields("Uses"),
         ResultField("definitions", "integer", "Definitions with this name among the files", always=True),
         ResultField("resolution", "string", "How uses were matched: name, or language_server", always=True),
-        ResultField("index", "string", "Whether the search index chose the files, or why not"),
-        ResultField("parse_errors", "object", "Files parsed in part: path -> lines of syntax errors"),
+        common.INDEX,
+        common.PARSE_ERRORS,
         TRUNCATED,
         NOTICE,
         WARNINGS,
@@ -96,51 +92,39 @@ def references(
     """List every use of an identifier in the source files under a directory."""
     ctx = session(ctx)
     identifier = parts_of(name, "name")[-1]
-    target = resolve_path(ctx, path if path is not None else ctx.working_dir, param="path")
-    if not target.exists:
-        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
-    authorize(ctx, references.spec, target.path)
-    seen = seen_at(ctx, references.spec, file_path, line)
+    target, seen = searched(ctx, references.spec, path, file_path, line)
     found = sources(ctx, references.spec, target, identifier, whole_word=True, case_insensitive=False)
-    everything, definitions = _uses(ctx, found, identifier, seen.path if seen else None)
+    ranking = ranking_names(ctx, found, seen.path if seen else None)
+    uses: list[tuple[tuple[Any, ...], Use]] = []
+    definitions = 0
+    for where, names in found.names.items():
+        order = rank(seen.path if seen else None, ranking, where)
+        for at in names.occurrences(identifier):
+            uses.append(((order, where, at.byte), Use(where, at)))
+        definitions += sum(1 for d in names.definitions if d.name == identifier)
+    uses.sort(key=lambda item: item[0])
+    everything = [use for _, use in uses]
     resolved = _resolved(ctx, seen, identifier, everything) if seen is not None else None
     if resolved is not None:
         everything = resolved
     page = everything[offset : offset + limit]
-    meta: dict[str, Any] = {"name": name, "path": target.display, "references": [use.as_dict() for use in page]}
-    meta.update(page_fields(len(everything), len(page), offset, limit), total_files=len({u.path for u in everything}))
-    meta.update(definitions=definitions, resolution="language_server" if resolved is not None else "name")
-    if found.index is not None:
-        meta["index"] = found.index
-    if found.partial:
-        meta["parse_errors"] = found.partial
+    files = len({use.path for use in everything})
+    meta: dict[str, Any] = {
+        "name": name,
+        "path": target.display,
+        "references": [use.as_dict() for use in page],
+        "total": len(everything),
+        "total_files": files,
+        **paged(offset, limit, len(page), len(everything)),
+        "definitions": definitions,
+        "resolution": "language_server" if resolved is not None else "name",
+    }
     warnings = found.report()
     text = _render(ctx, page, warnings) if page else _nothing(ctx, identifier, target.display, len(everything))
     notes = [page_notice(ctx, "uses", offset, len(page), len(everything))]
     if everything and resolved is None:
         notes.append(_by_name(identifier, definitions))
-    notice = " ".join(note for note in notes if note)
-    if notice:
-        meta["notice"] = notice
-        text = f"{text}\n{notice}"
-    if warnings:
-        meta["warnings"] = warnings
-    return ToolResult.ok(text, **meta)
-
-
-def _uses(ctx: ExecutionContext, found: Sources, identifier: str, seen_path: str | None) -> tuple[list[Use], int]:
-    """Every use of `identifier` in the files found, ranked (the file of the use first, then its
-    imports, then the rest), and how many definitions of that name they hold."""
-    ranking = ranking_names(ctx, found, seen_path)
-    uses: list[tuple[tuple[Any, ...], Use]] = []
-    definitions = 0
-    for where, names in found.names.items():
-        order = rank(seen_path, ranking, where)
-        for at in names.occurrences(identifier):
-            uses.append(((order, where, at.byte), Use(where, at)))
-        definitions += sum(1 for d in names.definitions if d.name == identifier)
-    uses.sort(key=lambda item: item[0])
-    return [use for _, use in uses], definitions
+    return finish(text, meta, found, " ".join(note for note in notes if note), warnings)
 
 
 def _resolved(ctx: ExecutionContext, seen: Seen, name: str, uses: list[Use]) -> list[Use] | None:

@@ -8,15 +8,14 @@ from typing import Any
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.hints import setting
-from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField
+from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField, page_notice
 from .._core.params import ToolParameter
-from .._core.paths import resolve_path
-from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._syntax.names import Definition, FileNames
-from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, page_fields, page_notice, parts_of, seen_at
+from . import common
+from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, finish, paged, parts_of, searched
 from .files import Sources, ranking_names, sources
 from .resolve import rank, resolvers
 
@@ -97,14 +96,11 @@ class Match:
             always=True,
         ),
         ResultField("total", "integer", "Definitions that match", always=True),
-        ResultField("returned", "integer", "Definitions shown", always=True),
-        ResultField("offset", "integer", "Definitions skipped", always=True),
-        ResultField("limit", "integer", "The call's limit", always=True),
-        ResultField("next_offset", ("integer", "null"), "Offset of the next page (null: none)", always=True),
+        *common.paging_fields("Definitions"),
         ResultField("files", "integer", "Source files parsed or taken from the store", always=True),
-        ResultField("index", "string", "Whether the search index chose the files, or why not"),
+        common.INDEX,
         ResultField("resolution", "string", "With file_path: how the definition was chosen (name, language_server)"),
-        ResultField("parse_errors", "object", "Files parsed in part: path -> lines of syntax errors"),
+        common.PARSE_ERRORS,
         TRUNCATED,
         NOTICE,
         WARNINGS,
@@ -125,12 +121,10 @@ def symbols(
     """Find the definitions of a name in the source files under a directory."""
     ctx = session(ctx)
     parts = parts_of(query, "query")
-    kind = _kind(kind)
-    target = resolve_path(ctx, path if path is not None else ctx.working_dir, param="path")
-    if not target.exists:
-        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"Path not found: {target.display}")
-    authorize(ctx, symbols.spec, target.path)
-    seen = seen_at(ctx, symbols.spec, file_path, line)
+    kind = kind.strip().lower() if kind and kind.strip() else None
+    if kind is not None and kind not in KINDS:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Unknown kind {kind!r}: one of {', '.join(KINDS)}")
+    target, seen = searched(ctx, symbols.spec, path, file_path, line)
     uses = seen is not None  # ranking by imports needs each file's import names; definitions alone do otherwise
     found = sources(ctx, symbols.spec, target, parts[-1], whole_word=exact, case_insensitive=not exact, uses=uses)
     ranking = ranking_names(ctx, found, seen.path if seen else None)  # its imports rank the others
@@ -139,31 +133,18 @@ def symbols(
     if resolution is not None:
         matches = resolution
     page = matches[offset : offset + limit]
-    meta: dict[str, Any] = {"query": query, "path": target.display, "symbols": [m.as_dict() for m in page]}
-    meta.update(page_fields(len(matches), len(page), offset, limit), files=len(found.names))
-    if found.index is not None:
-        meta["index"] = found.index
-    if seen is not None:
-        meta["resolution"] = "language_server" if resolution is not None else "name"
-    if found.partial:
-        meta["parse_errors"] = found.partial
+    meta: dict[str, Any] = {
+        "query": query,
+        "path": target.display,
+        "symbols": [m.as_dict() for m in page],
+        "total": len(matches),
+        **paged(offset, limit, len(page), len(matches)),
+        "files": len(found.names),
+    }
     text = "\n".join(m.line() for m in page) if page else _nothing(ctx, query, target.display, exact, kind, matches)
     notice = page_notice(ctx, "definitions", offset, len(page), len(matches))
-    if notice:
-        meta["notice"] = notice
-        text = f"{text}\n{notice}"
-    warnings = found.report()
-    if warnings:
-        meta["warnings"] = warnings
-    return ToolResult.ok(text, **meta)
-
-
-def _kind(kind: str | None) -> str | None:
-    """The kind of definition asked for (None: any), as the definitions name it."""
-    kind = kind.strip().lower() if kind and kind.strip() else None
-    if kind is not None and kind not in KINDS:
-        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Unknown kind {kind!r}: one of {', '.join(KINDS)}")
-    return kind
+    how = {} if seen is None else {"resolution": "language_server" if resolution is not None else "name"}
+    return finish(text, meta, found, notice, found.report(), **how)
 
 
 def _matches(

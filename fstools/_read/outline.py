@@ -9,8 +9,6 @@ were left out. Reading an outline does not count as reading the file: it shows n
 
 from __future__ import annotations
 
-import os
-import stat
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,7 +16,7 @@ from typing import Any
 
 from .._content.encodings import SNIFF_BYTES, looks_binary
 from .._core.context import ExecutionContext
-from .._core.errors import ErrorCode, ToolError, changed_or_failed
+from .._core.errors import ErrorCode, ToolError
 from .._core.outputs import NOTICE, TRUNCATED, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_path
@@ -28,11 +26,11 @@ from .._core.result import ToolResult
 from .._core.toolclass import FileTool
 from .._syntax.languages import LANGUAGES, Language, ParseTimeout, language_for_path
 from .._syntax.outline import Symbol, extract, supports
+from .._syntax.sources import MAX_SOURCE_BYTES, read_source
 from .ahead import Ahead
 from .window import MAX_READ_CHARS
 
 MAX_OUTLINE_CHARS = MAX_READ_CHARS
-MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a larger file is generated or data: not parsed
 NOTICE_ROOM = 300
 PARSERS = 2  # threads parsing a directory's files: tree-sitter parses without the GIL
 
@@ -63,22 +61,11 @@ def _outlined_languages() -> str:
 
 def source_of(target: SafePath) -> bytes:
     """The bytes of the regular file `target`, opened beneath its root; ToolError if it cannot be outlined."""
-    try:
-        fd = target.open(os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        raise changed_or_failed(exc, target.display) from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ToolError(ErrorCode.INVALID_PATH, f"Not a regular file: {target.display}")
-        if st.st_size > MAX_SOURCE_BYTES:
-            raise ToolError(
-                ErrorCode.FILE_TOO_LARGE,
-                f"File too large to outline: {target.display} is {st.st_size} bytes (at most {MAX_SOURCE_BYTES})",
-            )
-        return os.pread(fd, st.st_size, 0)
-    finally:
-        os.close(fd)
+    return read_source(
+        target,
+        MAX_SOURCE_BYTES,
+        lambda size: f"File too large to outline: {target.display} is {size} bytes (at most {MAX_SOURCE_BYTES})",
+    )[0]
 
 
 def outline_file(target: SafePath, data: bytes | None = None, *, timeout: float | None = None) -> FileOutline:

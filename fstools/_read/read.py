@@ -336,7 +336,8 @@ def _read_symbol(
     chosen_limit: bool = False,
 ) -> ToolResult:
     """The lines of one definition, numbered as Read numbers them (cut at `limit` with Read's notice)."""
-    from .outline import MAX_SOURCE_BYTES, bounded_lines, outline_file
+    from .._syntax.sources import MAX_SOURCE_BYTES
+    from .outline import bounded_lines, outline_file
 
     if st.st_size > MAX_SOURCE_BYTES:
         raise ToolError(

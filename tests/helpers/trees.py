@@ -31,6 +31,20 @@ def write(path: Path, text: str | bytes, *, age: int | None = None) -> Path:
     return path
 
 
+def git(*args: str, cwd: Path | str) -> str:
+    """Run git in `cwd`; its output (CalledProcessError when it fails)."""
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def linked_worktree(main: Path, tree: Path, name: str = "f", text: str = "x") -> None:
+    """A repository at `main` with one commit (the file `name` holding `text`) and `tree` a linked worktree of it."""
+    write(main / name, text)
+    git("init", "-q", cwd=main)
+    git("add", name, cwd=main)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init", cwd=main)
+    git("worktree", "add", "-q", str(tree), cwd=main)
+
+
 def run_tool(ctx: fstools.ExecutionContext, **args) -> fstools.ToolResult:
     """Call Grep the way an agent does: through the registry, with the tool-layer parameter names (-i, -n, -A, ...)."""
     return fstools.create_registry().run("Grep", ctx, **args)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import fstools
 from fstools._nav import files, store
+from tests.helpers.processes import fstools_cmd
 from tests.helpers.tools import agent_read
 from tests.helpers.trees import write
 
@@ -94,23 +94,10 @@ def test_another_process_sees_this_ones_entries_and_its_changes(tree, nav_ctx, m
         stamp = os.stat(path)
         os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns - 10 * 10**9))
     here = fstools.references("parse_config", ctx=nav_ctx).output
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    there = subprocess.run(
-        [sys.executable, "-m", "fstools", "references", "parse_config", "--root", str(tree)],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    there = fstools_cmd("references", "parse_config", "--root", str(tree), cwd=tree)
     assert there.stdout.splitlines() == here.splitlines()[:-1]  # the notice goes to stderr
     write(tree / "util.py", "def helper(x):\n    return x\n")
-    again = subprocess.run(
-        [sys.executable, "-m", "fstools", "references", "parse_config", "--root", str(tree)],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    again = fstools_cmd("references", "parse_config", "--root", str(tree), cwd=tree)
     assert "util.py" not in again.stdout and "parser.py" in again.stdout
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import pytest
 
 import fstools
 from fstools._nav import resolve
 from fstools._nav.resolve import Location
+from tests.helpers.processes import fstools_cmd
 from tests.helpers.trees import write
 
 
@@ -194,26 +194,10 @@ def test_a_resolver_answers_first_when_one_is_registered(tree, nav_ctx):
 
 
 def test_the_cli(tree):
-    import os
-    import sys
-
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    out = subprocess.run(
-        [sys.executable, "-m", "fstools", "symbols", "Parser.feed", "--root", str(tree)],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    out = fstools_cmd("symbols", "Parser.feed", "--root", str(tree), cwd=tree)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == f"{tree}/parser.py:7-9  method  Parser.feed  — def feed(self, data):"
-    none = subprocess.run(
-        [sys.executable, "-m", "fstools", "references", "zzz_nowhere", "--root", str(tree)],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    none = fstools_cmd("references", "zzz_nowhere", "--root", str(tree), cwd=tree)
     assert none.returncode == 1, none.stderr
 
 

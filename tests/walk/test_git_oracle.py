@@ -42,6 +42,7 @@ from fstools._core.binaries import find_binary
 from fstools._index.listing import Filters, list_files
 from fstools._walk.walkers import fd_version
 from tests.helpers.binaries import HAS_FD
+from tests.helpers.trees import git
 
 DIRS = ("", "a", "a/b", "a/b/c", "d", "d/e", "d/e/b")
 FILE_NAMES = ("f.txt", "g.log", "h.c", "x", "bar")
@@ -113,10 +114,6 @@ def trees(draw: st.DrawFn) -> Tree:
     worktree = in_repository and nested is None and draw(st.booleans())
     nested_exclude = draw(rules(2)) if nested else []
     return Tree(files, gitignores, ignores, exclude, nested, worktree, nested_exclude, in_repository)
-
-
-def git(*args: str, cwd: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
 def _write(path: str, text: str) -> None:

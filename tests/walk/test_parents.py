@@ -13,11 +13,7 @@ from fstools._core.binaries import find_binary
 from fstools._walk import parents
 from fstools._walk.parents import parse_rules, rebased, remainders, repository_of
 from tests.helpers.binaries import requires_fd
-from tests.helpers.trees import write
-
-
-def git(*args: str, cwd: Path) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+from tests.helpers.trees import git, linked_worktree, write
 
 
 def rels(paths: list[str], root: Path) -> list[str]:
@@ -89,12 +85,8 @@ def test_a_nested_repository_is_not_governed_by_the_outer_ones_gitignore(project
 
 def test_a_linked_worktree_uses_the_main_repositorys_exclude_file(tmp_path, walker):
     main, tree = tmp_path / "main", tmp_path / "wt"
-    write(main / "kept.txt", "needle\n")
-    git("init", "-q", cwd=main)
-    git("add", "kept.txt", cwd=main)
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init", cwd=main)
+    linked_worktree(main, tree, "kept.txt", "needle\n")
     (main / ".git/info/exclude").write_text("*.local\n")
-    git("worktree", "add", "-q", str(tree), cwd=main)
     write(tree / "secret.local", "needle\n")
     write(tree / "d/other.local", "needle\n")
     write(tree / "d/f.txt", "needle\n")
@@ -194,11 +186,7 @@ def test_rules_are_parsed_as_git_reads_them():
 
 def test_repository_of_a_worktree_names_the_main_repositorys_directory(tmp_path):
     main, tree = tmp_path / "m", tmp_path / "w"
-    write(main / "f", "x")
-    git("init", "-q", cwd=main)
-    git("add", "f", cwd=main)
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "i", cwd=main)
-    git("worktree", "add", "-q", str(tree), cwd=main)
+    linked_worktree(main, tree)
     repo = repository_of(str(tree / "x"))
     assert repo is not None and repo.top == str(tree)
     assert repo.common_dir is not None and os.path.samefile(repo.common_dir, main / ".git")
@@ -217,11 +205,7 @@ def test_a_worktrees_rule_files_name_the_main_repositorys_exclude(tmp_path):
     from fstools._walk.ignorefiles import outside_rule_files
 
     main, tree = tmp_path / "m", tmp_path / "w"
-    write(main / "f", "x")
-    git("init", "-q", cwd=main)
-    git("add", "f", cwd=main)
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "i", cwd=main)
-    git("worktree", "add", "-q", str(tree), cwd=main)
+    linked_worktree(main, tree)
     watched = {os.path.realpath(p) for p in outside_rule_files(str(tree))}
     assert os.path.realpath(main / ".git" / "info" / "exclude") in watched
 
