@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.extras import skip_reason
+
 PACKAGE = Path(__file__).resolve().parents[2] / "fstools"
 
 TOOL_FAMILIES = {"_read", "_change", "_find", "_grep"}
@@ -170,7 +172,7 @@ def test_checker_sees_upward_imports():
 def test_no_function_is_too_complex_by_radon():
     """Radon rates each function's cyclomatic complexity counting every `and`/`or` as a branch (ruff's
     C90 does not): none may rate D or worse (21 and more), the same bound of 20."""
-    radon = pytest.importorskip("radon.complexity", reason="radon is not installed: install fstools[dev]")
+    radon = pytest.importorskip("radon.complexity", reason=skip_reason("radon.complexity"))
     too_complex: set[str] = set()  # a method is listed on its own and within its class
     for path in sorted(PACKAGE.rglob("*.py")):
         for block in radon.cc_visit(path.read_text()):
