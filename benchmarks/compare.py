@@ -148,8 +148,10 @@ def _floor(budget: Budget, ref_times: dict[str, list[float]]) -> float | None:
 
 IMPORT_BUDGET = Budget(20, "ms", "≤ 20 ms over bare start")
 # The package may load its modules lazily: what the first use of every tool costs is shown too.
-# Every tool function of the facade's list, loaded: where the lazy facade moved the import cost.
-USE_ALL_TOOLS = "import fstools; [getattr(fstools, function) for function in fstools._TOOLS]"
+# Every tool function of the list of tools, loaded: where the lazy facade moved the import cost.
+USE_ALL_TOOLS = (
+    "import fstools; from fstools._agents.toolset import FILE_TOOLS; [getattr(fstools, f) for f in FILE_TOOLS]"
+)
 RSS_BUDGET = Budget(32, "MB", "≤ 32 MB peak RSS growth")
 PAGE_BUDGET = Budget(5, "ms", "≤ 5 ms per page")
 BIG_FILE_BYTES = 1 << 30

@@ -71,7 +71,9 @@ def _warm(root: str, tool: str, args: dict[str, object], name: str, kind: str) -
     built(root)
     ctx = fstools.ExecutionContext(working_dir=root, search_index="auto")
     run = bind(tool, ctx, **args)
-    run()  # fills the store: the timed calls parse nothing
+    # Fill the store (a call stops parsing at its timeout; the next goes on): the timed calls parse nothing.
+    while run().metadata.get("timed_out"):
+        pass
 
     def check(result: fstools.ToolResult) -> None:
         _check(name, kind)(result)

@@ -359,7 +359,7 @@ class Tree:
 def open_tree(root: str) -> Tree:
     from fstools._core.context import default_context
     from fstools._index import service
-    from fstools._index.listing import Filters, list_files
+    from fstools._index.listing import Filters, tree_files
     from fstools._index.live import Unusable
 
     watching = service._watching
@@ -380,7 +380,7 @@ def open_tree(root: str) -> Tree:
     rg_base = [binary("rg"), "--no-config", "--max-filesize", str(filters.max_filesize)]
     for glob in filters.excludes:
         rg_base += ["--glob", glob]
-    files = list(live.paths) if live is not None else list_files(root, filters)
+    files = list(live.paths) if live is not None else tree_files(root, filters)
     return Tree(root, files, rg_base, live, status)
 
 

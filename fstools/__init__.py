@@ -16,39 +16,20 @@ from typing import TYPE_CHECKING, Any
 from .__version__ import __version__
 
 __all__ = [
-    "ApplyPatchTool",
     "AuditRecord",
     "BaseTool",
-    "ChangesTool",
-    "CheckpointTool",
-    "DeleteTool",
-    "EditTool",
     "ErrorCode",
     "ExecutionContext",
     "FileTool",
-    "GlobTool",
-    "GrepTool",
     "Image",
-    "LSTool",
-    "MoveTool",
-    "MultiEditTool",
-    "NotebookEditTool",
-    "OutlineTool",
     "PermissionManager",
     "PermissionRequest",
     "PermissionRule",
-    "ReadManyTool",
     "ReadRecord",
-    "ReadTool",
-    "ReferencesTool",
-    "RewindTool",
-    "SymbolsTool",
     "ToolCategory",
     "ToolParameter",
     "ToolRegistry",
     "ToolResult",
-    "UndoTool",
-    "WriteTool",
     "__version__",
     "anthropic_text_editor",
     "apply_patch",
@@ -79,73 +60,24 @@ __all__ = [
     "write",
 ]
 
-# The list of tools: each tool's public function -> the module that declares it, in the order
-# agents usually meet them. The registry (so the CLI, the MCP server and the schemas) is made
-# from this list; a new tool is a line here, its name in __all__ and its TYPE_CHECKING import.
-_TOOLS: dict[str, str] = {
-    "read": "_read.read",
-    "read_many": "_read.many",
-    "outline": "_read.outline",
-    "write": "_change.write",
-    "edit": "_change.edit",
-    "multi_edit": "_change.edit",
-    "notebook_edit": "_change.notebook",
-    "apply_patch": "_change.patch",
-    "delete": "_change.delete",
-    "move": "_change.move",
-    "ls": "_find.ls",
-    "glob": "_find.glob",
-    "grep": "_grep.grep",
-    "symbols": "_nav.symbols",
-    "references": "_nav.references",
-}
-
-# The change journal's tools: in the CLI and the MCP server, in a registry with create_registry(journal=True).
-_JOURNAL_TOOLS: dict[str, str] = {
-    "checkpoint": "_change.checkpoint",
-    "changes": "_change.checkpoint",
-    "rewind": "_change.rewind",
-    "undo": "_change.undo",
-}
-
-# Public name -> the private module that defines it, imported on first use.
+# Public name -> the private module that defines it, imported on first use. The tools' functions
+# are in the list of tools (`_agents/toolset.py`), which says which module declares each.
 _EXPORTS: dict[str, str] = {
-    **_TOOLS,
-    **_JOURNAL_TOOLS,
-    "ChangesTool": "_change.checkpoint",
-    "CheckpointTool": "_change.checkpoint",
-    "RewindTool": "_change.rewind",
-    "UndoTool": "_change.undo",
     "journal_tools": "_agents.toolset",
-    "ApplyPatchTool": "_change.patch",
     "AuditRecord": "_core.audit",
     "BaseTool": "_core.toolclass",
-    "DeleteTool": "_change.delete",
-    "EditTool": "_change.edit",
     "ErrorCode": "_core.errors",
     "ExecutionContext": "_core.context",
     "FileTool": "_core.toolclass",
-    "GlobTool": "_find.glob",
-    "GrepTool": "_grep.grep",
     "Image": "_core.result",
-    "LSTool": "_find.ls",
-    "MoveTool": "_change.move",
-    "MultiEditTool": "_change.edit",
-    "NotebookEditTool": "_change.notebook",
-    "OutlineTool": "_read.outline",
     "PermissionManager": "_core.permissions",
     "PermissionRequest": "_core.permissions",
     "PermissionRule": "_core.permissions",
-    "ReadManyTool": "_read.many",
-    "ReferencesTool": "_nav.references",
-    "SymbolsTool": "_nav.symbols",
     "ReadRecord": "_core.context",
-    "ReadTool": "_read.read",
     "ToolCategory": "_core.toolclass",
     "ToolParameter": "_core.params",
     "ToolRegistry": "_core.toolregistry",
     "ToolResult": "_core.result",
-    "WriteTool": "_change.write",
     "anthropic_text_editor": "_agents.text_editor",
     "build_index": "_index.service",
     "create_registry": "_agents.toolset",
@@ -157,14 +89,38 @@ _EXPORTS: dict[str, str] = {
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
+    module = _EXPORTS.get(name) or _tool_module(name)
     if module is None:
-        raise AttributeError(f"module 'fstools' has no attribute {name!r}")
+        return _former_tool_class(name)
     from importlib import import_module
 
     value = getattr(import_module(f"fstools.{module}"), name)
     globals()[name] = value
     return value
+
+
+def _tool_module(name: str) -> str | None:
+    """The module of a tool's public function (`grep`), from the list of tools."""
+    if name not in __all__:
+        return None
+    from ._agents.toolset import FILE_TOOLS, JOURNAL_TOOLS
+
+    return FILE_TOOLS.get(name) or JOURNAL_TOOLS.get(name)
+
+
+def _former_tool_class(name: str) -> Any:
+    """`GrepTool` and the other tool classes of earlier releases: deprecated, each still a FileTool of its spec."""
+    if name.endswith("Tool"):
+        from ._agents.toolset import former_tool_class
+
+        cls = former_tool_class(name)
+        if cls is not None:
+            import warnings
+
+            message = f"fstools.{name} is deprecated: use fstools.FileTool(fstools.{cls.__dict__['former']}.spec)"
+            warnings.warn(message, DeprecationWarning, stacklevel=3)
+            return cls
+    raise AttributeError(f"module 'fstools' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
@@ -175,15 +131,15 @@ if TYPE_CHECKING:
     from ._agents.openai_patch import openai_apply_patch
     from ._agents.text_editor import anthropic_text_editor
     from ._agents.toolset import create_registry, file_tools, journal_tools, register_file_tools
-    from ._change.checkpoint import ChangesTool, CheckpointTool, changes, checkpoint
-    from ._change.delete import DeleteTool, delete
-    from ._change.edit import EditTool, MultiEditTool, edit, multi_edit
-    from ._change.move import MoveTool, move
-    from ._change.notebook import NotebookEditTool, notebook_edit
-    from ._change.patch import ApplyPatchTool, apply_patch
-    from ._change.rewind import RewindTool, rewind
-    from ._change.undo import UndoTool, undo
-    from ._change.write import WriteTool, write
+    from ._change.checkpoint import changes, checkpoint
+    from ._change.delete import delete
+    from ._change.edit import edit, multi_edit
+    from ._change.move import move
+    from ._change.notebook import notebook_edit
+    from ._change.patch import apply_patch
+    from ._change.rewind import rewind
+    from ._change.undo import undo
+    from ._change.write import write
     from ._core.audit import AuditRecord
     from ._core.context import ExecutionContext, ReadRecord, default_context
     from ._core.errors import ErrorCode
@@ -192,12 +148,18 @@ if TYPE_CHECKING:
     from ._core.result import Image, ToolResult
     from ._core.toolclass import BaseTool, FileTool, ToolCategory
     from ._core.toolregistry import ToolRegistry
-    from ._find.glob import GlobTool, glob
-    from ._find.ls import LSTool, ls
-    from ._grep.grep import GrepTool, grep
+    from ._find.glob import glob
+    from ._find.ls import ls
+    from ._grep.grep import grep
     from ._index.service import build_index
-    from ._nav.references import ReferencesTool, references
-    from ._nav.symbols import SymbolsTool, symbols
-    from ._read.many import ReadManyTool, read_many
-    from ._read.outline import OutlineTool, outline
-    from ._read.read import ReadTool, read
+    from ._nav.references import references
+    from ._nav.symbols import symbols
+    from ._read.many import read_many
+    from ._read.outline import outline
+    from ._read.read import read
+
+if TYPE_CHECKING:
+    # The deprecated tool classes (served by __getattr__ with a DeprecationWarning), for type checkers.
+    ApplyPatchTool = ChangesTool = CheckpointTool = DeleteTool = EditTool = GlobTool = GrepTool = FileTool
+    LSTool = MoveTool = MultiEditTool = NotebookEditTool = OutlineTool = ReadManyTool = ReadTool = FileTool
+    ReferencesTool = RewindTool = SymbolsTool = UndoTool = WriteTool = FileTool

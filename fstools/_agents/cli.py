@@ -27,13 +27,13 @@ from .._core.hints import as_flags, flag
 from .._core.params import ToolParameter
 from .._core.paths import resolve_path
 from .._core.permissions import PermissionRequest
-from .._core.result import ToolResult, jsonable, printable
+from .._core.result import ToolResult
 from .._core.spec import named_paths
+from .._core.textsafe import jsonable, printable
 from .._core.toolclass import BaseTool
 from .._core.toolregistry import ToolRegistry
-from .clitable import MCP_HELP
+from .clitable import MCP_HELP, top_parser
 from .index_cli import add_index_command, run_index
-from .launch import top_parser
 from .settings import Confirm, SessionSettings, parse_rule, usable_roots
 from .toolset import create_registry, tool_of
 

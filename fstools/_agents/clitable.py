@@ -1,4 +1,5 @@
-"""The command list `fstools --help` shows, as a table, so the help loads no tool module.
+"""The command list `fstools --help` shows, as a table, so the help loads no tool module, and the
+top parser that both the help and the whole command line (`cli`) start from.
 
 Each tool's line is the first sentence of its `cli_help`, copied here; the CLI's tests
 hold the table to the declarations (a new or reworded tool fails them with the line to
@@ -6,6 +7,11 @@ write). `mcp` and `index` are declared here and nowhere else.
 """
 
 from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..__version__ import __version__
 
 MCP_HELP = "Serve every tool over MCP (stdio)"
 INDEX_HELP = "Build, inspect, drop or watch the search index Grep and Glob answer from"
@@ -82,3 +88,20 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("mcp", MCP_HELP),
     ("index", INDEX_HELP),
 )
+
+DESCRIPTION = (
+    "Fast, safe file tools for AI coding agents. Each tool is a subcommand; `fstools mcp` serves them over MCP."
+)
+EPILOG = (
+    "Paths may be relative to the current directory. Exit status: 0 success, 1 failure, 2 usage error; "
+    "grep: 0 a line matched, 1 none did, 2 an error."
+)
+
+
+def top_parser() -> tuple[argparse.ArgumentParser, Any]:
+    """The `fstools` parser (help, version, errors) and its subcommand action, with no subcommand yet."""
+    # No abbreviations: `--old-string X` must not quietly mean `--old-string-file X`.
+    parser = argparse.ArgumentParser(prog="fstools", allow_abbrev=False, description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"fstools {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    return parser, commands

@@ -11,28 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
 
-from ..__version__ import __version__
-from .clitable import COMMANDS
+from .clitable import COMMANDS, top_parser
 
-DESCRIPTION = (
-    "Fast, safe file tools for AI coding agents. Each tool is a subcommand; `fstools mcp` serves them over MCP."
-)
-EPILOG = (
-    "Paths may be relative to the current directory. Exit status: 0 success, 1 failure, 2 usage error; "
-    "grep: 0 a line matched, 1 none did, 2 an error."
-)
 EXIT_USAGE = 2
-
-
-def top_parser() -> tuple[argparse.ArgumentParser, Any]:
-    """The `fstools` parser (help, version, errors) and its subcommand action, with no subcommand yet."""
-    # No abbreviations: `--old-string X` must not quietly mean `--old-string-file X`.
-    parser = argparse.ArgumentParser(prog="fstools", allow_abbrev=False, description=DESCRIPTION, epilog=EPILOG)
-    parser.add_argument("--version", action="version", version=f"fstools {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    return parser, commands
 
 
 def listing_parser() -> argparse.ArgumentParser:

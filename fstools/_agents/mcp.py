@@ -26,7 +26,8 @@ from ..__version__ import __version__
 from .._core.context import ExecutionContext, front_end_language_servers
 from .._core.errors import ErrorCode, ToolError
 from .._core.permissions import PermissionRequest
-from .._core.result import ToolResult, jsonable
+from .._core.result import ToolResult
+from .._core.textsafe import jsonable
 from .._core.toolclass import BaseTool
 from .._core.toolregistry import ToolRegistry
 from .mcpstdio import stdio_streams

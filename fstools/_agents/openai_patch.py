@@ -18,8 +18,9 @@ from .._change.v4a import DeleteFile, FileOperation, PatchSyntaxError, parse_add
 from .._core.context import ExecutionContext, default_context
 from .._core.errors import ErrorCode, ToolError
 from .._core.params import ToolParameter
-from .._core.result import ToolResult, printable
+from .._core.result import ToolResult
 from .._core.spec import call_validated
+from .._core.textsafe import printable
 
 OPERATION_TYPES = ("create_file", "update_file", "delete_file")
 

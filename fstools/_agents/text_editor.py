@@ -32,8 +32,9 @@ from .._core.context import ExecutionContext, default_context
 from .._core.errors import ErrorCode, ToolError
 from .._core.hints import setting
 from .._core.paths import resolve_path
-from .._core.result import ToolResult, printable
+from .._core.result import ToolResult
 from .._core.spec import invoke
+from .._core.textsafe import printable
 from .._find.ls import ls
 from .._read.read import MAX_LIMIT, read
 from .._read.window import MAX_READ_CHARS

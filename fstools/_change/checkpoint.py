@@ -17,7 +17,6 @@ from .._core.params import ToolParameter
 from .._core.permissions import authorize, denied_test
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._journal.entries import Entry
 from .._journal.states import Kind, State
 from .._journal.storage import JournalStorage
@@ -154,10 +153,10 @@ def _changes(ctx: ExecutionContext, since: str | None) -> ToolResult:
 @tool(
     name="Checkpoint",
     description=(
-        "Marks the current state of the files in the change journal and returns its id: Rewind takes every file "
-        "back to this point, and Changes lists what changed since. Take one before a risky multi-file change."
+        "Marks the files' current state in the change journal and returns its id: Rewind takes every file back "
+        "to it, Changes lists what changed since. Take one before a risky multi-file change."
     ),
-    parameters=(ToolParameter("label", "string", "A name to remember the checkpoint by"),),
+    parameters=(ToolParameter("label", "string", "A name to remember it by"),),
     cli_help="Mark this point in the change journal and print its id (for `fstools rewind ID` and `fstools changes`).",
     read_only=True,  # it changes no file: a read-only session may mark points too
     results=(
@@ -173,10 +172,10 @@ def checkpoint(*, label: str | None = None, ctx: ExecutionContext | None = None)
 @tool(
     name="Changes",
     description=(
-        "Lists every path fstools changed since a checkpoint (or all the change journal holds), from any session "
-        "working on these directories, with a unified diff from its state then to its state now."
+        "Lists every path fstools changed since a checkpoint (or all the change journal holds), by any session "
+        "on these directories, with a unified diff from its state then to now."
     ),
-    parameters=(ToolParameter("since", "string", "A checkpoint id (from Checkpoint); default: everything journaled"),),
+    parameters=(ToolParameter("since", "string", "A checkpoint id; default: all the journal holds"),),
     cli_help="List the paths changed since checkpoint ID (--since ID; default: all the journal holds), with diffs.",
     read_only=True,
     results=(
@@ -190,15 +189,3 @@ def checkpoint(*, label: str | None = None, ctx: ExecutionContext | None = None)
 def changes(*, since: str | None = None, ctx: ExecutionContext | None = None) -> ToolResult:
     """Every path changed since a checkpoint, with its diff."""
     return _changes(session(ctx), since)
-
-
-class CheckpointTool(FileTool):
-    """Checkpoint as an agent tool."""
-
-    spec = checkpoint.spec
-
-
-class ChangesTool(FileTool):
-    """Changes as an agent tool."""
-
-    spec = changes.spec

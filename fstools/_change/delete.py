@@ -19,7 +19,6 @@ from .._core.paths import MAX_PATH_LENGTH, SafePath, is_within, refuse_sensitive
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._index.opened import notify_changed
 from .._journal.recorder import NotKept, Recording
 from .._journal.states import ABSENT
@@ -136,14 +135,12 @@ def _listing(removal: Removal) -> str:
 @tool(
     name="Delete",
     description=(
-        "Deletes a file or a symlink (the link itself, never its target). A directory is deleted only with "
-        "recursive=true, together with everything in it. Allowed root directories and trees holding secrets "
-        "are never deleted. The result lists what was removed."
+        "Deletes a file or a symlink (the link itself, never its target); a directory only with recursive=true, "
+        "with everything in it. Never an allowed root directory or a tree holding secrets. The result lists "
+        "what was removed."
     ),
     parameters=(
-        ToolParameter(
-            "path", "string", "Absolute path of the file, symlink or directory to delete", required=True, path=True
-        ),
+        ToolParameter("path", "string", "Absolute path of the file, symlink or directory", required=True, path=True),
         ToolParameter("recursive", "boolean", "Required to delete a directory and all its contents", default=False),
     ),
     cli_help=(
@@ -254,9 +251,3 @@ def _remove(target: SafePath, removal: Removal) -> None:
 
 
 _SUBDIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-class DeleteTool(FileTool):
-    """Delete as an agent tool: schema, validation and async execution from delete.spec."""
-
-    spec = delete.spec

@@ -23,7 +23,6 @@ from .._core.paths import SafePath, resolve_file_path
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec
-from .._core.toolclass import FileTool
 from .._syntax.review import Review, needs_review, review_change
 from .atomic import Snapshot
 from .diff import Change, ChangeTracker, unified_diff
@@ -291,8 +290,7 @@ def _summary(
 ALLOW_PLACEHOLDERS = ToolParameter(
     "allow_placeholders",
     "boolean",
-    "Accept new lines such as '// rest of the code ...' literally (they are refused by default: "
-    "they would replace the code they stand for)",
+    "Accept new lines like '// rest of the code ...' (refused by default: they would replace that code)",
     default=False,
 )
 
@@ -301,14 +299,12 @@ _EDIT_PARAMETERS = (
     ToolParameter(
         "old_string",
         "string",
-        "The exact text to replace (copy it from Read, without the line-number prefix)",
+        "The exact text to replace (as Read shows it, without the line-number prefix)",
         required=True,
         text=True,
     ),
-    ToolParameter(
-        "new_string", "string", "The text to replace it with (must differ from old_string)", required=True, text=True
-    ),
-    ToolParameter("replace_all", "boolean", "Replace every occurrence instead of requiring exactly one", default=False),
+    ToolParameter("new_string", "string", "The replacement (must differ from old_string)", required=True, text=True),
+    ToolParameter("replace_all", "boolean", "Replace every occurrence, not exactly one", default=False),
 )
 
 EDIT_FIELDS = (*CHANGE_FIELDS, ResultField("replacements", "integer", "Occurrences replaced", always=True))
@@ -317,11 +313,11 @@ EDIT_FIELDS = (*CHANGE_FIELDS, ResultField("replacements", "integer", "Occurrenc
 @tool(
     name="Edit",
     description=(
-        "Replaces exact text in a file. Read the file first in this session. old_string must match the file "
-        "exactly once (including indentation), unless replace_all=true; add surrounding lines to make it unique. "
-        "If it only differs in line endings, indentation (tabs vs spaces) or trailing whitespace and matches "
-        "once, the replacement is re-indented to the file's style. Deleting whole lines (new_string='') also "
-        "removes their line breaks. Encoding, BOM and line endings are kept; the result shows a unified diff."
+        "Replaces exact text in a file; Read it first in this session. old_string must match exactly once "
+        "(indentation included) unless replace_all=true: add surrounding lines to make it unique. A single "
+        "match differing only in line endings, indentation (tabs vs spaces) or trailing whitespace is "
+        "replaced too, re-indented to the file's style. Deleting whole lines (new_string='') removes their "
+        "line breaks too. Encoding, BOM and line endings are kept; the result shows a unified diff."
     ),
     parameters=(
         ToolParameter("file_path", "string", "Absolute path of the file to edit", required=True, path=True),
@@ -360,9 +356,9 @@ def edit(
 @tool(
     name="MultiEdit",
     description=(
-        "Makes several Edit-style replacements in one file, in order, each applied to the result of the "
-        "previous one. All or nothing: if any edit fails, nothing is written and the error names the edit. "
-        "Read the file first. To create a file, give a first edit with an empty old_string."
+        "Makes several Edit-style replacements in one file, in order, each on the previous one's result. "
+        "All or nothing: if one fails, nothing is written and the error names it. Read the file first. To "
+        "create a file, give a first edit with an empty old_string."
     ),
     answers_to=("Edit",),
     parameters=(
@@ -395,15 +391,3 @@ def multi_edit(
     ctx = session(ctx)
     requests = [EditRequest(e["old_string"], e["new_string"], e["replace_all"]) for e in edits]
     return _apply(ctx, multi_edit.spec, file_path, requests, numbered=True, allow_placeholders=allow_placeholders)
-
-
-class EditTool(FileTool):
-    """Edit as an agent tool: schema, validation and async execution from edit.spec."""
-
-    spec = edit.spec
-
-
-class MultiEditTool(FileTool):
-    """MultiEdit as an agent tool: schema, validation and async execution from multi_edit.spec."""
-
-    spec = multi_edit.spec

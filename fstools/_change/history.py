@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._journal.entries import Entry, Log
+from .._journal.opening import open_storage
 from .._journal.states import Kind, State
-from .._journal.storage import JournalStorage, open_storage
+from .._journal.storage import JournalStorage
 from .._journal.store import Unavailable
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document

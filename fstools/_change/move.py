@@ -28,7 +28,6 @@ from .._core.paths import SafePath, absolute_path, is_within, refuse_sensitive, 
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._index.opened import notify_changed
 from .._journal.recorder import Recording
 from .._journal.states import ABSENT, DIR_STATE, state_of_stat
@@ -253,17 +252,17 @@ def _listing(paths: list[str]) -> str:
 @tool(
     name="Move",
     description=(
-        "Moves or renames a file, symlink (the link itself) or directory within the allowed directories. "
-        "Missing parent directories of the destination are created. An existing destination is never "
-        "replaced unless overwrite=true, and then only a symlink or a file that was read first in this "
-        "session. Works across filesystems (copy, then delete). What was read before stays read at the new path."
+        "Moves or renames a file, symlink (the link itself) or directory within the allowed directories, "
+        "creating missing parents. Replaces an existing destination only with overwrite=true, and only a "
+        "symlink or a file read first in this session. Works across filesystems (copy, then delete); what was "
+        "read stays read at the new path."
     ),
     parameters=(
-        ToolParameter("source", "string", "Absolute path of the file or directory to move", required=True, path=True),
+        ToolParameter("source", "string", "Absolute path of the file or directory", required=True, path=True),
         ToolParameter(
             "destination",
             "string",
-            "Absolute path of the new location (the full path, not a folder to put it in)",
+            "Absolute new path (the full path, not a folder to put it in)",
             required=True,
             path=True,
         ),
@@ -382,9 +381,3 @@ def _journaled_move(plan: MovePlan, recording: Recording) -> tuple[bool, list[st
         else:
             recording.abort()
     return cross_device, created
-
-
-class MoveTool(FileTool):
-    """Move as an agent tool: schema, validation and async execution from move.spec."""
-
-    spec = move.spec

@@ -23,7 +23,6 @@ from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.check import check_text
 from .._syntax.languages import LANGUAGES, Language
 from .._syntax.review import Review
@@ -237,30 +236,27 @@ def _parse(data: bytes, target: SafePath) -> tuple[str, NotebookText]:
 @tool(
     name="NotebookEdit",
     description=(
-        "Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb). notebook_path must be absolute. "
-        "Name the cell by its cell_id, or as cell-N (N counted from 0) in a notebook without ids. "
-        "edit_mode=replace (default) sets the cell's source; replacing a code cell clears its outputs and "
-        "execution count. edit_mode=insert adds a new cell after cell_id (at the start without one) and needs "
-        "cell_type. edit_mode=delete removes the cell. Read the notebook first; the rest of the file is kept "
-        "byte for byte."
+        "Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb), named by its cell_id (cell-N, "
+        "from 0, in a notebook without ids). replace (default) sets the cell's source, clearing a code cell's "
+        "outputs and execution count; insert adds a cell after cell_id (first without one) and needs "
+        "cell_type; delete removes the cell. Read the notebook first; the rest of the file is kept byte for "
+        "byte."
     ),
     parameters=(
-        ToolParameter("notebook_path", "string", "The absolute path to the notebook to edit", required=True, path=True),
-        ToolParameter("new_source", "string", "The new source of the cell (ignored by delete)", required=True),
+        ToolParameter("notebook_path", "string", "Absolute path of the notebook to edit", required=True, path=True),
+        ToolParameter("new_source", "string", "The cell's new source (ignored by delete)", required=True),
         ToolParameter(
             "cell_id",
             "string",
-            "The id of the cell to edit, or cell-N for the N-th cell from 0; insert puts the new cell after it",
+            "The cell's id (or cell-N); insert puts the new cell after it",
         ),
         ToolParameter(
             "cell_type",
             "string",
-            "The cell's type: code or markdown. Required for insert; replace keeps the cell's type without it",
+            "code or markdown. Required for insert; without it, replace keeps the cell's type",
             enum=CELL_TYPES,
         ),
-        ToolParameter(
-            "edit_mode", "string", "replace, insert or delete (default: replace)", default="replace", enum=EDIT_MODES
-        ),
+        ToolParameter("edit_mode", "string", "replace, insert or delete", default="replace", enum=EDIT_MODES),
     ),
     cli_help=(
         "Replace, insert or delete one cell of a notebook (NOTEBOOK_PATH, read first) with NEW_SOURCE; the rest "
@@ -339,9 +335,3 @@ def _edit_loaded(
         writes=OneFile(target, data, seen),
     )
     return land(ctx, change)
-
-
-class NotebookEditTool(FileTool):
-    """NotebookEdit as an agent tool: schema, validation and async execution from notebook_edit.spec."""
-
-    spec = notebook_edit.spec

@@ -26,7 +26,6 @@ from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.review import Review, needs_review, review_change
 from .atomic import Snapshot
 from .diff import Change, unified_diff, whole_text_changes
@@ -307,14 +306,14 @@ def _described(f: _File, change: FileChange) -> dict[str, Any]:
     name="ApplyPatch",
     answers_to=("Write", "Edit", "Delete"),  # a patch writes, edits and deletes files
     description=(
-        "Applies a patch in the apply_patch (V4A) format: adds, updates, moves and deletes files, all or none. "
-        "The patch starts with '*** Begin Patch' and ends with '*** End Patch'. Each file starts with "
-        "'*** Add File: <path>' (then every line prefixed with '+'), '*** Delete File: <path>', or "
-        "'*** Update File: <path>' (optionally followed by '*** Move to: <new path>') and its hunks: an '@@' "
-        "line, optionally naming the enclosing class or function ('@@ def run():'), then the lines, ' ' for "
-        "context (about 3 lines above and below each change), '-' removed, '+' added; '*** End of File' after a "
-        "hunk that ends the file. Paths are relative to the working directory (absolute ones work too). The "
-        "context must match the file; no prior Read is needed. Encoding, BOM and line endings are kept."
+        "Applies a V4A (apply_patch) patch: adds, updates, moves and deletes files, all or none. From "
+        "'*** Begin Patch' to '*** End Patch'; each file starts with '*** Add File: <path>' (every line then "
+        "prefixed '+'), '*** Delete File: <path>', or '*** Update File: <path>' (optionally then "
+        "'*** Move to: <new path>') and its hunks: an '@@' line, optionally naming the enclosing class or "
+        "function ('@@ def run():'), then the lines: ' ' context (about 3 above and below each change), "
+        "'-' removed, '+' added; '*** End of File' after a hunk ending the file. Paths: relative to the "
+        "working directory, or absolute. The context must match; no prior Read is needed. Encoding, BOM and "
+        "line endings are kept."
     ),
     parameters=(
         ToolParameter(
@@ -346,7 +345,3 @@ def apply_patch(patch: str, *, ctx: ExecutionContext | None = None) -> ToolResul
     """Apply a V4A patch to the files it names, all or none."""
     ctx = session(ctx)
     return run_operations(ctx, _parse(patch))
-
-
-class ApplyPatchTool(FileTool):
-    spec = apply_patch.spec

@@ -21,7 +21,6 @@ from .._core.params import ToolParameter
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._journal.entries import Entry, Status
 from .checkpoint import entries_since, net_changes
 from .guard import one_at_a_time
@@ -148,22 +147,20 @@ def _run(plans: list[tuple[Reverter, list[Entry]]], steps: list[Any]) -> None:
 @tool(
     name="Rewind",
     description=(
-        "Takes every file fstools changed since a checkpoint back to its state at the checkpoint: content, mode "
-        "and existence (created files removed, deleted files and directories back, moves reversed), all or none. "
-        "Refuses (concurrent_modification, naming the paths) when another program changed one of them since, "
-        "unless force=true. The rewind can itself be rewound."
+        "Takes every file fstools changed since a checkpoint back to its state then: content, mode and "
+        "existence (created files removed, deleted files and directories back, moves reversed), all or none. "
+        "Refuses (concurrent_modification, naming the paths) when another program changed one since, unless "
+        "force=true. A rewind can itself be rewound."
     ),
     parameters=(
         ToolParameter("checkpoint", "string", "The checkpoint id (from Checkpoint)", required=True),
         ToolParameter(
             "force",
             "boolean",
-            "Rewind even paths another program changed since (what is there now is journaled first)",
+            "Even paths another program changed since (what is there now is journaled first)",
             default=False,
         ),
-        ToolParameter(
-            "dry_run", "boolean", "Show what the rewind would change, with the diff, and change nothing", default=False
-        ),
+        ToolParameter("dry_run", "boolean", "Show what would change, with the diff; change nothing", default=False),
     ),
     cli_help=(
         "Take every path changed since checkpoint CHECKPOINT back to its state then, all or none. Refuses when "
@@ -185,9 +182,3 @@ def rewind(
 ) -> ToolResult:
     """Take every path changed since a checkpoint back to its state then, all or none."""
     return _rewind(session(ctx), checkpoint, force, dry_run)
-
-
-class RewindTool(FileTool):
-    """Rewind as an agent tool: schema, validation and async execution from rewind.spec."""
-
-    spec = rewind.spec

@@ -19,7 +19,6 @@ from .._core.paths import resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._journal.entries import Entry, Status
 from .._journal.states import Kind
 from .guard import one_at_a_time
@@ -105,23 +104,22 @@ def _revert(reverter: Reverter, entry: Entry, path: str) -> None:
 @tool(
     name="Undo",
     description=(
-        "Takes back the last change fstools made to a file (or a directory: a Delete or Move of it), from the "
-        "change journal: its previous content, mode and existence come back. No prior Read is needed. Calling it "
-        "again takes back the change before. If another program changed the file since, it refuses "
-        "(concurrent_modification) unless force=true."
+        "Takes back the last change fstools made to a file (or a directory: its Delete or Move) from the change "
+        "journal: previous content, mode and existence. No prior Read needed; again: the change before. "
+        "Refuses (concurrent_modification) if another program changed it since, unless force=true."
     ),
     parameters=(
         ToolParameter(
             "file_path",
             "string",
-            "Absolute path of the file or directory whose last change to undo",
+            "Absolute path of the file or directory",
             required=True,
             path=True,
         ),
         ToolParameter(
             "force",
             "boolean",
-            "Undo even if another program changed the file since (its current content is journaled first)",
+            "Even if another program changed it since (what is there now is journaled first)",
             default=False,
         ),
     ),
@@ -145,9 +143,3 @@ def _revert(reverter: Reverter, entry: Entry, path: str) -> None:
 def undo(file_path: str, *, force: bool = False, ctx: ExecutionContext | None = None) -> ToolResult:
     """Take back the last change fstools made to a file."""
     return _undo(session(ctx), file_path, force)
-
-
-class UndoTool(FileTool):
-    """Undo as an agent tool: schema, validation and async execution from undo.spec."""
-
-    spec = undo.spec

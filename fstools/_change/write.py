@@ -16,7 +16,6 @@ from .._core.paths import SafePath, resolve_file_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.review import review_change
 from .diff import unified_diff, whole_text_changes
 from .document import Document, decode_document, encode_document, eol_of, text_style, with_line_breaks
@@ -52,23 +51,20 @@ def _fit(content: str, previous: Document | None) -> str:
 @tool(
     name="Write",
     description=(
-        "Writes a file: creates it (with missing parent directories) or replaces its whole content. "
-        "To overwrite an existing file you must Read it first in this session, and it must not have changed "
-        "since. The write is atomic and keeps the file's permissions, encoding, BOM and CRLF line endings. "
-        "Prefer Edit or MultiEdit to change part of an existing file. Set backup=true to keep the previous "
-        "version as <file>.bak."
+        "Writes a file, creating it (and missing parent directories) or replacing its whole content. "
+        "Overwriting needs a Read of it first in this session, and no change since. Atomic; keeps the "
+        "file's permissions, encoding, BOM and CRLF line endings. Prefer Edit or MultiEdit to change part of a file."
     ),
     parameters=(
         ToolParameter("file_path", "string", "Absolute path of the file to write", required=True, path=True),
-        ToolParameter("content", "string", "The complete new content of the file", required=True, text=True),
+        ToolParameter("content", "string", "The file's whole new content", required=True, text=True),
         ToolParameter(
             "backup", "boolean", "Keep the previous version as <file>.bak (.bak.1, ... if taken)", default=False
         ),
         ToolParameter(
             "allow_placeholders",
             "boolean",
-            "Accept lines such as '// rest of the code ...' literally (refused by default: the file would lose "
-            "the code they stand for)",
+            "Accept lines like '// rest of the code ...' (refused by default: the file would lose that code)",
             default=False,
         ),
     ),
@@ -153,9 +149,3 @@ def _write_loaded(
         asked={"bytes": len(data), "created": created},
     )
     return land(ctx, change)
-
-
-class WriteTool(FileTool):
-    """Write as an agent tool: schema, validation and async execution from write.spec."""
-
-    spec = write.spec

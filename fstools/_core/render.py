@@ -9,9 +9,12 @@ PDF's page images), in the content blocks of one provider's API.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .result import Image, ToolResult, printable
+from .textsafe import printable
+
+if TYPE_CHECKING:
+    from .result import Image, ToolResult
 
 CONTENT_PROVIDERS = ("openai", "openai-responses", "anthropic", "mcp")
 # Some APIs refuse an empty text block (Anthropic does): an empty result still says what it is.

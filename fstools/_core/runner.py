@@ -6,6 +6,7 @@ import io
 import os
 import subprocess
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -20,6 +21,17 @@ _STDERR_CAP = 64 * 1024
 # directory: it may have been deleted (rg then fails with "failed to get current working
 # directory" when PWD is unset, as in MCP clients' environments). Callers pass absolute paths.
 DEFAULT_CWD = "/"
+# A child that writes a little at a time, often (rg prints each file's lines as it finishes the file),
+# would wake the reader for every write: over a thousand reads for a 1.5 MB result, each a system call
+# and a switch on a machine whose cores the child needs. After _NAP_AFTER small reads in a row that each
+# waited less than _NAP_S for their data, the reader waits _NAP_S before the next one, so the pipe
+# gathers a batch. A big read (the child outpaces the reader) or a long wait (a child that writes
+# seldom, where a nap would only add a call) reads on at once. A short output never waits, and a long
+# one is late by one nap at most.
+_NAP_BELOW = 32 * 1024
+_NAP_AFTER = 8
+_NAP_S = 0.001
+_nap = time.sleep
 
 
 class StreamingProcess:
@@ -102,9 +114,17 @@ class StreamingProcess:
         """Stdout as it arrives, in pieces of at most `size` bytes, so the reader can work while the child runs."""
         stdout = self._proc.stdout
         assert isinstance(stdout, io.BufferedReader)  # Popen with bufsize != 0 gives a buffered pipe
-        read = stdout.read1
-        while chunk := read(size):
+        read, clock = stdout.read1, time.monotonic
+        small = 0  # small reads in a row that waited less than a nap: a child writing often, a little at a time
+        while True:
+            asked = clock()
+            chunk = read(size)
+            if not chunk:
+                break
+            small = small + 1 if len(chunk) < _NAP_BELOW and clock() - asked < _NAP_S else 0
             yield chunk
+            if small >= _NAP_AFTER:
+                _nap(_NAP_S)
         self._eof = True
 
     def read_all(self) -> bytes:

@@ -25,7 +25,6 @@ from .._core.paths import resolve_path, root_of, within_roots
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._globs.globmatch import MAGIC_CHARS, GlobError, byte_glob_superset, compile_glob, glob_to_regex
 from .._walk.rules import walk_rules
 from .._walk.walkers import Listing, WalkSpec, newest_first
@@ -277,24 +276,22 @@ def _walk(
 @tool(
     name="Glob",
     description=(
-        'Fast file pattern matching. Supports glob patterns like "**/*.py", "src/**/*.{ts,tsx}", '
-        '"*.md" (top level only), `?`, `[abc]`, `[!abc]`; a name with brackets such as "app/[id]/page.tsx" '
-        "is found too. Relative patterns are rooted at `path` "
-        "(default: the working directory); returns absolute file paths, newest first (at most limit; a final "
-        "line says when more matched). Hidden files, "
-        ".gitignore'd files and folders such as .git, node_modules, __pycache__ and .venv are left out. "
-        "Use it to find files by name; use Grep to search their contents."
+        'Finds files by name pattern: "**/*.py", "src/**/*.{ts,tsx}", "*.md" (top level only), `?`, `[abc]`, '
+        '`[!abc]`; a name with brackets ("app/[id]/page.tsx") is found too. Relative patterns start at `path`. '
+        "Returns absolute file paths, newest first (at most limit; a final line says when more matched), "
+        "leaving out hidden and .gitignore'd files and folders such as .git, node_modules, __pycache__, .venv. "
+        "Grep searches contents."
     ),
     parameters=(
-        ToolParameter("pattern", "string", "The glob pattern to match files against", required=True),
-        ToolParameter("path", "string", "Directory to search in (default: the working directory)", path=True),
+        ToolParameter("pattern", "string", "The glob pattern", required=True),
+        ToolParameter("path", "string", "Directory to search (default: working directory)", path=True),
         ToolParameter(
-            "limit", "integer", "Maximum paths to return (the newest)", default=DEFAULT_LIMIT, minimum=1, maximum=100000
+            "limit", "integer", "Most paths returned (the newest)", default=DEFAULT_LIMIT, minimum=1, maximum=100000
         ),
-        ToolParameter("hidden", "boolean", "Include hidden files and folders (names starting with '.')", default=False),
+        ToolParameter("hidden", "boolean", "Include hidden files and folders (names starting '.')", default=False),
         ToolParameter("respect_gitignore", "boolean", "Leave out files matched by .gitignore/.ignore", default=True),
         ToolParameter(
-            "follow_symlinks", "boolean", "Follow symbolic links (never outside the allowed directories)", default=False
+            "follow_symlinks", "boolean", "Follow symlinks (never outside the allowed directories)", default=False
         ),
         ToolParameter(
             "case_sensitive", "boolean", "Match letter case exactly (false: *.txt also finds NOTES.TXT)", default=True
@@ -302,7 +299,7 @@ def _walk(
         ToolParameter(
             "exclude",
             "array",
-            "Glob patterns to leave out: a name (`dist`, `*.min.js`) anywhere, or a path below `path` (`src/gen/**`)",
+            "Globs to leave out: a name anywhere (`dist`, `*.min.js`), or a path below `path` (`src/gen/**`)",
             item_type="string",
         ),
     ),
@@ -400,9 +397,3 @@ def glob(
         **meta,
         **extra,
     )
-
-
-class GlobTool(FileTool):
-    """Glob as an agent tool: schema, validation and async execution from glob.spec."""
-
-    spec = glob.spec

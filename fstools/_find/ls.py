@@ -25,7 +25,6 @@ from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.runner import StreamingProcess
-from .._core.toolclass import FileTool
 from .._globs.globmatch import GlobError, GlobSet
 from .._walk.excludes import DEFAULT_EXCLUDES, is_hidden
 from .._walk.rules import walk_rules
@@ -118,19 +117,15 @@ def _not_ignored(ctx: ExecutionContext, target: SafePath, warnings: list[str]) -
     description=(
         "Lists the entries of one directory: type (dir/file/symlink), size and modification time, "
         "directories first. Hidden files and dependency/VCS folders (.git, node_modules, __pycache__, .venv) "
-        "are left out; `ignore` takes extra glob patterns. Use Glob to search recursively."
+        "are left out. Glob searches recursively."
     ),
     parameters=(
+        ToolParameter("path", "string", "Absolute path of the directory (default: working directory)", path=True),
+        ToolParameter("ignore", "array", 'Name globs to leave out, e.g. ["*.log", "build"]'),
+        ToolParameter("hidden", "boolean", "Include hidden entries (names starting '.')", default=False),
+        ToolParameter("limit", "integer", "Most entries returned", default=DEFAULT_LIMIT, minimum=1, maximum=100000),
         ToolParameter(
-            "path", "string", "Absolute path of the directory to list (default: the working directory)", path=True
-        ),
-        ToolParameter("ignore", "array", 'Glob patterns of names to leave out, e.g. ["*.log", "build"]'),
-        ToolParameter("hidden", "boolean", "Include hidden entries (names starting with '.')", default=False),
-        ToolParameter(
-            "limit", "integer", "Maximum entries to return", default=DEFAULT_LIMIT, minimum=1, maximum=100000
-        ),
-        ToolParameter(
-            "respect_gitignore", "boolean", "Leave out entries that .gitignore/.ignore files exclude", default=False
+            "respect_gitignore", "boolean", "Leave out entries .gitignore/.ignore files exclude", default=False
         ),
     ),
     cli_help=(
@@ -227,9 +222,3 @@ def _listing(
         entries=[e.as_dict() for e in shown],
         **({"warnings": warnings} if warnings else {}),
     )
-
-
-class LSTool(FileTool):
-    """LS as an agent tool: schema, validation and async execution from ls.spec."""
-
-    spec = ls.spec

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._walk.ignorelinks import LinkPlan
+    from .._walk.rules import WalkRules
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,26 @@ class GrepQuery:
         excludes = [glob for glob in ("!" + g for g in plan.excludes) if glob not in self.excludes]
         flags = [flag for flag in plan.flags if flag not in self.ignore_flags]
         return replace(self, excludes=(*self.excludes, *excludes), ignore_flags=(*self.ignore_flags, *flags))
+
+
+def for_walk(query: GrepQuery, rules: WalkRules) -> tuple[GrepQuery, list[str]]:
+    """The query finished for a walk of its root, and the notes on ignore files it keeps out.
+
+    A walk that reads ignore files must not apply one that is a link the rules forbid (a
+    secret, out of the roots: `_walk.ignorelinks`), and rg 14 misapplies the rules of the
+    directories above the root, so it gets them rewritten instead (`_walk.parents`). A query
+    answered by the index needs neither: the index is never built over such a link, and goes
+    stale when one appears.
+    """
+    if query.root_is_file or not query.respect_gitignore:
+        return query, []
+    # A caller's glob may reach into hidden directories (rg's overrides win over its hidden rule).
+    hidden = query.hidden or query.glob is not None
+    plan = rules.ignore_links(query.root, hidden=hidden)
+    query = query.keeping_out(plan)
+    flags = query.ignore_flags
+    parents, switches = rules.parent_ignore(query.root, flags=flags, gitignore_outside=False, hidden=hidden)
+    return replace(query, parent_ignore=parents, ignore_flags=(*query.ignore_flags, *switches)), list(plan.notes)
 
 
 def run_dir(query: GrepQuery) -> str:
@@ -187,7 +208,9 @@ def probe_argv(rg: str, query: GrepQuery, paths: Sequence[str] | None = None) ->
 
 def files_argv(rg: str, query: GrepQuery) -> list[str]:
     """Every file the search would consider, whatever its size (to find the oversized ones)."""
-    return [rg, "--no-config", "--files", "--null", *_filter_args(query, size_limit=False), "--", query.root]
+    from .._walk.walkers import rg_files_argv
+
+    return rg_files_argv(rg, _filter_args(query, size_limit=False), query.root)
 
 
 def type_list_argv(rg: str) -> list[str]:

@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._core.binaries import require_binary
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.hardlinks import hard_links_warning
@@ -17,15 +16,14 @@ from .._core.paths import resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 
 if TYPE_CHECKING:
-    from .._core.paths import SafePath
     from .._index.status import IndexStatus
     from .._walk.rules import WalkRules
     from .command import GrepQuery
     from .results import FileHit
     from .runs import SearchOutcome
+    from .seams import CandidateSource, SearchBackend
 
 DEFAULT_HEAD_LIMIT = 100
 # Context lines per side: more than any screen, and it keeps rg's argv and buffers sane.
@@ -134,7 +132,6 @@ def _validate(pattern: str, glob: str | None) -> None:
 
 def _search(
     ctx: ExecutionContext,
-    target: SafePath,
     query: GrepQuery,
     rules: WalkRules,
     *,
@@ -143,26 +140,33 @@ def _search(
     head_limit: int,
     line_numbers: bool,
 ) -> tuple[SearchOutcome, IndexStatus]:
-    """The rg runs, over the index's candidate files when it answers; and why it did not, if so."""
-    from .._core.confinement import confined
-    from .command import run_dir
-    from .indexed import index_scope
-    from .runs import search
+    """The search (`seams`): the candidate source's files, else the query finished for a walk of
+    the root, then the backend's outcome; and why no candidates came, if so."""
+    from .command import for_walk
+    from .seams import Page
 
-    candidates, index_status = index_scope(ctx, query)
-    with confined(ctx.roots, target.root, run_dir(query), require_binary("rg")) as confinement:
-        out = search(
-            query,
-            content=content,
-            offset=offset,
-            limit=head_limit,
-            timeout=ctx.timeout,
-            rules=rules,
-            line_numbers=line_numbers,
-            confinement=confinement,
-            candidates=candidates,
-        )
+    source, backend = plugged()
+    candidates, index_status = source.candidates(ctx, query)
+    notes: list[str] = []
+    if candidates is None:
+        query, notes = for_walk(query, rules)
+    out = backend.search(ctx, query, rules, candidates, Page(content, offset, head_limit, line_numbers))
+    out.ignore_warnings = notes
     return out, index_status
+
+
+# The candidate source and the search backend every call uses (`seams`); None: the search index
+# and rg, loaded on first use. A second implementation is set here (the tests plug in doubles).
+candidate_source: CandidateSource | None = None
+search_backend: SearchBackend | None = None
+
+
+def plugged() -> tuple[CandidateSource, SearchBackend]:
+    """The candidate source and the search backend a search uses now."""
+    from .indexed import IndexCandidates
+    from .runs import Ripgrep
+
+    return candidate_source or IndexCandidates(), search_backend or Ripgrep()
 
 
 @dataclass
@@ -270,7 +274,7 @@ def _context(flag: str, where: str, py_name: str) -> ToolParameter:
     return ToolParameter(
         flag,
         "integer",
-        f"Lines of context {where} each match (content mode)",
+        f"Context lines {where} each match (content mode)",
         minimum=0,
         maximum=MAX_CONTEXT,
         py_name=py_name,
@@ -281,36 +285,33 @@ def _context(flag: str, where: str, py_name: str) -> ToolParameter:
     name="Grep",
     cli_match_count="total_matches",
     description=(
-        "A powerful search tool built on ripgrep: searches file contents for a regular expression "
-        "(Rust regex syntax; fixed_strings=true for a literal).\n"
+        "Searches file contents with ripgrep for a regex (Rust syntax).\n"
         "Output modes: files_with_matches (default; one absolute path per line), count ('path: N' matching "
         "lines per file), content ('path:N> line' for a match, 'path:N  line' for context, '--' between groups).\n"
-        "Filter files with glob (e.g. '*.tsx', '**/*.{ts,tsx}') or type (rg type names: py, js, ts, rust, go, "
-        "java, c, cpp, md, json, yaml, ...). Honors .gitignore and skips hidden files, binary files, files over "
-        "10 MB and dependency/VCS folders (node_modules, .git, __pycache__, .venv).\n"
-        "Results are ordered newest file first, then path, then line; head_limit (default 100, 0 = all) and "
-        "offset page over files, or over matching lines in content mode; when there are more, a final line "
-        "says how many and which offset to ask for next. Files that could not be searched (binary, too large, "
-        "ignored) are reported after the results."
+        "Honors .gitignore; skips hidden and binary files, files over 10 MB, dependency/VCS folders "
+        "(node_modules, .git, __pycache__, .venv).\n"
+        "Newest file first, then path, then line; head_limit and offset page over files (matching lines in "
+        "content mode): a final line says how many more and the next offset. Files not searched (binary, too "
+        "large, ignored) are listed after the results."
     ),
     parameters=(
-        ToolParameter("pattern", "string", "Regular expression to search for", required=True),
+        ToolParameter("pattern", "string", "The regular expression", required=True),
         ToolParameter(
             "path",
             "string",
-            "Absolute path of the file or directory to search (default: the working directory)",
+            "Absolute path of the file or directory (default: working directory)",
             path=True,
         ),
-        ToolParameter("glob", "string", "Only search files matching this glob, e.g. '*.py' or 'src/**/*.{ts,tsx}'"),
+        ToolParameter("glob", "string", "Only files matching this glob: '*.py', 'src/**/*.{ts,tsx}'"),
         ToolParameter(
             "type",
             "string",
-            "Only search files of this rg type, e.g. py, js, ts, rust, go, java, c, cpp, md, json, yaml",
+            "Only files of this rg type: py, js, ts, rust, go, java, c, cpp, md, json, yaml, ...",
         ),
         ToolParameter(
             "output_mode",
             "string",
-            "files_with_matches (paths), count (matching lines per file) or content (lines)",
+            "See Output modes in the description",
             default="files_with_matches",
             enum=OUTPUT_MODES,
         ),
@@ -323,22 +324,20 @@ def _context(flag: str, where: str, py_name: str) -> ToolParameter:
         ToolParameter(
             "head_limit",
             "integer",
-            "Return at most this many files (files/count modes) or matching lines (content mode); 0 = no limit",
+            "Most files (content mode: matching lines) returned; 0 = no limit",
             default=DEFAULT_HEAD_LIMIT,
             minimum=0,
         ),
         ToolParameter(
             "offset",
             "integer",
-            "Skip this many files or matching lines first (for the next page)",
+            "Files (or matching lines) to skip first: the next page",
             default=0,
             minimum=0,
         ),
-        ToolParameter("fixed_strings", "boolean", "Treat the pattern as a literal string, not a regex", default=False),
-        ToolParameter(
-            "hidden", "boolean", "Also search hidden files and directories (names starting with '.')", default=False
-        ),
-        ToolParameter("respect_gitignore", "boolean", "Skip files ignored by .gitignore/.ignore files", default=True),
+        ToolParameter("fixed_strings", "boolean", "The pattern is a literal string, not a regex", default=False),
+        ToolParameter("hidden", "boolean", "Also search hidden files and folders (names starting '.')", default=False),
+        ToolParameter("respect_gitignore", "boolean", "Skip what .gitignore/.ignore files exclude", default=True),
     ),
     cli_help=(
         "Search the files under PATH (default: the current directory) for PATTERN, a regular expression "
@@ -427,13 +426,7 @@ def grep(
     )
     content = output_mode == "content"
     out, index_status = _search(
-        ctx, target, query, rules, content=content, offset=offset, head_limit=head_limit, line_numbers=line_numbers
+        ctx, query, rules, content=content, offset=offset, head_limit=head_limit, line_numbers=line_numbers
     )
     page = _page(ctx, out, query, output_mode, offset, head_limit, line_numbers)
     return _result(ctx, query, output_mode, offset, head_limit, out, page, index_status)
-
-
-class GrepTool(FileTool):
-    """Grep as an agent tool: schema, validation and async execution from grep.spec."""
-
-    spec = grep.spec

@@ -42,15 +42,16 @@ def index_scope(ctx: ExecutionContext, query: GrepQuery) -> tuple[list[str] | No
     except ImportError:
         return None, "numpy missing"
     filters = Filters(query.excludes, tuple(ctx.sensitive_patterns), query.max_filesize)
-    lookup = grep_candidates(
-        query.root,
-        query.pattern,
-        case_insensitive=query.case_insensitive,
-        fixed_strings=query.fixed_strings,
-        filters=filters,
-    )
+    lookup = grep_candidates(query, filters)
     if lookup.paths is None:
         return None, lookup.status
     found = Candidates(lookup.paths)
     found.probe = lookup.probe
     return found, lookup.status
+
+
+class IndexCandidates:
+    """The trigram index as Grep's candidate source (`seams.CandidateSource`): `index_scope`."""
+
+    def candidates(self, ctx: ExecutionContext, query: GrepQuery) -> tuple[list[str] | None, IndexStatus]:
+        return index_scope(ctx, query)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core.binaries import require_binary
 from .._core.errors import ErrorCode, ToolError
-from .._core.paths import is_within
+from .._core.paths import is_within, root_of
 from .._core.runner import StreamingProcess
 from .._walk.ignorefiles import redact_ignore_messages
 from .command import (
@@ -52,7 +52,9 @@ from .rglines import Block, block_lines, blocks_text, split_blocks
 
 if TYPE_CHECKING:
     from .._core.confinement import Confinement
+    from .._core.context import ExecutionContext
     from .._walk.rules import WalkRules
+    from .seams import Page
 
 T = TypeVar("T")
 # The files to search: None walks the root.
@@ -65,6 +67,8 @@ _ARGV_BUDGET = 100_000
 # Candidates from the index: fewer, bigger runs (each rg start walks its arguments in parallel);
 # Linux allows 2 MiB of arguments and environment together.
 _CANDIDATES_BUDGET = 768 * 1024
+# Files stat'ed together as rg reports them: few enough to keep pace with rg, many for one tight loop.
+_STAT_BATCH = 64
 # After a timeout the page's lines are still fetched, from the few files already found.
 _PAGE_GRACE = 1.0
 # Structured lines of an "every line" result: its first this many output lines.
@@ -309,16 +313,31 @@ class Searcher:
 
     def keep(self, ends: Iterable[FileEnd | Block]) -> list[FileHit]:
         """Matching files minus binary ones (pushed to the sink as skipped) and hidden ones (never reported)."""
-        kept = []
-        hides, binary, stat_ = self.hides, self.sink.binary, self.stat
+        kept: list[FileHit] = []
+        found: list[tuple[str, int]] = []
+        hides, binary = self.hides, self.sink.binary
         for end in ends:
             if hides(end.path):
                 continue
             if end.binary:
                 binary.append(end.path)
             elif end.matched_lines:
-                kept.append(file_hit(end.path, end.matched_lines, stat_))
-        return kept
+                found.append((end.path, end.matched_lines))
+                if len(found) == _STAT_BATCH:  # stat'ed while rg keeps searching
+                    kept += self.hits(found)
+                    found = []
+        return kept + self.hits(found)
+
+    def hits(self, found: Sequence[tuple[str, int]]) -> list[FileHit]:
+        """Matching files (path, matching lines) with their mtime and link count, each stat'ed as `stat`
+        does (a file gone since rg saw it is still listed, after every file that exists)."""
+        if self.beneath is None:
+            return [file_hit(path, n) for path, n in found]
+        stats = self.beneath.stat_many([path for path, _ in found])
+        return [
+            FileHit(path, n, 0) if st is None else FileHit(path, n, st.st_mtime_ns, st.st_nlink)
+            for (path, n), st in zip(found, stats, strict=True)
+        ]
 
     def _keep_blocks(
         self,
@@ -336,10 +355,10 @@ class Searcher:
         """`--count` records parsed as rg writes them; each file is stat'ed while rg keeps searching."""
         hits: list[FileHit] = []
         rest = b""
-        hides, stat_ = self.hides, self.stat
+        hides = self.hides
         for chunk in proc.chunks():
             records, rest = parse_counts(rest + chunk if rest else chunk)
-            hits += [file_hit(path, n, stat_) for path, n in records if not hides(path)]
+            hits += self.hits([(path, n) for path, n in records if not hides(path)])
         return hits
 
     # The runs.
@@ -620,24 +639,35 @@ def search(
     `candidates`, from the search index, are the only files that can match: rg searches
     them instead of walking the root (the probe after an empty result still walks it). A
     confinement without Landlock pins every file rg reads (see the module's docstring).
-    `rules` say what the walk may show: no secret nor denied path is reported, and no ignore
-    file that is a link they forbid is applied (see `_walk.rules`).
+    `rules` say what the walk may show: no secret nor denied path is reported. A query that
+    walks comes finished for the walk (`command.for_walk`: no ignore file that is a link the
+    rules forbid is applied).
     """
-    rg = require_binary("rg")
-    notes: list[str] = []
-    # An index that answered holds no such link (it is never built over one, and goes stale when one appears).
-    if candidates is None and not query.root_is_file and query.respect_gitignore:
-        # A caller's glob may reach into hidden directories (rg's overrides win over its hidden rule).
-        plan = rules.ignore_links(query.root, hidden=query.hidden or query.glob is not None)
-        query, notes = query.keeping_out(plan), list(plan.notes)
-        parents, switches = rules.parent_ignore(
-            query.root, flags=query.ignore_flags, gitignore_outside=False, hidden=query.hidden or query.glob is not None
-        )
-        query = replace(query, parent_ignore=parents, ignore_flags=(*query.ignore_flags, *switches))
-    searcher = Searcher(rg, query, rules.hides, Budget(timeout), confinement)
+    searcher = Searcher(require_binary("rg"), query, rules.hides, Budget(timeout), confinement)
     try:
-        out = searcher.search(content, offset, limit, line_numbers, candidates)
+        return searcher.search(content, offset, limit, line_numbers, candidates)
     finally:
         searcher.close()
-    out.ignore_warnings = notes
-    return out
+
+
+class Ripgrep:
+    """rg as Grep's search backend (`seams.SearchBackend`): `search`, each rg confined to the roots."""
+
+    def search(
+        self, ctx: ExecutionContext, query: GrepQuery, rules: WalkRules, candidates: Scope, page: Page
+    ) -> SearchOutcome:
+        from .._core.confinement import confined
+
+        root = root_of(ctx, query.root) or query.root
+        with confined(ctx.roots, root, run_dir(query), require_binary("rg")) as confinement:
+            return search(
+                query,
+                content=page.content,
+                offset=page.offset,
+                limit=page.limit,
+                timeout=ctx.timeout,
+                rules=rules,
+                line_numbers=page.line_numbers,
+                confinement=confinement,
+                candidates=candidates,
+            )

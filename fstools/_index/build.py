@@ -26,7 +26,7 @@ from .._core import sandbox
 from .._core.sensitive import DEFAULT_SENSITIVE_PATTERNS
 from .._walk.ignorefiles import outside_rule_files
 from .entries import Sig, read_entry, rule_sig
-from .listing import Filters, ignore_files_above, list_files, probe_files, refuse_ignore_links, walk_dirs
+from .listing import Filters, ignore_files_above, probe_files, refuse_ignore_links, tree_files, walk_dirs
 from .location import builder_lock, inside, publish
 from .postings import SEGMENT_FILES, build_segment
 from .store import FORMAT_VERSION, write_index
@@ -163,7 +163,7 @@ def collect(
     # Before rg reads them: an edit made while the tree is listed must show as a change.
     tree.ignore_sigs = {p: rule_sig(p) for p in tree.ignore_files}
     refuse_ignore_links(root, filters, [*tree.ignore_files, *ignore_files_above(root, rule_files)])
-    paths = sorted(list_files(root, filters))
+    paths = sorted(tree_files(root, filters))
     extra = probe_files(root, filters, paths)
     if any(not inside(p, root) for p in [*paths, *(extra or ())]):
         raise ValueError("rg listed a path outside the root")

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from . import watchd
-from .live import Unusable
+from .status import Unusable
 from .watchd import Server
 
 log = logging.getLogger(__name__)
@@ -59,7 +59,9 @@ class Keeper:
     def _serve(self, root: str) -> None:
         """Other processes (a CLI call, a script) ask this one instead of checking every file."""
         if root not in self._servers and not self._stop.is_set():
-            server = Server(root).start()
+            from .service import open_live
+
+            server = Server(root, open_live).start()
             if server is not None:
                 self._servers[root] = server
 

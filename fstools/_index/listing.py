@@ -11,19 +11,16 @@ repository's `info/exclude` and the global git ignore file.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache
 
-from .._core.binaries import require_binary
-from .._core.runner import StreamingProcess
 from .._core.sensitive import SensitiveMatcher
+from .._globs.globmatch import GlobSet
 from .._walk.excludes import exclusion_globs, is_hidden
 from .._walk.ignorefiles import IGNORE_NAMES as IGNORE_NAMES  # the index's users take it from here
 from .._walk.ignorefiles import forbidden_link
-from .._walk.linkscan import repositories_below
-from .._walk.parents import parent_rules
+from .._walk.walkers import grep_walk
 from .location import inside
 
 
@@ -53,38 +50,13 @@ class Filters:
         return cls(tuple(excludes), tuple(patterns), size)
 
 
-def files_argv(
-    rg: str, root: str, filters: Filters, *, max_depth: int | None = None, everything: bool = False
-) -> list[str]:
-    argv = [rg, "--no-config", "--files", "--null", *(("--no-ignore", "--hidden") if everything else ())]
-    if not everything:
-        # rg 14 misapplies the rules above `root`: it reads none, and gets them rewritten (`_walk.parents`).
-        argv.append("--no-ignore-parent")
-        nested = None if max_depth == 1 else partial(repositories_below, hidden=False)
-        parents = parent_rules(root, gitignore_outside=False, relative=False, nested=nested)
-        argv += ["--no-ignore-global"] if parents.takes_global else []  # its rules are in the file, anchored
-        rules = parents.ignore_file()
-        if rules is not None:
-            argv += ["--ignore-file", rules]
-    for glob in filters.excludes:
-        argv += ["--glob", glob]
-    if max_depth is not None:
-        argv += ["--max-depth", str(max_depth)]
-    return [*argv, "--", root]
-
-
-def list_files(
+def tree_files(
     root: str, filters: Filters, *, timeout: float = 120.0, max_depth: int | None = None, everything: bool = False
 ) -> list[str]:
-    """Absolute paths of the files Grep's walk reaches below `root`, secrets left out (`everything`:
-    ignored and hidden files too, as the probe after an empty result walks)."""
-    argv = files_argv(require_binary("rg"), root, filters, max_depth=max_depth, everything=everything)
-    with StreamingProcess(argv, timeout=timeout) as proc:
-        raw = proc.read_all()
-    if proc.timed_out:
-        raise TimeoutError(f"listing {root} took longer than {timeout:g}s")
+    """Absolute paths of the files Grep's walk reaches below `root` (`_walk.walkers.grep_walk`), secrets
+    left out (`everything`: ignored and hidden files too, as the probe after an empty result walks)."""
+    paths = grep_walk(root, filters.excludes, timeout=timeout, max_depth=max_depth, everything=everything)
     secret = SensitiveMatcher(filters.sensitive_patterns).walker_split[1]
-    paths = [os.fsdecode(p) for p in raw.split(b"\0") if p]
     return secret.exclude(paths) if secret else paths
 
 
@@ -100,8 +72,8 @@ class Tree:
     ignore_sigs: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
 
-def _pruned(name: str, patterns: tuple[str, ...]) -> bool:
-    return is_hidden(name) or any(fnmatch.fnmatchcase(name, p) for p in patterns)
+def _pruned(name: str, patterns: GlobSet) -> bool:
+    return is_hidden(name) or patterns.matches(name)
 
 
 # Past this many ignored and hidden files, the index does not record them: the probe walks.
@@ -112,12 +84,14 @@ def probe_files(root: str, filters: Filters, indexed: list[str]) -> list[str] | 
     """The files the probe after an empty result searches beyond the indexed ones: ignored and
     hidden files (secrets and excluded names left out), sorted; None when there are too many."""
     known = set(indexed)
-    extra = sorted(p for p in list_files(root, filters, everything=True) if p not in known)
+    extra = sorted(p for p in tree_files(root, filters, everything=True) if p not in known)
     return extra if len(extra) <= MAX_PROBE_FILES else None
 
 
-def _name_patterns(filters: Filters) -> tuple[str, ...]:
-    return tuple(g[1:] for g in filters.excludes if g.startswith("!") and "/" not in g)
+@lru_cache(maxsize=16)
+def _name_patterns(filters: Filters) -> GlobSet:
+    """The excludes that prune a directory by its name, in the glob dialect rg matches them in."""
+    return GlobSet(g[1:] for g in filters.excludes if g.startswith("!") and "/" not in g)
 
 
 def entered(name: str, filters: Filters) -> bool:
@@ -139,9 +113,7 @@ def walk_dirs(root: str, filters: Filters) -> Tree:
                 for entry in it:
                     if entry.name in IGNORE_NAMES and not hidden:
                         tree.ignore_files.append(entry.path)
-                    elif entry.is_dir(follow_symlinks=False) and not any(
-                        fnmatch.fnmatchcase(entry.name, p) for p in patterns
-                    ):
+                    elif entry.is_dir(follow_symlinks=False) and not patterns.matches(entry.name):
                         pending.append((entry.path, hidden or is_hidden(entry.name)))
         except OSError:
             continue

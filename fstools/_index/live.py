@@ -26,9 +26,10 @@ from .._core import sandbox
 from . import watchd
 from .entries import Entry, Sig, lstat_sig, read_beneath, rule_sig, sig_of
 from .grams import BINARY, LATE_NUL, TEXT, TOO_LARGE, TRANSCODED
-from .listing import IGNORE_NAMES, Filters, entered, list_files, walk_dirs
+from .listing import IGNORE_NAMES, Filters, entered, tree_files, walk_dirs
 from .location import inside
 from .plan import AllFiles, And, Gram, Or, Query
+from .status import Unusable
 from .store import IndexFile
 
 if TYPE_CHECKING:
@@ -48,14 +49,6 @@ _VERIFY_BYTES = 8 << 20
 _DECODE_ALL = 4000
 # Past this many changed directories one listing of the tree is cheaper than one per directory.
 _RELIST_DIRS = 16
-
-
-class Unusable(Exception):
-    """The index cannot answer this call; `reason` goes to metadata["index"]."""
-
-    def __init__(self, reason: IndexStatus) -> None:
-        super().__init__(reason)
-        self.reason: IndexStatus = reason
 
 
 def _strings(blob: npt.NDArray[Any], offsets: npt.NDArray[Any], root: str | None, base: int = 0) -> list[str]:
@@ -432,7 +425,7 @@ class LiveIndex:
             # inotify gives its existing watch, whose events then name the path it has now.
             self.watcher.add([d for d, s in dirs.items() if d not in self.dirs or self.dirs[d][3] != s[3]])
         self.dirs = dirs
-        listed = set(list_files(self.root, self.filters))
+        listed = set(tree_files(self.root, self.filters))
         current = self.alive()
         for path in current - listed:
             self.overlay[path] = None
@@ -472,7 +465,7 @@ class LiveIndex:
         if any(entered(os.path.basename(d), self.filters) and d not in self.dirs for d in subdirs):
             self.rewalk()
             return
-        listed = set(list_files(directory, self.filters, max_depth=1))
+        listed = set(tree_files(directory, self.filters, max_depth=1))
         current = self._direct_files(directory)
         for path in current - listed:
             self.overlay[path] = None

@@ -15,15 +15,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._core.context import ExecutionContext, default_context
 from . import opened
 from .listing import Filters
-from .live import ListingSnapshot, LiveIndex, ProbeScope, Unusable
+from .live import ListingSnapshot, LiveIndex, ProbeScope
 from .location import covering_root, current_file, drop
 from .plan import AllFiles, plan
-from .status import IndexStatus
+from .status import IndexStatus, Unusable
 from .store import CorruptIndex, open_index
 
 if TYPE_CHECKING:
@@ -34,6 +34,19 @@ _watching = True
 # (handed ~70,000 kernel files as arguments, rg took 1.2-1.6x its own walk).
 STEP_ASIDE = 0.5
 STEP_ASIDE_FILES = 5000  # below this many candidates the arguments cost rg nothing that matters
+
+
+class SearchedPattern(Protocol):
+    """A search as the index plans it; Grep's query (`GrepQuery`) is one, passed whole."""
+
+    @property
+    def root(self) -> str: ...
+    @property
+    def pattern(self) -> str: ...
+    @property
+    def case_insensitive(self) -> bool: ...
+    @property
+    def fixed_strings(self) -> bool: ...
 
 
 @dataclass
@@ -95,13 +108,12 @@ def _usable(path: str, filters: Filters) -> LiveIndex:
     return live
 
 
-def grep_candidates(
-    path: str, pattern: str, *, case_insensitive: bool, fixed_strings: bool, filters: Filters
-) -> Lookup:
-    """The files below directory `path` that may hold a match of `pattern`."""
+def grep_candidates(search: SearchedPattern, filters: Filters) -> Lookup:
+    """The files below directory `search.root` that may hold a match of its pattern."""
+    path = search.root
     try:
         live = _usable(path, filters)
-        query = plan(pattern, case_insensitive=case_insensitive, fixed_strings=fixed_strings)
+        query = plan(search.pattern, case_insensitive=search.case_insensitive, fixed_strings=search.fixed_strings)
         if isinstance(query.query, AllFiles):  # nothing narrows it: rg's own walk is the fastest way through all
             return Lookup("unselective")
         with live.lock:

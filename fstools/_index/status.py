@@ -34,3 +34,11 @@ IndexStatus = Literal[
 ]
 # Why an index file cannot be opened.
 CorruptReason = Literal["corrupt", "version"]
+
+
+class Unusable(Exception):
+    """The index cannot answer this call; `reason` goes to metadata["index"]."""
+
+    def __init__(self, reason: IndexStatus) -> None:
+        super().__init__(reason)
+        self.reason: IndexStatus = reason

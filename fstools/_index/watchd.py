@@ -24,10 +24,12 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .entries import Entry
 from .location import index_dir
+from .status import Unusable
 
 if TYPE_CHECKING:
     from .live import LiveIndex
@@ -69,8 +71,6 @@ def _sig_of(entry: Entry | None) -> tuple[int, ...] | None:
 
 def answer(live: LiveIndex, data: str) -> dict[str, Any]:
     """The server's answer to a process holding data file `data`: what changed since the build."""
-    from .live import Unusable
-
     if data != live.file.path:
         return {"status": "other"}
     with live.lock:
@@ -129,10 +129,12 @@ def ask(live: LiveIndex) -> bool:
 
 
 class Server:
-    """Serves one root's index from this process (its live index must keep an inotify watch)."""
+    """Serves one root's index from this process (its live index must keep an inotify watch),
+    opened for each question by `opener` (the service's `open_live`, handed down by the keeper)."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, opener: Callable[[str], LiveIndex]) -> None:
         self.root = root
+        self._open = opener
         self.path = socket_path(root)
         self._sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
@@ -199,15 +201,12 @@ class Server:
             slots.release()
 
     def _serve(self, conn: socket.socket) -> None:
-        from .live import Unusable
-        from .service import open_live
-
         request = _request(conn, time.monotonic() + ASK_TIMEOUT)
         if request is None:
             conn.sendall(json.dumps({"status": "bad request"}).encode())
             return
         try:
-            live = open_live(self.root)
+            live = self._open(self.root)
         except Unusable as exc:
             reply: dict[str, Any] = {"status": exc.reason}
         else:

@@ -22,8 +22,9 @@ from collections.abc import Iterator
 
 from .._core.context import ExecutionContext
 from .entries import Entry, PathChange
+from .opening import open_storage
 from .states import Kind, State
-from .storage import JournalStorage, open_storage
+from .storage import JournalStorage
 from .store import Unavailable, disk_full, max_bytes
 
 RECORDED = "recorded"

@@ -8,15 +8,15 @@ bound and the tools that take changes back ask of it, and nothing more.
 The one implementation is `store.Journal`: a directory per root in the cache, a log file, a
 blob directory, an flock between processes. The second one the seam is for is a journal kept
 off the machine (the log in a database, the blobs in an object store), for work that moves
-between machines; it implements these methods and is plugged in with `use_storage`, as an HTTP
-client takes its transport.
+between machines; it implements these methods and is plugged in with `opening.use_storage`, as an
+HTTP client takes its transport.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -108,27 +108,3 @@ class JournalStorage(Protocol):
     def forget_usage(self) -> None:
         """Start the count anew (the bound just dropped entries and blobs)."""
         ...
-
-
-_Opener = Callable[[str], JournalStorage]
-_opener: _Opener | None = None
-
-
-def open_storage(root: str) -> JournalStorage:
-    """The journal of the canonical `root`; `store.Unavailable` says why it cannot be used."""
-    if _opener is not None:
-        return _opener(root)
-    from .store import journal_for
-
-    return journal_for(root)
-
-
-@contextlib.contextmanager
-def use_storage(opener: _Opener) -> Iterator[None]:
-    """Open every journal with `opener` (root -> storage) while the block runs, instead of the cache directory."""
-    global _opener
-    previous, _opener = _opener, opener
-    try:
-        yield
-    finally:
-        _opener = previous

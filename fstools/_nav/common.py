@@ -92,6 +92,7 @@ def paging_fields(unit: str) -> tuple[ResultField, ...]:
 
 INDEX = ResultField("index", "string", "Whether the search index chose the files, or why not")
 PARSE_ERRORS = ResultField("parse_errors", "object", "Files parsed in part: path -> lines of syntax errors")
+TIMED_OUT = ResultField("timed_out", "boolean", "True: the call's timeout ran out before every file was parsed")
 
 
 def searched(
@@ -131,6 +132,8 @@ def finish(
     meta.update(after_index)
     if found.partial:
         meta["parse_errors"] = found.partial
+    if found.timed_out:
+        meta["timed_out"] = True
     if notice:
         meta["notice"] = notice
         text = f"{text}\n{notice}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,7 +23,7 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.paths import SafePath, resolve_path
 from .._core.spec import ToolSpec
-from .._syntax.languages import Language, language_for_path
+from .._syntax.languages import Language, ParseTimeout, language_for_path
 from .._syntax.names import FileNames, file_names
 from .._syntax.outline import supports
 from .._syntax.sources import MAX_SOURCE_BYTES
@@ -45,6 +46,9 @@ class Sources:
     index: IndexStatus | None = None  # metadata["index"]; None: one file, no search
     warnings: list[str] = field(default_factory=list)
     unparsed: dict[str, str] = field(default_factory=dict)  # path -> why it could not be parsed
+    timed_out: list[str] = field(default_factory=list)  # files not parsed: the call's time ran out
+    timeout: float = 0.0  # the call's time limit (seconds)
+    deadline: float | None = None  # time.monotonic() past which no file is parsed
 
     @property
     def partial(self) -> dict[str, list[int]]:
@@ -54,6 +58,15 @@ class Sources:
     def report(self) -> list[str]:
         """The warnings a result carries: what was not searched, not parsed, or parsed in part."""
         warnings = list(self.warnings)
+        if self.timed_out:
+            late = sorted(self.timed_out)
+            listed = ", ".join(late[:_EXAMPLES]) + (
+                f" and {len(late) - _EXAMPLES} more" if len(late) > _EXAMPLES else ""
+            )
+            warnings.append(
+                f"timeout: the call's {self.timeout:g}s ran out before {len(late)} file(s) holding the name were "
+                f"parsed, so the results are partial: {listed} (a narrower path, or Grep for those files)"
+            )
         if self.unparsed:
             listed = "; ".join(f"{path} ({why})" for path, why in list(self.unparsed.items())[:_EXAMPLES])
             more = f" and {len(self.unparsed) - _EXAMPLES} more" if len(self.unparsed) > _EXAMPLES else ""
@@ -87,15 +100,16 @@ def sources(
 ) -> Sources:
     """The parsed names of the source files under `target` (a directory or a file) that hold `word`
     (`uses=False`: their definitions are enough)."""
+    deadline = time.monotonic() + ctx.timeout
     if not target.is_dir:
         language = _language(target.path)
         if language is None:
             raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Not a source file fstools parses: {target.display}")
-        found = Sources({})
+        found = Sources({}, timeout=ctx.timeout, deadline=deadline)
         _load(ctx, [target.path], found, uses)
         return found
     paths, index, warnings = _candidates(ctx, spec, target, word, whole_word, case_insensitive)
-    found = Sources({}, index, warnings)
+    found = Sources({}, index, warnings, timeout=ctx.timeout, deadline=deadline)
     _load(ctx, paths, found, uses)
     return found
 
@@ -126,7 +140,7 @@ def _candidates(
     indexed = _indexed(ctx, spec, query)
     if indexed is not None:
         return indexed, "used", []
-    out, index = _search(ctx, target, query, rules, content=False, offset=0, head_limit=0, line_numbers=False)
+    out, index = _search(ctx, query, rules, content=False, offset=0, head_limit=0, line_numbers=False)
     _, warnings = _report_skipped(ctx, out, query)
     warnings = [w for w in warnings if not w.startswith(("1 binary", "binary")) and "binary file(s)" not in w]
     paths = sorted(hit.path for hit in out.files if _language(hit.path) is not None)
@@ -134,16 +148,16 @@ def _candidates(
 
 
 def _indexed(ctx: ExecutionContext, spec: ToolSpec, query: GrepQuery) -> list[str] | None:
-    """The index's candidate source files, when a fresh index answers; None: search with rg.
+    """The candidate source files, when Grep's candidate source (the index) answers; None: search with rg.
 
     The candidates are a superset of the files holding the word (trigrams, not words): the
     parse decides, and a warm store makes the extra files cost a stat each. They were listed
     with Grep's rules (secrets never indexed); the deny rules are applied here.
     """
     from .._core.permissions import drop_denied
-    from .._grep.indexed import index_scope
+    from .._grep.grep import plugged
 
-    candidates, status = index_scope(ctx, query)
+    candidates, status = plugged()[0].candidates(ctx, query)
     if candidates is None or status != "used":
         return None
     return sorted(p for p in drop_denied(ctx, spec, list(candidates)) if _language(p) is not None)
@@ -201,6 +215,9 @@ def _parse(
 ) -> tuple[str, store.Fingerprint, int, FileNames] | None:
     """One file read beneath its root and parsed; None (with the reason in `found.unparsed`) when it cannot be."""
     recorded = store.now_ns()
+    if found.deadline is not None and time.monotonic() > found.deadline:
+        found.timed_out.append(path)
+        return None
     try:
         target = resolve_path(ctx, path, param="path")
         data, st = read_source(target)
@@ -210,7 +227,11 @@ def _parse(
     if looks_binary(data[:SNIFF_BYTES]):
         return None  # rg took it for text, the outline's test for binary: not source
     language = _language(path)
-    names = file_names(language, data, uses=uses) if language is not None else None
+    try:
+        names = file_names(language, data, uses=uses, deadline=found.deadline) if language is not None else None
+    except ParseTimeout:
+        found.timed_out.append(path)
+        return None
     if names is None:
         label = language.package if language is not None else "?"
         found.unparsed[path] = f"the grammar is not installed ({label}): pip install 'fstools[syntax]'"

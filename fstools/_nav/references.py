@@ -13,7 +13,6 @@ from .._core.params import ToolParameter
 from .._core.paths import SafePath, root_of
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.names import Occurrence
 from . import common
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, finish, paged, parts_of, searched
@@ -41,8 +40,8 @@ class Use:
 @tool(
     name="References",
     description=(
-        "Lists the uses of an identifier in the source files under path, by parsing them: never in a comment "
-        "or string, never a longer name. Per file, one line a use: 'path:line:col  def|ref|import  in "
+        "Lists the uses of an identifier in the source files under path, parsed: never in a comment or "
+        "string, never a longer name. One line a use: 'path:line:col  def|ref|import  in "
         "<enclosing>  <line>'. Matched by name (Parser.feed: uses of feed); the notice says how many "
         "definitions share it. file_path+line (where you saw it) ranks that file and its imports first."
     ),
@@ -74,6 +73,7 @@ class Use:
         ResultField("resolution", "string", "How uses were matched: name, or language_server", always=True),
         common.INDEX,
         common.PARSE_ERRORS,
+        common.TIMED_OUT,
         TRUNCATED,
         NOTICE,
         WARNINGS,
@@ -101,7 +101,7 @@ def references(
         order = rank(seen.path if seen else None, ranking, where)
         for at in names.occurrences(identifier):
             uses.append(((order, where, at.byte), Use(where, at)))
-        definitions += sum(1 for d in names.definitions if d.name == identifier)
+        definitions += len(names.named(identifier))
     uses.sort(key=lambda item: item[0])
     everything = [use for _, use in uses]
     resolved = _resolved(ctx, seen, identifier, everything) if seen is not None else None
@@ -216,9 +216,3 @@ def _nothing(ctx: ExecutionContext, identifier: str, where: str, total: int) -> 
         f"not count): check the spelling, Symbols with {setting(ctx, 'exact', False)} finds names that contain "
         "it, Grep finds the text anywhere"
     )
-
-
-class ReferencesTool(FileTool):
-    """References as an agent tool: schema, validation and async execution from references.spec."""
-
-    spec = references.spec

@@ -12,7 +12,6 @@ from .._core.outputs import NOTICE, TRUNCATED, WARNINGS, ResultField, page_notic
 from .._core.params import ToolParameter
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.names import Definition, FileNames
 from . import common
 from .common import DEFAULT_LIMIT, MAX_LIMIT, Seen, finish, paged, parts_of, searched
@@ -65,10 +64,10 @@ class Match:
     name="Symbols",
     description=(
         "Finds definitions (functions, classes, methods, structs, types, macros, ...) by name in the source "
-        "files under path, by parsing them: comments and strings never match. query: a case-insensitive "
-        "substring of the name (exact=true: the whole name); Parser.feed matches the end of the qualified name. "
-        "Lines 'path:start-end  kind  qualified.name  — first line', exact matches first. file_path+line (where "
-        "the name is used) ranks the likely definition first. Read symbol= shows one; References lists uses."
+        "files under path, parsed: comments and strings never match. query: a case-insensitive substring of "
+        "the name (exact=true: the whole name); Parser.feed matches the qualified name's end. Lines "
+        "'path:start-end  kind  qualified.name  — first line', exact matches first. file_path+line (a use) "
+        "ranks the likely definition first. Read symbol= shows one; References lists uses."
     ),
     parameters=(
         ToolParameter("query", "string", "The name (or Parser.feed)", required=True),
@@ -101,6 +100,7 @@ class Match:
         common.INDEX,
         ResultField("resolution", "string", "With file_path: how the definition was chosen (name, language_server)"),
         common.PARSE_ERRORS,
+        common.TIMED_OUT,
         TRUNCATED,
         NOTICE,
         WARNINGS,
@@ -201,9 +201,3 @@ def _nothing(ctx: ExecutionContext, query: str, where: str, exact: bool, kind: s
         else "try a shorter part of the name, or Grep for text in comments, strings and other files"
     )
     return f"No definitions{kinds} match {query!r} in the source files under {where}: {hint}"
-
-
-class SymbolsTool(FileTool):
-    """Symbols as an agent tool: schema, validation and async execution from symbols.spec."""
-
-    spec = symbols.spec

@@ -30,7 +30,6 @@ from .._core.paths import SafePath, absolute_path, is_within, resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import Image, ToolResult
-from .._core.toolclass import FileTool
 from .ahead import Ahead
 from .read import DEFAULT_LIMIT, MAX_LIMIT, read_target, readable
 from .window import MAX_READ_CHARS
@@ -349,22 +348,21 @@ def _paths_setting(ctx: ExecutionContext, values: list[str]) -> str:
 @tool(
     name="ReadMany",
     description=(
-        "Reads several files in one call: paths is a list of absolute or relative paths and glob patterns "
-        "(src/**/*.py). Each file comes under a '==> path <==' header exactly as Read shows it (numbered lines, "
-        "up to limit lines; images, PDFs and notebooks as Read renders them); a missing, binary, sensitive or "
-        "outside file gets one line saying why. The whole output stays under max_chars: files are shown whole, "
-        "in order, and those that do not fit are listed at the end with the Read call for each."
+        "Reads several files in one call (paths and glob patterns such as src/**/*.py), each under a "
+        "'==> path <==' header as Read shows it (numbered lines up to limit; images, PDFs, notebooks as Read "
+        "renders them); a missing, binary, sensitive or outside file gets one line saying why. Output stays "
+        "under max_chars: files whole, in order; those that do not fit are listed last, each with its Read call."
     ),
     parameters=(
         ToolParameter(
             "paths",
             "array",
-            "Files and glob patterns to read, absolute or relative to the working directory",
+            "Files and glob patterns, absolute or relative to the working directory",
             required=True,
             path=True,
         ),
         ToolParameter(
-            "limit", "integer", "Lines to read of each text file", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
+            "limit", "integer", "Lines of each text file", default=DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT
         ),
         ToolParameter(
             "max_chars",
@@ -438,9 +436,3 @@ def read_many(
         meta["notice"] = notice
         output = f"{output}\n\n{notice}" if output else notice
     return ToolResult(True, output, metadata=meta, images=answer.images)
-
-
-class ReadManyTool(FileTool):
-    """ReadMany as an agent tool: schema, validation and async execution from read_many.spec."""
-
-    spec = read_many.spec

@@ -23,7 +23,6 @@ from .._core.paths import SafePath, resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.languages import LANGUAGES, Language, ParseTimeout, language_for_path
 from .._syntax.outline import Symbol, extract, supports
 from .._syntax.sources import MAX_SOURCE_BYTES, read_source
@@ -99,15 +98,15 @@ def outline_file(target: SafePath, data: bytes | None = None, *, timeout: float 
 @tool(
     name="Outline",
     description=(
-        "Lists the definitions in a source file (classes, functions, methods, structs, interfaces, Rust impl "
-        "blocks, ...) nested, one per line with its line range: '  12-40  class Parser' then "
-        "'  14-20    def feed(self, data)'. For a directory, the outline of each source file under it "
-        "(ignored, hidden and build folders left out), up to 100,000 characters with a notice. Use it to find "
-        'where things are before reading; Read with symbol="Parser.feed" then shows one definition.'
+        "Lists a source file's definitions (classes, functions, methods, structs, interfaces, Rust impl "
+        "blocks, ...) nested, one a line with its line range: '  12-40  class Parser' then "
+        "'  14-20    def feed(self, data)'. For a directory, each source file's outline (ignored, hidden and "
+        "build folders left out), up to 100,000 characters with a notice. Find where things are before "
+        'reading; Read symbol="Parser.feed" shows one.'
     ),
     parameters=(
         ToolParameter(
-            "path", "string", "Absolute path of the file or directory (default: the working directory)", path=True
+            "path", "string", "Absolute path of the file or directory (default: working directory)", path=True
         ),
     ),
     cli_help="Print the definitions of a source file (or of every source file under a directory) with their lines.",
@@ -232,9 +231,3 @@ def _outline_directory(ctx: ExecutionContext, directory: SafePath) -> ToolResult
         meta["notice"] = notice
         output += "\n\n" + notice
     return ToolResult.ok(output, **meta)
-
-
-class OutlineTool(FileTool):
-    """Outline as an agent tool: schema, validation and async execution from outline.spec."""
-
-    spec = outline.spec

@@ -25,7 +25,6 @@ from .._core.paths import SafePath, resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import Image, ToolResult
-from .._core.toolclass import FileTool
 from .._syntax.outline import find_symbol
 from .kinds import image_mime, is_pdf
 from .window import MAX_LINE_CHARS, MAX_READ_CHARS, NOTICE_ROOM, TextWindow, file_chunks, read_window
@@ -42,27 +41,23 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
 @tool(
     name="Read",
     description=(
-        "Reads a file from the local filesystem. file_path must be an absolute path. Text comes back "
-        "numbered like `cat -n` (line number, tab, line), up to 2000 lines from offset 1; use offset and "
-        "limit to page through long files (a final [Showing lines ...] notice says where to continue); a negative "
-        f"offset reads from the end (offset=-50: the last 50 lines). A page holds at most {MAX_READ_CHARS:,} "
-        "characters: with limit left out, a page of long lines stops before that (a partial view, whose notice "
-        "says where to continue); a limit whose lines would pass it is refused with the limit that fits. "
-        f"Lines longer than {MAX_LINE_CHARS} characters are cut and end with '...'. Images (png, jpeg, gif, "
-        "webp, bmp) come back as image content, downscaled when large; PDFs as text with '--- Page N ---' "
-        'markers (pages="1-5,8" selects pages, at most 20 a call), plus page images of scanned pages '
-        '(page_images="all" for every page, e.g. to see figures); Jupyter notebooks as cells with their '
-        "outputs, each headed '--- Cell NAME (type) ---' where NAME is the cell_id NotebookEdit takes "
-        "(the cell's id, or cell-N counted from 0); offset and limit count cells there. Binary files are refused. "
-        'symbol="Parser.feed" (or "feed") reads one definition of a source file whole, numbered the same way.'
+        "Reads a local file. Text comes numbered like `cat -n` (line number, tab, line), "
+        "up to 2000 lines from offset 1; page with offset and limit (a final [Showing lines ...] notice says "
+        f"where to continue). A page holds at most {MAX_READ_CHARS:,} characters: without limit, long lines "
+        "end it sooner (the notice says so); a limit that would pass it is refused with one that fits. Lines "
+        f"over {MAX_LINE_CHARS} characters are cut, ending '...'. Images (png, jpeg, gif, webp, bmp) come as "
+        "image content, downscaled when large; PDFs as text with '--- Page N ---' markers (at most 20 pages a "
+        "call) plus images of scanned pages; Jupyter notebooks as cells with outputs, each headed "
+        "'--- Cell NAME (type) ---', NAME the cell_id NotebookEdit takes "
+        "(the id, or cell-N from 0), offset and limit counting cells. Binary files are refused. "
+        'symbol="Parser.feed" (or "feed") reads one definition whole, numbered the same way.'
     ),
     parameters=(
-        ToolParameter("file_path", "string", "The absolute path to the file to read", required=True, path=True),
+        ToolParameter("file_path", "string", "Absolute path of the file to read", required=True, path=True),
         ToolParameter(
             "offset",
             "integer",
-            "Line number to start reading from (1-indexed); negative counts from the end: -50 reads the last 50 "
-            "lines. In a notebook, the cell to start from, counted the same way",
+            "First line (1-indexed; negative from the end: -50 reads the last 50 lines); in a notebook, first cell",
             default=1,
         ),
         ToolParameter(
@@ -72,15 +67,15 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         ToolParameter(
             "page_images",
             "string",
-            "PDF only: which pages also come back as images: auto (pages without a text layer, e.g. scans), "
-            f"all (every page read, e.g. for figures), none. At most {PDF_MAX_PAGE_IMAGES} a call",
+            "PDF only: pages also sent as images: auto (no text layer, e.g. scans), all (e.g. to see figures), "
+            f"none. At most {PDF_MAX_PAGE_IMAGES} a call",
             default="auto",
             enum=PAGE_IMAGE_MODES,
         ),
         ToolParameter(
             "symbol",
             "string",
-            'A definition to read whole instead of offset: "Parser.feed", "feed" (source files; see Outline)',
+            "One definition to read whole (source files; see Outline)",
         ),
     ),
     cli_help=(
@@ -589,9 +584,3 @@ def _read_notebook(
         nbformat=nb.nbformat,
         **extra,
     )
-
-
-class ReadTool(FileTool):
-    """Read as an agent tool: schema, validation and async execution from read.spec."""
-
-    spec = read.spec

@@ -240,11 +240,12 @@ class ParseTimeout(Exception):
     """A parse or an outline ran past its deadline."""
 
 
-# Past this size the source is handed to tree-sitter in chunks, through a Python callback: tree-sitter
-# holds the GIL for a whole parse, and each call of the callback lets other threads run (an MCP
-# server's other calls) and checks the deadline.
-CHUNKED_BYTES = 256 * 1024
-CHUNK = 16 * 1024
+# The source is handed to tree-sitter in chunks, through Python callbacks: tree-sitter holds the GIL
+# for a whole parse, which a few kilobytes of ambiguous C can stretch to seconds, and a parse given
+# bytes runs with no callback at all. Its progress callback runs every hundred or so steps of the
+# parser (balancing the finished tree too, where no text is read): each call lets other threads run
+# (an MCP server's other calls) and checks the deadline. It costs a few hundred calls for 2,000 lines.
+CHUNK = 64 * 1024
 
 
 def parse(
@@ -253,26 +254,26 @@ def parse(
     """The syntax tree of `source` (UTF-8 bytes) in `language`, or None when its grammar is not installed.
 
     `old_tree`, a tree of the previous text edited with `Tree.edit` to match, lets tree-sitter
-    reuse what did not change. Past `deadline` (time.monotonic()) ParseTimeout.
+    reuse what did not change. Past `deadline` (time.monotonic()) ParseTimeout. Other threads run
+    meanwhile, however long the parse takes.
     """
     found = parser(language)
     if found is None:
         return None
-    if len(source) <= CHUNKED_BYTES and deadline is None:
-        return found.parse(source, old_tree) if old_tree is not None else found.parse(source)
     import time
 
-    late = False
-
     def chunk(offset: int, _point: object) -> bytes:
-        nonlocal late
-        if deadline is not None and time.monotonic() > deadline:
-            late = True
-            return b""  # the parser takes it for the end of the text and stops
         return source[offset : offset + CHUNK]
 
-    tree = found.parse(chunk, old_tree) if old_tree is not None else found.parse(chunk)
-    if late:
-        found.reset()
-        raise ParseTimeout
-    return tree
+    def late(*_state: object) -> bool:  # True cancels the parse
+        return deadline is not None and time.monotonic() > deadline
+
+    try:
+        if old_tree is None:
+            return found.parse(chunk, progress_callback=late)
+        return found.parse(chunk, old_tree, progress_callback=late)
+    except ValueError:  # what a cancelled parse raises
+        found.reset()  # else the next parse with this parser would resume this one
+        if late():
+            raise ParseTimeout from None
+        raise

@@ -20,18 +20,19 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
-from .languages import Language, grammar
+from .languages import Language, ParseTimeout, grammar
 from .outline import MAX_HEADER_CHARS, Extraction, extract, supports
 
 if TYPE_CHECKING:
     import tree_sitter
 
 # Bump when what a FileNames holds changes: stored ones of another version are parsed again.
-FORMAT = 1
+FORMAT = 2
 
 OccurrenceKind = Literal["def", "ref", "import"]
 
@@ -79,6 +80,8 @@ _IMPORTS: dict[str, tuple[str, ...]] = {
 _C_TOKENS = re.compile(
     rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*|\b[A-Za-z_][A-Za-z0-9_]*\b', re.S
 )
+# Blanked conditional code (`conditionals`): the same tokens, and directive names and `#include` lines skipped.
+_C_HIDDEN_TOKENS = re.compile(rb"^[ \t]*#[ \t]*include[^\n]*|#[ \t]*[A-Za-z_]\w*|" + _C_TOKENS.pattern, re.S | re.M)
 _C_KEYWORDS = frozenset(
     b"auto break case char const continue default do double else enum extern float for goto if inline int long "
     b"register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
@@ -126,6 +129,8 @@ class FileNames:
     error_lines: list[int]
     imported: list[str] = field(default_factory=list)  # the names in its imports (and C includes' file stems)
     complete: bool = True  # False: the definitions only (`file_names(..., uses=False)`), no identifiers
+    # C: a function's name in a conditional branch not parsed (another configuration's head) -> its name's byte
+    heads: dict[int, int] = field(default_factory=dict)
     _def_bytes: dict[int, Definition] = field(default_factory=dict, repr=False)
     _by_name: dict[str, list[Definition]] | None = field(default=None, repr=False)
     _folded: str | None = field(default=None, repr=False)
@@ -133,6 +138,9 @@ class FileNames:
 
     def __post_init__(self) -> None:
         self._def_bytes = {d.name_byte: d for d in self.definitions}
+        for byte, name_byte in self.heads.items():
+            if name_byte in self._def_bytes:
+                self._def_bytes[byte] = self._def_bytes[name_byte]
 
     def named(self, name: str) -> list[Definition]:
         """The definitions whose name is exactly `name`."""
@@ -197,15 +205,25 @@ class FileNames:
             )
             for d in self.definitions
         ]
-        return (FORMAT, self.language, defs, self.names, self.imports, self.error_lines, self.imported, self.complete)
+        return (
+            FORMAT,
+            self.language,
+            defs,
+            self.names,
+            self.imports,
+            self.error_lines,
+            self.imported,
+            self.complete,
+            self.heads,
+        )
 
     @classmethod
     def from_data(cls, data: Any) -> FileNames | None:
         """The FileNames stored by `as_data`, or None for data of another format."""
-        if not isinstance(data, tuple) or len(data) != 8 or data[0] != FORMAT:
+        if not isinstance(data, tuple) or len(data) != 9 or data[0] != FORMAT:
             return None
-        _, language, defs, names, imports, error_lines, imported, complete = data
-        return cls(language, [Definition(*d) for d in defs], names, imports, error_lines, imported, complete)
+        _, language, defs, names, imports, error_lines, imported, complete, heads = data
+        return cls(language, [Definition(*d) for d in defs], names, imports, error_lines, imported, complete, heads)
 
 
 @cache
@@ -232,23 +250,70 @@ def _query(language: Language) -> tree_sitter.Query | None:
     return query
 
 
-def file_names(language: Language, source: bytes, *, uses: bool = True) -> FileNames | None:
+def file_names(
+    language: Language, source: bytes, *, uses: bool = True, deadline: float | None = None
+) -> FileNames | None:
     """The names of `source` (`uses=False`: its definitions only, cheaper); None when the language has no
-    outline or its grammar is not installed."""
+    outline or its grammar is not installed. Past `deadline` (time.monotonic()) ParseTimeout."""
     if not supports(language):
         return None
-    found = extract(language, source)
+    found = extract(language, source, deadline=deadline)
     query = _query(language)
     if found is None or query is None:
         return None
+    starts = _line_starts(source)
+    definitions = _definitions(found, source, starts)
     if not uses:
-        starts = _line_starts(source)
-        return FileNames(language.name, _definitions(found, source, starts), {}, [], found.error_lines, [], False)
+        return FileNames(language.name, definitions, {}, [], found.error_lines, [], False)
+    names: dict[str, list[tuple[int, int, int]]] = {}
+    imports: set[tuple[int, int]] = set()
+    includes: list[bytes] = []
+    for captures in _windows(query, found.tree, len(source), deadline):
+        _add_captures(language, source, captures, starts, names)
+        imports.update((node.start_byte, node.end_byte) for node in captures.get("import", []))
+        includes.extend(source[node.start_byte : node.end_byte] for node in captures.get("include", []))
+    for start, end in found.blanked:
+        _add(source, start, end, starts, names)
+    for start, end in found.hidden_uses:
+        _add_tokens(source, start, end, starts, names, _C_HIDDEN_TOKENS)
+    for occurrences in names.values():
+        occurrences.sort()
+    ranges = sorted(imports)
+    imported = _imported(names, ranges, sorted(set(includes)))
+    return FileNames(language.name, definitions, names, ranges, found.error_lines, imported, heads=found.heads)
+
+
+# Identifiers are captured a window of the text at a time: a large file's nodes are never all
+# held at once (a 7 MB file has a million), and the deadline is checked between two windows.
+NAME_WINDOW_BYTES = 256 * 1024
+
+
+def _windows(
+    query: tree_sitter.Query, tree: tree_sitter.Tree, size: int, deadline: float | None
+) -> Iterator[dict[str, list[tree_sitter.Node]]]:
+    import time
+
     import tree_sitter
 
-    captures = tree_sitter.QueryCursor(query).captures(found.tree.root_node)
-    starts = _line_starts(source)
-    names: dict[str, list[tuple[int, int, int]]] = {}
+    cursor = tree_sitter.QueryCursor(query)
+    end = max(size, 1)
+    for start in range(0, end, NAME_WINDOW_BYTES):
+        if deadline is not None and time.monotonic() > deadline:
+            raise ParseTimeout
+        cursor.set_byte_range(start, min(start + NAME_WINDOW_BYTES, end))
+        captures = cursor.captures(tree.root_node)
+        if start:  # a node is the window's where it starts (one across two windows is captured in both)
+            captures = {name: [n for n in nodes if n.start_byte >= start] for name, nodes in captures.items()}
+        yield captures
+
+
+def _add_captures(
+    language: Language,
+    source: bytes,
+    captures: dict[str, list[tree_sitter.Node]],
+    starts: list[int],
+    names: dict[str, list[tuple[int, int, int]]],
+) -> None:
     normalize = language.name == "python"  # Python reads identifiers NFKC-normalized: 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 is Unicode
     for node in captures.get("id", []):
         text = source[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
@@ -263,13 +328,6 @@ def file_names(language: Language, source: bytes, *, uses: bool = True) -> FileN
             _add(source, keyword.start_byte, keyword.end_byte, starts, names)
     for node in captures.get("macro", []):
         _add_tokens(source, node.start_byte, node.end_byte, starts, names)
-    for start, end in found.blanked:
-        _add(source, start, end, starts, names)
-    for occurrences in names.values():
-        occurrences.sort()
-    imports = sorted({(node.start_byte, node.end_byte) for node in captures.get("import", [])})
-    imported = _imported(source, names, imports, captures.get("include", []))
-    return FileNames(language.name, _definitions(found, source, starts), names, imports, found.error_lines, imported)
 
 
 def _definitions(found: Extraction, source: bytes, starts: list[int]) -> list[Definition]:
@@ -291,10 +349,9 @@ def _definitions(found: Extraction, source: bytes, starts: list[int]) -> list[De
 
 
 def _imported(
-    source: bytes,
     names: dict[str, list[tuple[int, int, int]]],
     imports: list[tuple[int, int]],
-    includes: list[tree_sitter.Node],
+    includes: list[bytes],
 ) -> list[str]:
     """The identifiers inside import statements, and the file stems `#include` and import paths name."""
     found: set[str] = set()
@@ -306,8 +363,8 @@ def _imported(
                 if at >= 0 and byte < imports[at][1]:
                     found.add(name)
                     break
-    for node in includes:
-        path = source[node.start_byte : node.end_byte].strip(b"\"'`<>").decode("utf-8", "replace")
+    for text in includes:
+        path = text.strip(b"\"'`<>").decode("utf-8", "replace")
         found.add(path.rsplit("/", 1)[-1].split(".", 1)[0])
     return sorted(found)
 
@@ -336,10 +393,15 @@ def _add(source: bytes, start: int, end: int, starts: list[int], names: dict[str
 
 
 def _add_tokens(
-    source: bytes, start: int, end: int, starts: list[int], names: dict[str, list[tuple[int, int, int]]]
+    source: bytes,
+    start: int,
+    end: int,
+    starts: list[int],
+    names: dict[str, list[tuple[int, int, int]]],
+    tokens: re.Pattern[bytes] = _C_TOKENS,
 ) -> None:
-    """The identifiers of a C macro body (its strings, characters and comments skipped)."""
-    for match in _C_TOKENS.finditer(source, start, end):
+    """The identifiers of a C macro body or blanked conditional code (strings, characters and comments skipped)."""
+    for match in tokens.finditer(source, start, end):
         word = match.group(0)
-        if word[:1] not in b"\"'/" and word not in _C_KEYWORDS:
+        if word[:1] not in b"\"'/# \t" and word not in _C_KEYWORDS:
             _add(source, match.start(), match.end(), starts, names)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from .conditionals import Hidden, blanked, hidden
 from .languages import Language, ParseTimeout, grammar, parse
 
 if TYPE_CHECKING:
@@ -179,6 +180,8 @@ class Extraction:
     tree: tree_sitter.Tree
     parsed: bytes  # the bytes the tree was parsed from: the source with attribute macros blanked (C)
     blanked: tuple[tuple[int, int], ...] = ()  # where the blanked macro names were
+    hidden_uses: tuple[tuple[int, int], ...] = ()  # the ranges of blanked conditional code, whose words are uses
+    heads: dict[int, int] = field(default_factory=dict)  # a function's name in a blanked branch -> its own name's
 
 
 # The query runs over windows of the text this large: between two, the deadline is checked and other
@@ -218,18 +221,42 @@ def extract(language: Language, source: bytes, *, deadline: float | None = None)
             raise ParseTimeout
         cursor.set_byte_range(start, min(start + WINDOW_BYTES, end))
         for _, captures in cursor.matches(tree.root_node):
-            definition = next((nodes[0] for name, nodes in captures.items() if name.startswith("definition.")), None)
-            if definition is None:
-                continue
-            kind = next(name for name in captures if name.startswith("definition.")).split(".", 1)[1]
-            named = _name(language, captures)
-            name = _text(named) if named is not None else ""
-            key = (definition.start_byte, definition.end_byte, name)  # one across two windows is found in both
-            if named is not None and name and (key not in found or found[key][1] == "typedef"):
-                found[key] = (definition, kind, named)  # `typedef struct {...} t` is the struct t, not a typedef
+            _take_definition(language, parsed, captures, found)
         time.sleep(0)  # let other threads in between two windows
-    symbols = list(_nested(language, source, list(found.values())))
-    return Extraction(symbols, error_lines(tree), tree, parsed, ready.blanked)
+    symbols = list(_nested(language, ready.shown or source, list(found.values())))
+    if ready.hidden is None:
+        return Extraction(symbols, error_lines(tree), tree, parsed, ready.blanked)
+    heads = _other_heads(source, symbols, ready.hidden)
+    return Extraction(symbols, error_lines(tree), tree, parsed, ready.blanked, tuple(ready.hidden.words), heads)
+
+
+def _take_definition(language: Language, parsed: bytes, captures: dict[str, Any], found: dict[Any, Any]) -> None:
+    """Keep the definition one query match captured, by its place and name (one across two windows is
+    found in both; `typedef struct {...} t` is the struct t, not a typedef)."""
+    definition = next((nodes[0] for name, nodes in captures.items() if name.startswith("definition.")), None)
+    if definition is None:
+        return
+    kind = next(name for name in captures if name.startswith("definition.")).split(".", 1)[1]
+    named = _name(language, captures)
+    name = _text(parsed, named) if named is not None else ""
+    key = (definition.start_byte, definition.end_byte, name)
+    if named is not None and name and (key not in found or found[key][1] == "typedef"):
+        found[key] = (definition, kind, named)
+
+
+def _other_heads(source: bytes, symbols: list[Symbol], hide: Hidden) -> dict[int, int]:
+    """The function names in blanked branches that head the same function in another configuration
+    (`#ifdef X int f(int a) { #else int f(long a) { #endif`): their byte -> that of the function's name."""
+    heads: dict[int, int] = {}
+    for kept, others in hide.alternatives:
+        for symbol in symbols:
+            if symbol.kind != "function" or not kept[0] <= symbol.name_byte < kept[1]:
+                continue
+            head = re.compile(rb"\b" + re.escape(symbol.name.encode()) + rb"\s*\(")
+            for start, end in others:
+                for match in head.finditer(source, start, end):
+                    heads[match.start()] = symbol.name_byte
+    return heads
 
 
 MAX_ERROR_LINES = 20
@@ -300,23 +327,33 @@ _DEFINE = re.compile(rb"[ \t]*#[ \t]*(?:define|undef|ifn?def|if|elif)\b")
 
 @dataclass(frozen=True)
 class Prepared:
-    """The bytes a C file is parsed from, and the (start, end) of each attribute macro name blanked in them."""
+    """The bytes a C file is parsed from, the (start, end) of each attribute macro name blanked in them, and
+    what conditional compilation hid (`conditionals`): the text shown in headers, the ranges of its uses."""
 
     data: bytes
     blanked: tuple[tuple[int, int], ...] = ()
+    shown: bytes | None = None  # the source with only the hidden branches blanked; None: the source itself
+    hidden: Hidden | None = None
 
 
 def prepared(language: Language, source: bytes) -> bytes:
-    """The bytes to parse: `source` itself, but for C with its attribute macros blanked (see above)."""
+    """The bytes to parse: `source` itself, but for C with its attribute macros and the conditional branches
+    no grammar reads blanked (see above, and `conditionals`)."""
     return prepare(language, source).data
 
 
 def prepare(language: Language, source: bytes) -> Prepared:
-    """`prepared` with where the blanked macro names were."""
-    if language.name != "c" or b"__" not in source:
+    """`prepared` with where the blanked macro names were and what conditional compilation hid."""
+    if language.name != "c":
         return Prepared(source)
+    found = hidden(source)
+    hide = found if found.blank else None
+    shown = blanked(source, found.blank)
+    if b"__" not in shown:
+        return Prepared(shown, (), shown if hide else None, hide)
+    source = shown  # attribute macros are looked for in the code compiled, where the grammar reads them
     out = bytearray(source)
-    blanked: list[tuple[int, int]] = []
+    blanked_names: list[tuple[int, int]] = []
     for match in _UNDERSCORED.finditer(source):
         start, end = match.span()
         if match.group(0) in _GRAMMAR_WORDS:
@@ -334,8 +371,8 @@ def prepare(language: Language, source: bytes) -> Prepared:
         if any(byte in b"\"'" for byte in source[line_start:start]) or b"//" in source[line_start:start]:
             continue  # perhaps in a string or a comment: nothing to blank there
         out[start:stop] = b" " * (stop - start)
-        blanked.append((start, end))
-    return Prepared(bytes(out), tuple(blanked))
+        blanked_names.append((start, end))
+    return Prepared(bytes(out), tuple(blanked_names), shown if hide else None, hide)
 
 
 def _bare_attribute(source: bytes, line_start: int, start: int, end: int) -> bool:
@@ -375,8 +412,10 @@ def _declared_name(declarator: tree_sitter.Node) -> tree_sitter.Node | None:
     return node
 
 
-def _text(node: tree_sitter.Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
+def _text(source: bytes, node: tree_sitter.Node) -> str:
+    """A node's text, from the bytes parsed (a tree parsed through a callback, under a deadline, holds none:
+    `Node.text` would read the text again through the callback, a node at a time)."""
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def _span(language: Language, node: tree_sitter.Node) -> tree_sitter.Node:
@@ -438,7 +477,7 @@ def _nested(
     found.sort(key=lambda item: (item[0].start_byte, -item[0].end_byte))
     stack: list[Symbol] = []
     for node, kind, named in found:
-        name = _text(named)
+        name = _text(source, named)
         span = _span(language, node)
         while stack and not (stack[-1].start_byte <= span.start_byte and span.end_byte <= stack[-1].end_byte):
             stack.pop()
@@ -447,7 +486,7 @@ def _nested(
             continue  # C has no nested functions: `list_for_each(pos, head) {` is a loop macro, read as one
         if parent is not None and kind == "function" and parent.kind in _CONTAINERS:
             kind = "method"
-        parent_name = parent.qualified if parent else _receiver(language, node)
+        parent_name = parent.qualified if parent else _receiver(language, source, node)
         if "::" in name and language.name == "cpp":  # int ns::Parser::size() const { ... }, outside its class
             outer, _, name = name.rpartition("::")
             parent_name = ".".join(filter(None, [parent_name, outer.replace("::", ".")]))
@@ -470,14 +509,14 @@ def _nested(
         yield symbol
 
 
-def _receiver(language: Language, node: tree_sitter.Node) -> str | None:
+def _receiver(language: Language, source: bytes, node: tree_sitter.Node) -> str | None:
     """The type a Go method belongs to (`Parser` of `func (p *Parser) Feed()`): its parent, though not nested."""
     if language.name != "go" or node.type != "method_declaration":
         return None
     receiver = node.child_by_field_name("receiver")
     if receiver is None:
         return None
-    text = _text(receiver).strip("()").split()
+    text = _text(source, receiver).strip("()").split()
     return text[-1].lstrip("*").split("[", 1)[0] if text else None
 
 

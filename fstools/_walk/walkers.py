@@ -21,7 +21,7 @@ import stat
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, partial
 
 from .._core.binaries import find_binary, require_binary
 from .._core.confinement import confined
@@ -238,8 +238,14 @@ def fd_argv(spec: WalkSpec, fd: str, strategy: Strategy) -> list[str]:
     return [*argv, *_common_flags(spec, strategy), "--", f"^{_rust_escape(_prefix(spec.base))}{regex}$", "."]
 
 
+def rg_files_argv(rg: str, options: Sequence[str], target: str) -> list[str]:
+    """The one `rg --files` command line in fstools: the files rg would search below `target`
+    under `options`, NUL-separated, whatever a user's ripgreprc says."""
+    return [rg, "--no-config", "--files", "--null", *options, "--", target]
+
+
 def rg_argv(spec: WalkSpec, rg: str, strategy: Strategy) -> list[str]:
-    argv = [rg, "--files", "--null", "--no-config"]
+    argv: list[str] = []
     if not spec.respect_gitignore:
         argv.append("--no-ignore")
     elif not spec.in_repository:
@@ -254,7 +260,7 @@ def rg_argv(spec: WalkSpec, rg: str, strategy: Strategy) -> list[str]:
         argv += ["--type-add", f"{_TYPE_NAME}:{spec.name_glob}", "--type", _TYPE_NAME]
     if strategy.walker_sorts:
         argv += ["--sortr", "modified"]
-    return [*argv, *_common_flags(spec, strategy), "--", "."]
+    return rg_files_argv(rg, [*argv, *_common_flags(spec, strategy)], ".")
 
 
 # Keeps the wanted paths of a batch, in order.
@@ -394,6 +400,46 @@ def list_files(spec: WalkSpec, strategy: Strategy | None = None, *, timeout: flo
     messages = _walker_warnings(proc.stderr, confinement.confined, spec.base)
     warnings += redact_ignore_messages(messages, lambda p: is_within(p, spec.base))
     return Listing(paths, strategy.backend, neg_mtimes, proc.timed_out, warnings, confinement.confined)
+
+
+def grep_walk_argv(
+    rg: str, root: str, excludes: Sequence[str], *, max_depth: int | None = None, everything: bool = False
+) -> list[str]:
+    """The listing of the files Grep's default search walks below `root` (absolute paths; `everything`:
+    ignored and hidden files too, as the probe after an empty result walks)."""
+    options = ["--no-ignore", "--hidden"] if everything else []
+    if not everything:
+        # rg 14 misapplies the rules above `root`: it reads none, and gets them rewritten (`parents`).
+        options.append("--no-ignore-parent")
+        nested = None if max_depth == 1 else partial(repositories_below, hidden=False)
+        parents = parent_rules(root, gitignore_outside=False, relative=False, nested=nested)
+        options += ["--no-ignore-global"] if parents.takes_global else []  # its rules are in the file, anchored
+        rules = parents.ignore_file()
+        if rules is not None:
+            options += ["--ignore-file", rules]
+    for glob in excludes:
+        options += ["--glob", glob]
+    if max_depth is not None:
+        options += ["--max-depth", str(max_depth)]
+    return rg_files_argv(rg, options, root)
+
+
+def grep_walk(
+    root: str,
+    excludes: Sequence[str],
+    *,
+    timeout: float,
+    max_depth: int | None = None,
+    everything: bool = False,
+) -> list[str]:
+    """The absolute paths of the files Grep's default walk reaches below `root` with these `--glob`
+    overrides, unconfined and unsorted (the search index's file set is this walk)."""
+    argv = grep_walk_argv(require_binary("rg"), root, excludes, max_depth=max_depth, everything=everything)
+    with StreamingProcess(argv, timeout=timeout) as proc:
+        raw = proc.read_all()
+    if proc.timed_out:
+        raise TimeoutError(f"listing {root} took longer than {timeout:g}s")
+    return [os.fsdecode(p) for p in raw.split(b"\0") if p]
 
 
 def ignore_kinds(flags: Sequence[str]) -> frozenset[str] | None:

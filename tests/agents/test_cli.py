@@ -380,7 +380,7 @@ def test_a_dash_as_content_reads_stdin(in_project):
     assert (in_project / "f.py").read_text() == "print(2)\n"
     # The help says so, for the content values only.
     write_help = build_parser(fstools.create_registry()).commands["write"].format_help()
-    assert "The complete new content of the file; '-' reads it from stdin" in " ".join(write_help.split())
+    assert "The file's whole new content; '-' reads it from stdin" in " ".join(write_help.split())
 
 
 def test_only_one_value_comes_from_stdin_and_a_search_pattern_stays_a_dash(in_project):

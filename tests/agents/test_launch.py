@@ -24,10 +24,10 @@ def test_the_table_is_the_command_line(monkeypatch):
 
 def test_each_tool_command_is_its_function_name():
     # A command line loads only the tool its subcommand names, found by its public function.
-    from fstools import _JOURNAL_TOOLS, _TOOLS
+    from fstools._agents.toolset import FILE_TOOLS, JOURNAL_TOOLS
 
     names = [command_name(tool.name).replace("-", "_") for tool in create_registry(journal=True).list()]
-    assert names == [*_TOOLS, *_JOURNAL_TOOLS]
+    assert names == [*FILE_TOOLS, *JOURNAL_TOOLS]
 
 
 def _loaded_after(code: str) -> list[str]:

@@ -9,6 +9,7 @@ import sys
 import threading
 
 import anyio
+import pytest
 from mcp import Client
 
 import fstools
@@ -195,28 +196,50 @@ def test_tolerant_stream_reparses_what_the_strict_parser_refused():
     assert first.message.params["arguments"]["file_path"] == "\ud800" and second is garbage
 
 
-def test_a_slow_outline_does_not_hold_up_a_small_read(tmp_path):
-    """tree-sitter parses holding the GIL: the server's loop and a Read's thread must still run meanwhile."""
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        # a few kilobytes of C that take seconds to parse (each `(a)(b)` a cast or a call), one tree-sitter call
+        ("ambiguous.c", "void f(void) {" + "(a)(b)*(c)&(d)-" * 320 + "1;}\n"),
+        ("data.py", "x = [" + "1, " * 1_000_000 + "]\n"),  # seconds of parsing, no definitions
+    ],
+    ids=["small-ambiguous-c", "large-python"],
+)
+def test_a_slow_outline_does_not_hold_up_a_small_read(tmp_path, name, text):
+    """tree-sitter parses holding the GIL: the server's loop and a Read's thread must still run meanwhile.
+    Small Reads sent one after another while the Outline runs each wait a small part of its time, not
+    the rest of its parse."""
+    import time
+
     import anyio
 
     from tests.helpers.processes import stdio_session
 
     root = tmp_path / "proj"
     root.mkdir()
-    (root / "data.py").write_text("x = [" + "1, " * 1_000_000 + "]\n")  # seconds of parsing, no definitions
+    (root / name).write_text(text)
     (root / "small.txt").write_text("small\n")
-    done: list[str] = []
 
     async def steps(session):
-        async def call(name, args, label):
-            result = await session.call_tool(name, args)
+        await session.call_tool("Read", {"file_path": str(root / "small.txt")})  # the server warmed up
+        outline: list[float] = []
+        waits: list[float] = []
+
+        async def call_outline():
+            start = time.monotonic()
+            result = await session.call_tool("Outline", {"path": str(root / name)})
             assert not result.is_error, result.content
-            done.append(label)
+            outline.append(time.monotonic() - start)
 
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(call, "Outline", {"path": str(root / "data.py")}, "outline")
-            await anyio.sleep(0.5)  # the outline is parsing by now
-            tasks.start_soon(call, "Read", {"file_path": str(root / "small.txt")}, "read")
-        return done
+            tasks.start_soon(call_outline)
+            while not outline:
+                start = time.monotonic()
+                result = await session.call_tool("Read", {"file_path": str(root / "small.txt")})
+                assert not result.is_error, result.content
+                waits.append(time.monotonic() - start)  # sent while the Outline ran
+        return outline[0], waits
 
-    assert stdio_session(root, steps, errlog=tmp_path / "err.log") == ["read", "outline"]
+    took, waits = stdio_session(root, steps, errlog=tmp_path / "err.log")
+    assert len(waits) >= 3, f"{len(waits)} Reads answered during a {took:.2f}s Outline"
+    assert max(waits) < took / 4, f"a Read waited {max(waits):.2f}s of a {took:.2f}s Outline"

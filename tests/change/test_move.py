@@ -411,7 +411,7 @@ def test_a_real_move_between_filesystems(project, src, other_fs):
 
 def test_the_tool_is_registered_destructive_and_in_the_cli(project, src):
     tool = fstools.create_registry().get("Move")
-    assert isinstance(tool, fstools.MoveTool) and tool.spec.destructive and not tool.read_only
+    assert tool.spec is fstools.move.spec and tool.spec.destructive and not tool.read_only
     proc = fstools_cmd("move", "a.txt", "sub/b.txt", cwd=project)
     assert proc.returncode == 0, proc.stderr
     assert files(project) == {"sub/b.txt": "alpha\n"}

@@ -518,4 +518,4 @@ def test_the_tool_layer_and_the_registry(project, ctx):
     assert result.success and (project / "a.txt").read_text() == "b\n"
     schema = next(s for s in registry.get_all_schemas("anthropic") if s["name"] == "ApplyPatch")
     assert schema["input_schema"]["required"] == ["patch"]
-    assert isinstance(fstools.ApplyPatchTool(), fstools.BaseTool)
+    assert isinstance(registry.get("ApplyPatch"), fstools.BaseTool)

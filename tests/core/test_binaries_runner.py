@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from fstools._core import runner
 from fstools._core.binaries import find_binary, require_binary
 from fstools._core.errors import ErrorCode, ToolError
 from fstools._core.runner import StreamingProcess
@@ -88,6 +89,50 @@ def test_early_close_kills_child():
     started = time.monotonic()
     code = proc.close()
     assert first.startswith(b"y") and code != 0 and time.monotonic() - started < 5
+
+
+def _naps(monkeypatch) -> list[float]:
+    """The reader's waits between reads, recorded (and still taken)."""
+    naps: list[float] = []
+
+    def nap(seconds: float) -> None:
+        naps.append(seconds)
+        time.sleep(seconds)
+
+    monkeypatch.setattr(runner, "_nap", nap)
+    return naps
+
+
+def test_a_child_writing_a_little_at_a_time_is_read_in_batches(monkeypatch):
+    """A child that writes small pieces often (rg printing file after file) does not wake the reader for
+    each: after a few small reads in a row the reader waits for the pipe to gather more. Nothing is lost."""
+    naps = _naps(monkeypatch)
+    code = "import sys, time\nfor i in range(400):\n    sys.stdout.write(f'{i:04}\\n'); sys.stdout.flush(); time.sleep(0.0001)"
+    with StreamingProcess([sys.executable, "-c", code], timeout=30) as proc:
+        data = b"".join(proc.chunks())
+    assert data == b"".join(b"%04d\n" % i for i in range(400))
+    assert naps and set(naps) == {runner._NAP_S}
+
+
+def test_a_child_writing_seldom_is_read_without_waiting(monkeypatch):
+    """Writes further apart than a nap: the reader waits for each anyway, and a nap would only add a call."""
+    naps = _naps(monkeypatch)
+    code = (
+        "import sys, time\nfor i in range(12):\n    sys.stdout.write(f'{i}\\n'); sys.stdout.flush(); time.sleep(0.02)"
+    )
+    with StreamingProcess([sys.executable, "-c", code], timeout=30) as proc:
+        data = b"".join(proc.chunks())
+    assert data == b"".join(b"%d\n" % i for i in range(12))
+    assert naps == []
+
+
+def test_a_short_or_fast_output_is_read_without_waiting(monkeypatch):
+    naps = _naps(monkeypatch)
+    for code in ("print('one line')", "import sys; sys.stdout.buffer.write(b'x' * 4_000_000)"):
+        with StreamingProcess([sys.executable, "-c", code], timeout=30) as proc:
+            data = b"".join(proc.chunks())
+        assert data in (b"one line\n", b"x" * 4_000_000)
+    assert naps == []
 
 
 def _fake_rg(directory) -> str:

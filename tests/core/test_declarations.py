@@ -18,6 +18,7 @@ import pytest
 import fstools
 from fstools._agents.cli import run as run_cli
 from fstools._agents.mcpwire import PathQueues
+from fstools._agents.toolset import FILE_TOOLS, JOURNAL_TOOLS
 from fstools._core.params import ToolParameter
 from fstools._core.spec import named_paths
 from tests.helpers.probes import gather, gather_registry
@@ -69,9 +70,8 @@ def _type_checking_imports() -> dict[str, str]:
 
 def test_each_tool_of_the_list_is_public_lazy_and_typed():
     imports = _type_checking_imports()
-    for function, module in fstools._TOOLS.items():
+    for function, module in FILE_TOOLS.items():
         assert function in fstools.__all__, function
-        assert fstools._EXPORTS[function] == module
         assert imports[function] == f"_{module[1:]}" if module.startswith("_") else module
         declared = getattr(fstools, function)
         assert declared.__module__ == f"fstools.{module}" and declared.spec.run is not None
@@ -79,23 +79,51 @@ def test_each_tool_of_the_list_is_public_lazy_and_typed():
 
 
 def test_the_registry_is_the_list_in_order():
-    specs = [getattr(fstools, function).spec for function in fstools._TOOLS]
+    specs = [getattr(fstools, function).spec for function in FILE_TOOLS]
     registry = fstools.create_registry()
     assert registry.names() == [spec.name for spec in specs]
     assert [tool.spec for tool in registry.list()] == specs
-    # A tool module's own class (kept for its users) is what the registry makes.
-    assert type(registry.get(fstools.grep.spec.name)) is fstools.GrepTool
+    # One way to make a tool object: FileTool(spec), for every tool.
+    assert {type(tool) for tool in registry.list()} == {fstools.FileTool}
 
 
-def test_every_listed_tool_has_its_public_class():
+def _former_class_names() -> set[str]:
+    """The names the facade's second TYPE_CHECKING block gives type checkers for the deprecated classes."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text())
+    blocks = [n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING"]
+    return {t.id for node in blocks[1].body if isinstance(node, ast.Assign) for t in node.targets}
+
+
+def test_the_former_tool_classes_still_work_and_warn():
     registry = fstools.create_registry(journal=True)
-    for function in {**fstools._TOOLS, **fstools._JOURNAL_TOOLS}:
+    names = set()
+    for function in {**FILE_TOOLS, **JOURNAL_TOOLS}:
         spec = getattr(fstools, function).spec
         name = f"{spec.name}Tool"
-        assert name in fstools.__all__, name
-        cls = getattr(fstools, name)
+        names.add(name)
+        assert name not in fstools.__all__ and name not in dir(fstools), name
+        with pytest.warns(
+            DeprecationWarning,
+            match=rf"fstools\.{name} is deprecated: use fstools\.FileTool\(fstools\.{function}\.spec\)",
+        ):
+            cls = getattr(fstools, name)
         assert issubclass(cls, fstools.FileTool) and cls.spec is spec
-        assert type(registry.get(spec.name)) is cls
+        assert isinstance(registry.get(spec.name), cls) and isinstance(cls(), cls) and cls().spec is spec
+        assert not isinstance(fstools.FileTool(gather.spec), cls)
+    assert names == _former_class_names()
+    with pytest.warns(DeprecationWarning):
+        from fstools import GrepTool
+    with pytest.warns(DeprecationWarning):
+        assert fstools.GrepTool is GrepTool
+
+    class Mine(GrepTool):
+        """A user's subclass of a former class: an ordinary class, its own instances only."""
+
+    assert isinstance(Mine(), GrepTool) and not isinstance(fstools.FileTool(fstools.grep.spec), Mine)
+    assert Mine().run(None, pattern="x", path=str(PACKAGE / "__version__.py")).success
+    for unknown in ("NopeTool", "Tool", "GatherTool"):
+        with pytest.raises(AttributeError, match=f"no attribute '{unknown}'"):
+            getattr(fstools, unknown)
 
 
 def test_a_tool_without_a_class_of_its_own_is_a_file_tool():

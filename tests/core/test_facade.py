@@ -10,15 +10,19 @@ from pathlib import Path
 import pytest
 
 import fstools
+from fstools._agents.toolset import FILE_TOOLS, JOURNAL_TOOLS
 
 ROOT = Path(__file__).resolve().parents[2]
+# Every public name -> its module: the facade's table, and the tools' functions from the list of tools.
+PUBLIC = {**fstools._EXPORTS, **FILE_TOOLS, **JOURNAL_TOOLS}
 
 
 def test_every_public_name_resolves_to_its_module():
-    assert set(fstools.__all__) == {*fstools._EXPORTS, "__version__"}
-    for name in fstools._EXPORTS:
+    assert set(fstools.__all__) == {*PUBLIC, "__version__"}
+    assert not set(fstools._EXPORTS) & {*FILE_TOOLS, *JOURNAL_TOOLS}, "a tool's module is written once"
+    for name in PUBLIC:
         value = getattr(fstools, name)
-        assert value.__module__ == f"fstools.{fstools._EXPORTS[name]}", name
+        assert value.__module__ == f"fstools.{PUBLIC[name]}", name
     assert dir(fstools) == fstools.__all__, "dir() shows the public API and nothing else"
     assert isinstance(fstools.__version__, str)
 
@@ -33,7 +37,7 @@ def test_type_checking_imports_match_the_export_table():
     tree = ast.parse((ROOT / "fstools" / "__init__.py").read_text())
     block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
     imported = {alias.name: node.module for node in block.body for alias in node.names}
-    assert {name: module.lstrip(".") for name, module in imported.items()} == fstools._EXPORTS
+    assert {name: module.lstrip(".") for name, module in imported.items()} == PUBLIC
 
 
 def test_import_loads_no_private_module():

@@ -42,9 +42,6 @@ ALLOWED: dict[str, set[str]] = {
     # The public adapters for agent frameworks: tools come from the registry, calls go through the tool layer.
     "integrations": {"_core", "_agents", "integrations"},
 }
-# The families that read the facade itself: its list of tools is where the registry comes from
-# (the facade imports nothing at run time, so this closes no cycle).
-FACADE_READERS = {"_agents"}
 # Public subpackages: their __init__.py says what they hold (a docstring), and imports nothing.
 PUBLIC_FAMILIES = {"integrations"}
 # Modules at the package top: the facade may name anything; the version is a leaf.
@@ -56,16 +53,23 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _package(path: Path) -> str:
+    name = module_name(path)
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
 def imported_modules(path: Path) -> set[str]:
     """Every fstools module `path` imports, at module level or inside a function."""
-    name = module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    return imports_in(path.read_text(), package)
+    return imports_in(path.read_text(), _package(path))
 
 
 def imports_in(source: str, package: str) -> set[str]:
+    return imports_of(ast.parse(source), package)
+
+
+def imports_of(tree: ast.AST, package: str) -> set[str]:
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
@@ -123,8 +127,6 @@ def test_families_import_only_downward():
             family = family_of(target)
             if target.startswith("fstools.__version__") or family is None and target != "fstools":
                 continue
-            if target == "fstools" and source in FACADE_READERS:
-                continue
             if family not in ALLOWED[source]:
                 violations.append(f"{module_name(path)} imports {target}")
     assert violations == [], "\n".join(violations)
@@ -138,7 +140,7 @@ def test_the_family_graph():
         "_content": ["_core"],
         "_walk": ["_core", "_globs"],
         "_read": ["_content", "_core", "_globs", "_syntax", "_walk"],
-        "_index": ["_core", "_walk"],
+        "_index": ["_core", "_globs", "_walk"],
         "_journal": ["_core"],
         "_syntax": ["_core", "_lsp"],
         "_lsp": ["_core"],
@@ -146,7 +148,7 @@ def test_the_family_graph():
         "_find": ["_core", "_globs", "_index", "_walk"],
         "_grep": ["_core", "_index", "_walk"],
         "_nav": ["_content", "_core", "_grep", "_index", "_syntax", "_walk"],
-        # The tools themselves come from the facade's list (the registry imports them by name).
+        # The tools themselves come from the list of tools in `_agents/toolset.py` (imported by name).
         "_agents": ["_change", "_content", "_core", "_find", "_index", "_read", "_syntax"],
         "integrations": ["_agents", "_core"],
     }
@@ -159,6 +161,105 @@ def test_walks_are_one_layer():
     for family in ("_core", "_index", "_find", "_grep"):
         strays = {p.stem for p in (PACKAGE / family).glob("*.py")} & walk
         assert strays == set(), f"{family} holds walk modules again: {strays}"
+
+
+def test_no_module_below_the_facade_imports_it():
+    """The facade names what lies below it; nothing below reads it back (the list of tools is in `_agents`)."""
+    readers = [
+        module_name(p) for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE and "fstools" in imported_modules(p)
+    ]
+    assert readers == []
+
+
+def runtime_imports(source: str, package: str) -> set[str]:
+    """The fstools modules `source` imports when it runs: at module level or inside a function, but not
+    under `if TYPE_CHECKING:` (annotations only, never executed)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        for name in ("body", "orelse"):
+            body = getattr(node, name, None)
+            if isinstance(body, list):
+                kept = [n for n in body if not (isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")]
+                setattr(node, name, kept)
+    return imports_of(tree, package)
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        while work:
+            node, targets = work[-1]
+            target = next(targets, None)
+            if target is not None:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                elif target in stack:
+                    low[node] = min(low[node], index[target])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = stack[stack.index(node) :]
+                del stack[stack.index(node) :]
+                if len(group) > 1:
+                    cycles.append(sorted(group))
+    return cycles
+
+
+def test_no_import_cycles():
+    """No circle among fstools modules, counting the imports inside functions too: a lazy import that
+    closes a circle makes no trouble at import time, yet it is the same tangle of jobs, and one
+    change to a module-level import turns it into an import-time failure. Imports under
+    TYPE_CHECKING (annotations) do not count."""
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {
+        m: {t for t in runtime_imports(p.read_text(), _package(p)) if t in modules and t not in (m, "fstools")}
+        for m, p in modules.items()
+    }
+    assert import_cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_cycles():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .live import X\ndef f():\n    from .service import y\n"
+    assert {"fstools._index.live", "fstools._index.service"} <= imports_in(source, "fstools._index")
+    assert {"fstools._index.live", "fstools._index.live.X"}.isdisjoint(runtime_imports(source, "fstools._index"))
+    assert "fstools._index.service" in runtime_imports(source, "fstools._index")
+
+
+def _string_constants(path: Path) -> list[str]:
+    return [
+        n.value for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Constant) and n.value == "--files"
+    ]
+
+
+def test_one_walker_lists_files():
+    """One place in fstools builds an `rg --files` command line (`_walk/walkers.rg_files_argv`), and the
+    index matches names in the project's glob dialect (`_globs`), never with fnmatch's."""
+    builders = [module_name(p) for p in sorted(PACKAGE.rglob("*.py")) for _ in _string_constants(p)]
+    assert builders == ["fstools._walk.walkers"]
+    fnmatch_users = [
+        module_name(p)
+        for p in (PACKAGE / "_index").rglob("*.py")
+        for node in ast.walk(ast.parse(p.read_text()))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        and "fnmatch" in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module])
+    ]
+    assert fnmatch_users == []
 
 
 def test_checker_sees_upward_imports():

@@ -14,6 +14,7 @@ import typing
 import pytest
 
 import fstools
+from fstools._agents.toolset import FILE_TOOLS, JOURNAL_TOOLS
 from fstools._core.params import ToolParameter
 from fstools._core.public import tool
 
@@ -25,7 +26,7 @@ VALID = {"string": "x", "integer": 1, "number": 1.0, "boolean": False, "object":
 
 def public_function(tool_name: str):
     """The facade's function declaring the tool `tool_name`, found through the facade's list of tools."""
-    listed = {**fstools._TOOLS, **fstools._JOURNAL_TOOLS}
+    listed = {**FILE_TOOLS, **JOURNAL_TOOLS}
     (function,) = [getattr(fstools, f) for f in listed if getattr(fstools, f).spec.name == tool_name]
     return function
 

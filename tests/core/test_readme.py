@@ -16,6 +16,7 @@ import sys
 import pytest
 
 import fstools
+from fstools._agents.toolset import FILE_TOOLS
 from tests.helpers.processes import ENV, WORKTREE, run_python
 
 README = WORKTREE / "README.md"
@@ -141,7 +142,7 @@ def test_the_contract_spells_each_public_signature_as_it_is():
 
     block = code_blocks((WORKTREE / "docs" / "contract.md").read_text(), "python")[0]
     calls = re.findall(r"^fstools\.(\w+)\((.*?)\)(?=\s*(?:#.*)?$)", block, flags=re.M | re.S)
-    assert set(fstools._TOOLS) <= {n for n, _ in calls}  # every tool of the facade's list
+    assert set(FILE_TOOLS) <= {n for n, _ in calls}  # every tool of the facade's list
     for name, params in calls:
         documented = ast.parse(f"def f({params}): pass").body[0].args  # type: ignore[attr-defined]
         real = inspect.signature(getattr(fstools, name)).parameters.values()

@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 
 import fstools
+from fstools._agents.toolset import FILE_TOOLS
 from fstools._core.errors import ErrorCode
 from fstools._core.params import ToolParameter
 from fstools._core.spec import ToolSpec, invoke
@@ -20,7 +21,7 @@ def test_registry_lists_every_working_tool():
     registry = fstools.create_registry()
     names = registry.names()
     # Every tool of the facade's list is registered, in the list's order.
-    assert names == [getattr(fstools, function).spec.name for function in fstools._TOOLS]
+    assert names == [getattr(fstools, function).spec.name for function in FILE_TOOLS]
     assert len(names) == len(set(names)) == len(registry)
     for tool in registry.list():
         assert tool.category == fstools.ToolCategory.FILE
@@ -225,7 +226,7 @@ def test_undecodable_bytes_reach_text_readers_as_replacement_characters(project,
     import subprocess
     import sys
 
-    from fstools._core.result import jsonable, printable
+    from fstools._core.textsafe import jsonable, printable
 
     target = project / "m.txt"
     target.write_bytes("héllo wörld ünïcode\n".encode() + b"caf\xe9 bar\nend\n")

@@ -18,7 +18,7 @@ import pytest
 import fstools
 from fstools._core import confinement, runner, sandbox
 from fstools._grep import runs
-from fstools._grep.pinned import FileArgs, Pinner
+from fstools._grep.pinned import _PARENTS, FileArgs, Pinner
 from tests.helpers.indexed import MAX_FILESIZE, comparable, make_tree, random_query
 from tests.helpers.processes import ENV
 from tests.helpers.races import CANARY, exchange
@@ -316,7 +316,8 @@ def test_a_multiline_proposal_sees_what_the_json_runs_see(tmp_path, monkeypatch)
 
 def test_the_pinner_keeps_a_few_directories_open_and_closes_them(tmp_path):
     root = tmp_path.resolve()
-    for n in range(20):
+    dirs = _PARENTS + 6
+    for n in range(dirs):
         write(root / f"d{n}" / "f.txt", "x\n")
     os.symlink(root / "d0", root / "link")
     dir_fd = sandbox.open_root(str(root))
@@ -324,12 +325,46 @@ def test_the_pinner_keeps_a_few_directories_open_and_closes_them(tmp_path):
     try:
         pinner = Pinner(dir_fd, str(root), 1 << 20)
         for _ in range(2):
-            assert all(pinner.stat(f"{root}/d{n}/f.txt").st_size == 2 for n in range(20))
-        assert len(os.listdir("/proc/self/fd")) - before <= 8
+            assert all(pinner.stat(f"{root}/d{n}/f.txt").st_size == 2 for n in range(dirs))
+        assert len(os.listdir("/proc/self/fd")) - before <= _PARENTS
         assert stat.S_ISLNK(pinner.stat(f"{root}/link").st_mode)  # the entry itself, as lstat sees it
         for refused in (f"{root}/link/f.txt", f"{root}/d1/..", f"{root}/d1/", "/etc/passwd"):
             with pytest.raises(OSError):
                 pinner.stat(refused)
+        pinner.close()
+        assert len(os.listdir("/proc/self/fd")) == before
+    finally:
+        os.close(dir_fd)
+
+
+def test_the_pinners_stat_of_many_files_is_its_stat_of_each(tmp_path):
+    """One loop for a chunk of rg's output: the same answer as `stat` path by path, None where it refuses."""
+    root = tmp_path.resolve()
+    for n in range(_PARENTS + 6):
+        write(root / f"d{n % 7}" / f"e{n}" / "f.txt", "x" * n)
+    write(root / "top.txt", "top")
+    os.symlink(root / "d0", root / "link")
+    paths = [str(p) for p in sorted(root.rglob("f.txt"))] + [f"{root}/top.txt", f"{root}/link"]
+    refused = [f"{root}/link/e0/f.txt", f"{root}/d1/..", f"{root}/d1/", "/etc/passwd", f"{root}/gone.txt", str(root)]
+    mixed = [x for pair in zip(paths, refused + [refused[0]] * (len(paths) - len(refused)), strict=True) for x in pair]
+    dir_fd = sandbox.open_root(str(root))
+    before = len(os.listdir("/proc/self/fd"))
+    try:
+        pinner = Pinner(dir_fd, str(root), 1 << 20)
+        found = pinner.stat_many(mixed)
+        assert len(found) == len(mixed)
+        for path, st in zip(mixed, found, strict=True):
+            if path in refused:
+                assert st is None, path
+            else:
+                one = pinner.stat(path)
+                assert st is not None and (st.st_ino, st.st_mtime_ns, st.st_nlink) == (
+                    one.st_ino,
+                    one.st_mtime_ns,
+                    one.st_nlink,
+                )
+        assert stat.S_ISLNK(found[mixed.index(f"{root}/link")].st_mode)
+        assert len(os.listdir("/proc/self/fd")) - before <= _PARENTS
         pinner.close()
         assert len(os.listdir("/proc/self/fd")) == before
     finally:

@@ -171,7 +171,7 @@ def test_glob_grep_workflow(project, ctx):
 def test_registry_contains_grep_with_seed_parameters():
     registry = fstools.create_registry()
     tool = registry.get("Grep")
-    assert isinstance(tool, fstools.GrepTool) and tool.category == fstools.ToolCategory.FILE
+    assert tool.spec is fstools.grep.spec and tool.category == fstools.ToolCategory.FILE
     assert tool.read_only
     names = [p.name for p in tool.parameters]
     seed = [

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import fstools
 from fstools._core.errors import ErrorCode
-from fstools._core.result import jsonable
+from fstools._core.textsafe import jsonable
 
 # Values that broke tools before: huge integers, NUL, lone surrogates, backtracking globs, odd names.
 NASTY_TEXT = [

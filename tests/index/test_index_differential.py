@@ -12,6 +12,7 @@ import pytest
 import fstools
 from fstools._core.binaries import find_binary
 from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS, SensitiveMatcher
+from fstools._grep.command import GrepQuery
 from fstools._index.build import build
 from fstools._index.grams import ANY_FOLLOW
 from fstools._index.listing import Filters
@@ -61,13 +62,14 @@ def test_the_plan_never_drops_a_matching_file(tree: Path) -> None:
     for args, matching in zip(queries, found, strict=True):
         if matching is None:
             continue
-        lookup = grep_candidates(
-            str(tree),
-            args["pattern"],
+        search = GrepQuery(
+            pattern=args["pattern"],
+            root=str(tree),
+            root_is_file=False,
             case_insensitive=args["-i"],
             fixed_strings=bool(args.get("fixed_strings")),
-            filters=filters,
         )
+        lookup = grep_candidates(search, filters)
         if lookup.status != "used":
             assert lookup.status in ("binary", "unselective"), (args, lookup.status)
             continue

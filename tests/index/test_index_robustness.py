@@ -320,14 +320,14 @@ def test_a_symlink_swapped_in_during_a_build_never_brings_outside_bytes(
     write(outside / "top.txt", CANARY + "\n")
     build(str(root), max_filesize=MAX_FILESIZE)
     live = LiveIndex(open_index(data_file(root)))
-    from fstools._index.listing import list_files as listed
+    from fstools._index.listing import tree_files as listed
 
     def list_then_swap(*args: Any) -> Any:
         paths = listed(*args)  # listed while `sub` is a directory and `top.txt` a file
         _swap_to_links(root, outside)
         return paths
 
-    monkeypatch.setattr(build_module, "list_files", list_then_swap)
+    monkeypatch.setattr(build_module, "tree_files", list_then_swap)
     build(str(root), max_filesize=MAX_FILESIZE)
     swapped = LiveIndex(open_index(data_file(root)))
     assert str(root / "sub" / "v000.txt") in swapped.paths

@@ -156,3 +156,17 @@ def test_the_index_command_in_process(tmp_path: Path) -> None:
     err = io.StringIO()
     assert run_index(Namespace(action="build", dir=str(root / "x.py"), json=False), io.StringIO(), err) == 2
     assert "not a directory" in err.getvalue()
+
+
+def test_the_watched_directories_follow_rgs_glob_dialect(tmp_path: Path) -> None:
+    """The directories the index watches are pruned by name as rg prunes them: braces are alternatives."""
+    from fstools._index.listing import Filters, entered, tree_files, walk_dirs
+
+    for name in ("build", "dist", "keep", "{build,dist}"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "f.txt").write_text("x\n")
+    filters = Filters(("!{build,dist}",), (), 10_000_000)
+    listed = {Path(p).parent.name for p in tree_files(str(tmp_path), filters)}
+    watched = {Path(d).name for d in walk_dirs(str(tmp_path), filters).dirs} - {tmp_path.name}
+    assert listed == watched == {"keep", "{build,dist}"}
+    assert not entered("build", filters) and entered("{build,dist}", filters)

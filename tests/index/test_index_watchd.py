@@ -470,7 +470,7 @@ def test_a_server_in_this_process_answers_junk_and_questions_alike(tmp_path: Pat
     make_tree(root, seed=4, files=5)
     build(str(root), max_filesize=MAX_FILESIZE)
     _forget(root)
-    server = watchd.Server(str(root)).start()
+    server = watchd.Server(str(root), open_live).start()
     assert server is not None and server.path is not None
     try:
         for junk in JUNK:

@@ -19,7 +19,8 @@ import pytest
 import fstools
 from fstools._journal import store
 from fstools._journal.entries import Entry, Log
-from fstools._journal.storage import JournalStorage, Usage, use_storage
+from fstools._journal.opening import use_storage
+from fstools._journal.storage import JournalStorage, Usage
 from tests.helpers.tools import agent_read
 
 

@@ -44,7 +44,7 @@ def test_scenario_read_entire_text_file(project, ctx):
 def test_scenario_read_file_with_offset_and_limit(project, ctx):
     f = project / "large.txt"
     f.write_text("".join(f"line {i}\n" for i in range(1, 1001)))
-    r = fstools.ReadTool().run(ctx, file_path=str(f), offset=100, limit=50)
+    r = fstools.FileTool(fstools.read.spec).run(ctx, file_path=str(f), offset=100, limit=50)
     assert r.success
     lines = numbered(r.output)
     assert lines[0] == (100, "line 100") and len(lines) == 50 and lines[-1] == (149, "line 149")
@@ -377,7 +377,7 @@ def test_file_deleted_after_the_check(project, ctx, monkeypatch):
 def test_registry_has_read_with_its_schema(project, ctx):
     registry = fstools.create_registry()
     tool = registry.get("Read")
-    assert isinstance(tool, fstools.ReadTool) and tool.read_only and tool.category == fstools.ToolCategory.FILE
+    assert tool.spec is fstools.read.spec and tool.read_only and tool.category == fstools.ToolCategory.FILE
     params = tool.schema("openai")["function"]["parameters"]
     assert params["required"] == ["file_path"]
     assert params["properties"]["limit"] == {

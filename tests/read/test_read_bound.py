@@ -197,7 +197,7 @@ def test_one_pdf_page_over_the_bound_is_cut(project, ctx):
 def test_the_framework_adapters_pass_on_one_page(wide, ctx):
     from fstools.integrations._common import call, parts
 
-    tool = fstools.ReadTool()
+    tool = fstools.FileTool(fstools.read.spec)
     page = parts(anyio.run(call, tool, ctx, {"file_path": str(wide)}))
     assert not page.failed and len(page.text) <= MAX_READ_CHARS and page.text.endswith("Use offset=50 to read more.]")
     refused = parts(anyio.run(call, tool, ctx, {"file_path": str(wide), "limit": 100}))

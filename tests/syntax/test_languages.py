@@ -5,12 +5,14 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
 from fstools._syntax.languages import (
     LANGUAGES,
     Language,
+    ParseTimeout,
     grammar,
     language_for_path,
     language_for_shebang,
@@ -132,6 +134,61 @@ def test_one_parser_per_thread() -> None:
     thread.start()
     thread.join()
     assert mine is parser(python) and theirs[0] is not None and theirs[0] is not mine
+
+
+# A few kilobytes of C that tree-sitter takes seconds to parse: each `(a)(b)` may be a cast or a call,
+# and the parser carries every reading along.
+AMBIGUOUS_C = b"void f(void) {" + b"(a)(b)*(c)&(d)-" * 320 + b"1;}\n"
+
+
+def _longest_wait_beside(work) -> tuple[float, float]:
+    """(seconds `work()` took, the longest another thread waited to run meanwhile)."""
+    waits: list[float] = []
+    stop = threading.Event()
+
+    def tick() -> None:
+        last = time.monotonic()
+        while not stop.is_set():
+            time.sleep(0.001)
+            now = time.monotonic()
+            waits.append(now - last)
+            last = now
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    time.sleep(0.05)
+    start = time.monotonic()
+    try:
+        work()
+    finally:
+        took = time.monotonic() - start
+        stop.set()
+        ticker.join()
+    return took, max(waits)
+
+
+@pytest.mark.parametrize(
+    ("language", "source"),
+    [("c", AMBIGUOUS_C), ("python", b"x = [" + b"1, " * 600_000 + b"]\n")],
+    ids=["small-ambiguous-c", "large-python"],
+)
+def test_other_threads_run_during_a_long_parse(language: str, source: bytes) -> None:
+    """tree-sitter holds the GIL for a whole parse call: the parse must hand it back all along, so
+    another thread never waits more than a small part of the parse, however long it takes."""
+    lang = LANGUAGES[language]
+    parser(lang)  # the grammar loaded before the clock starts
+    trees: list[object] = []
+    took, longest = _longest_wait_beside(lambda: trees.append(parse(lang, source)))
+    assert trees[0] is not None
+    assert longest < took / 5, f"another thread waited {longest:.3f}s of a {took:.3f}s parse"
+
+
+def test_a_parse_past_its_deadline_stops_and_the_parser_stays_usable() -> None:
+    c = LANGUAGES["c"]
+    with pytest.raises(ParseTimeout):
+        parse(c, AMBIGUOUS_C * 3, deadline=time.monotonic() + 0.2)
+    tree = parse(c, b"int x;\n")
+    assert tree is not None and tree.root_node.text == b"int x;\n" and not tree.root_node.has_error
 
 
 def test_importing_fstools_loads_no_parser() -> None:

@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 
 import fstools
 from fstools._core.binaries import find_binary
-from fstools._index.listing import Filters, list_files
+from fstools._index.listing import Filters, tree_files
 from fstools._walk.walkers import fd_version
 from tests.helpers.binaries import HAS_FD
 from tests.helpers.trees import git
@@ -266,7 +266,7 @@ def walks(top: str, base: str, ctx: fstools.ExecutionContext, *, old_fd: bool) -
     r = fstools.grep("needle", path=path, ctx=ctx, head_limit=0)
     assert r.success, r.output
     found["grep"] = rel([f["path"] for f in r.metadata.get("files", [])])
-    found["index listing"] = rel(list_files(path, Filters.of((), 10_000_000)))
+    found["index listing"] = rel(tree_files(path, Filters.of((), 10_000_000)))
     return found
 
 

@@ -146,13 +146,13 @@ def test_glob_over_fd_applies_an_escaped_slash(project, ctx, monkeypatch):
 
 
 def test_the_index_listing_applies_the_parents_rules(project):
-    from fstools._index.listing import Filters, list_files
+    from fstools._index.listing import Filters, tree_files
 
     git("init", "-q", cwd=project)
     (project / ".gitignore").write_text("/a/*/b\n")
     write(project / "a/src/f/b/foo", "x")
     write(project / "a/src/b/gone", "x")
-    listed = list_files(str(project / "a/src"), Filters.of((), 10_000_000))
+    listed = tree_files(str(project / "a/src"), Filters.of((), 10_000_000))
     assert rels(listed, project) == ["a/src/f/b/foo"]
 
 
@@ -240,9 +240,9 @@ def test_the_global_ignore_file_is_anchored_at_the_repositorys_top(tmp_path, mon
     for base in (project, project / "a/src"):
         assert glob_files(ctx, base, project) == wanted, base
         assert grep_files(ctx, base, project) == wanted, base
-    from fstools._index.listing import Filters, list_files
+    from fstools._index.listing import Filters, tree_files
 
-    assert rels(list_files(str(project), Filters.of((), 10_000_000)), project) == wanted
+    assert rels(tree_files(str(project), Filters.of((), 10_000_000)), project) == wanted
 
 
 def test_the_global_ignore_file_is_found_as_git_finds_it(tmp_path, monkeypatch):

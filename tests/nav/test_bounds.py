@@ -1,0 +1,95 @@
+"""Large files and long calls are bounded: the parsed names held in memory, the call's time, the nodes held."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+import fstools
+from fstools._nav import store
+from fstools._syntax import names as names_module
+from fstools._syntax.languages import LANGUAGES, ParseTimeout
+from fstools._syntax.names import file_names
+from tests.helpers.trees import write
+
+
+def test_the_names_held_in_memory_are_bounded_by_their_size(tree, nav_ctx, monkeypatch):
+    store.forget()
+    for n in range(6):
+        write(tree / f"m{n}.py", "def parse_config():\n    return 1\n" * (50 * (n + 1)))
+    first = fstools.references("parse_config", ctx=nav_ctx)
+    assert first.success
+    sizes = {path: store.weight(held[2]) for path, held in store._memory.items()}
+    assert len(sizes) == 9  # every file holding the name, while nothing bounds them
+    store.forget()
+    cap = sum(sorted(sizes.values())[-2:])  # room for the two largest at most
+    monkeypatch.setattr(store, "MEMORY_BYTES", cap)
+    again = fstools.references("parse_config", ctx=nav_ctx)
+    assert again.output == first.output  # the bound loses no answer
+    held = dict(store._memory)
+    assert 1 <= len(held) < 9
+    assert store._held_bytes == sum(store.weight(h[2]) for h in held.values()) <= cap
+    assert list(held)[-1] == max(sizes)  # the last stored (in path order) is kept: the oldest go first
+
+
+def test_one_entry_larger_than_the_bound_is_kept_alone(tree, nav_ctx, monkeypatch):
+    store.forget()
+    monkeypatch.setattr(store, "MEMORY_BYTES", 1)
+    assert fstools.symbols("parse_config", ctx=nav_ctx).success
+    assert len(store._memory) == 1
+
+
+def test_the_calls_timeout_ends_the_parsing_and_says_which_file_was_left(tree):
+    store.forget()
+    ctx = fstools.ExecutionContext(working_dir=str(tree), timeout=1e-9)
+    for tool in (fstools.symbols, fstools.references):
+        result = tool("parse_config", path=str(tree / "parser.py"), ctx=ctx)
+        assert result.success, result.error
+        assert result.metadata["timed_out"] is True and result.metadata["total"] == 0
+        (warning,) = [w for w in result.metadata["warnings"] if w.startswith("timeout:")]
+        assert warning == (
+            f"timeout: the call's 1e-09s ran out before 1 file(s) holding the name were parsed, so the results "
+            f"are partial: {tree / 'parser.py'} (a narrower path, or Grep for those files)"
+        )
+        assert warning in result.to_text()
+
+
+def test_a_file_whose_parse_runs_out_of_time_is_named_and_the_others_answer(tree, nav_ctx, monkeypatch):
+    from fstools._nav import files
+
+    store.forget()
+    real = files.file_names
+
+    def slow_for_parser_py(language, data, **kw):  # the fault: this one file takes longer than the call may
+        if b"class Parser" in data:
+            raise ParseTimeout
+        return real(language, data, **kw)
+
+    monkeypatch.setattr(files, "file_names", slow_for_parser_py)
+    result = fstools.references("parse_config", ctx=nav_ctx)
+    assert result.success and result.metadata["timed_out"] is True
+    assert {use["path"] for use in result.metadata["references"]} == {str(tree / "main.c"), str(tree / "util.py")}
+    assert f"so the results are partial: {tree / 'parser.py'} (" in result.to_text()
+    monkeypatch.undo()  # nothing was stored for the file left: the next call parses it
+    calm = fstools.references("parse_config", ctx=nav_ctx)
+    assert "timed_out" not in calm.metadata and calm.metadata["total"] == 7
+
+
+def test_a_parse_past_its_deadline_stops(tmp_path):
+    source = ("def f(x):\n    return g(x)\n" * 20_000).encode()
+    with pytest.raises(ParseTimeout):
+        file_names(LANGUAGES["python"], source, deadline=time.monotonic() - 1)
+
+
+@pytest.mark.parametrize("language", ["python", "c"])
+def test_names_captured_a_window_at_a_time_are_those_of_one_capture(monkeypatch, language):
+    here = Path(__file__).resolve().parents[2]
+    path = here / ("fstools/_nav/files.py" if language == "python" else "tests/syntax/data/kernel_style.h")
+    source = path.read_bytes()
+    whole = file_names(LANGUAGES[language], source)
+    monkeypatch.setattr(names_module, "NAME_WINDOW_BYTES", 97)  # windows ending inside names and statements
+    windowed = file_names(LANGUAGES[language], source)
+    assert whole is not None and windowed is not None
+    assert windowed.as_data() == whole.as_data()
