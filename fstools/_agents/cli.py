@@ -121,23 +121,7 @@ def _bind(parser: argparse.ArgumentParser, p: ToolParameter, index: int, changes
         nargs = ("+" if p.required else "*") if p.path_list else "?" if from_file or not p.required else None
         parser.add_argument(dest, metavar=p.name.upper(), nargs=nargs, help=_help(p, from_file and changes))
     else:
-        # Short names such as Grep's -i/-A stay as they are, with the Python keyword as the long form.
-        names = [flag(p.name)] + ([flag(p.py_name)] if p.name.startswith("-") and p.py_name else [])
-        kwargs: dict[str, Any] = {"dest": dest, "default": None, "help": _help(p)}
-        if p.type == "boolean":
-            long_form = any(n.startswith("--") for n in names)
-            kwargs["action"] = argparse.BooleanOptionalAction if long_form else "store_const"
-            if not long_form:
-                kwargs["const"] = True
-        elif p.type == "array" and p.items is None:
-            kwargs.update(action="append", metavar=p.item_type.upper() if p.item_type else "VALUE")
-        elif p.enum is not None:
-            kwargs["choices"] = list(p.enum)
-        elif p.type in ("integer", "number"):
-            kwargs.update(metavar="N", type=_number(p))
-        else:
-            kwargs["metavar"] = p.name.upper().lstrip("-")
-        parser.add_argument(*names, **kwargs)
+        _add_option(parser, p, dest)
     if file_dest is not None:
         parser.add_argument(
             flag(p.name) + "-file",
@@ -146,6 +130,26 @@ def _bind(parser: argparse.ArgumentParser, p: ToolParameter, index: int, changes
             help=f"Read {p.name.upper()} from this file, exactly as it is ('-' reads stdin)",
         )
     return Binding(p, dest, positional, file_dest, from_file and changes)
+
+
+def _add_option(parser: argparse.ArgumentParser, p: ToolParameter, dest: str) -> None:
+    # Short names such as Grep's -i/-A stay as they are, with the Python keyword as the long form.
+    names = [flag(p.name)] + ([flag(p.py_name)] if p.name.startswith("-") and p.py_name else [])
+    kwargs: dict[str, Any] = {"dest": dest, "default": None, "help": _help(p)}
+    if p.type == "boolean":
+        long_form = any(n.startswith("--") for n in names)
+        kwargs["action"] = argparse.BooleanOptionalAction if long_form else "store_const"
+        if not long_form:
+            kwargs["const"] = True
+    elif p.type == "array" and p.items is None:
+        kwargs.update(action="append", metavar=p.item_type.upper() if p.item_type else "VALUE")
+    elif p.enum is not None:
+        kwargs["choices"] = list(p.enum)
+    elif p.type in ("integer", "number"):
+        kwargs.update(metavar="N", type=_number(p))
+    else:
+        kwargs["metavar"] = p.name.upper().lstrip("-")
+    parser.add_argument(*names, **kwargs)
 
 
 class _RuleAction(argparse.Action):
@@ -329,6 +333,24 @@ def collect_arguments(bindings: Sequence[Binding], ns: argparse.Namespace, stdin
     """
     sources = {b.param.name: getattr(ns, b.file_dest) for b in bindings if b.file_dest and getattr(ns, b.file_dest)}
     positional = [b for b in bindings if b.positional]
+    values = _positional_values(positional, ns, sources)
+    from_stdin = [name.upper() for name, source in sources.items() if source == "-"]
+    if len(from_stdin) > 1:
+        raise UsageError(f"only one value can come from stdin ('-'): {' and '.join(from_stdin)} both ask for it")
+    values.update((name, _read_text(source, stdin)) for name, source in sources.items())
+    for b in bindings:
+        if not b.positional and getattr(ns, b.dest) is not None:
+            values[b.param.name] = b.read_value(ns)
+    _require_positionals(positional, values)
+    _absolute_paths(bindings, values)
+    return values
+
+
+def _positional_values(
+    positional: Sequence[Binding], ns: argparse.Namespace, sources: dict[str, str]
+) -> dict[str, Any]:
+    """The positional values, in order, of the positional parameters no `--NAME-file` supplied; a '-'
+    for a parameter that reads stdin joins `sources`."""
     given = [getattr(ns, b.dest) for b in positional if getattr(ns, b.dest) not in (None, [])]
     open_slots = [b for b in positional if b.param.name not in sources]
     if len(given) > len(open_slots):
@@ -339,24 +361,24 @@ def collect_arguments(bindings: Sequence[Binding], ns: argparse.Namespace, stdin
             sources[b.param.name] = "-"
         else:
             values[b.param.name] = value
-    from_stdin = [name.upper() for name, source in sources.items() if source == "-"]
-    if len(from_stdin) > 1:
-        raise UsageError(f"only one value can come from stdin ('-'): {' and '.join(from_stdin)} both ask for it")
-    values.update((name, _read_text(source, stdin)) for name, source in sources.items())
-    for b in bindings:
-        if not b.positional and getattr(ns, b.dest) is not None:
-            values[b.param.name] = b.read_value(ns)
+    return values
+
+
+def _require_positionals(positional: Sequence[Binding], values: dict[str, Any]) -> None:
     for b in positional:
         if b.param.required and b.param.name not in values:
             alternative = f" or with {flag(b.param.name)}-file PATH ('-' reads stdin)" if b.file_dest else ""
             raise UsageError(f"missing {b.param.name.upper()}: give it as an argument{alternative}")
+
+
+def _absolute_paths(bindings: Sequence[Binding], values: dict[str, Any]) -> None:
+    """Paths given on the command line are relative to the current directory: made absolute here."""
     for b in bindings:
         value = values.get(b.param.name)
         if b.param.path and isinstance(value, str):
             values[b.param.name] = os.path.abspath(value)
         elif b.param.path and isinstance(value, list):
             values[b.param.name] = [os.path.abspath(v) if isinstance(v, str) else v for v in value]
-    return values
 
 
 def terminal_confirm(assume_yes: bool, stdin: TextIO, stderr: TextIO) -> Confirm:

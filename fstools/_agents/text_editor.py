@@ -22,22 +22,16 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
-from .._change.diff import Change, unified_diff
-from .._change.document import decode_document, encode_document, eol_of, with_line_breaks
 from .._change.edit import edit
-from .._change.guard import load, one_at_a_time, require_fresh_read, save
+from .._change.editor import INSERT_SPEC, TOOL_NAME, vouch
 from .._change.undo import undo
 from .._change.write import write
-from .._content.fingerprints import remember
 from .._core.context import ExecutionContext, default_context
 from .._core.errors import ErrorCode, ToolError
 from .._core.hints import setting
-from .._core.params import ToolParameter
-from .._core.paths import SafePath, resolve_file_path, resolve_path
-from .._core.permissions import authorize
+from .._core.paths import resolve_path
 from .._core.result import ToolResult
 from .._core.spec import invoke
 from .._core.textsafe import printable
@@ -45,9 +39,7 @@ from .._find.ls import ls
 from .._read.read import MAX_LIMIT, read
 from .._read.window import MAX_READ_CHARS
 from .._syntax.diagnostics import block_of
-from .._syntax.review import annotate, refuse_broken, review_change
 
-TOOL_NAME = "str_replace_based_edit_tool"
 COMMANDS = ("view", "create", "str_replace", "insert")
 MAX_LISTED = 20  # line numbers of a non-unique old_str shown
 SNIPPET_LINES = 4  # context lines shown around an edit, as the reference implementation does
@@ -286,7 +278,7 @@ def _str_replace(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str
         raise _Refusal(f"No replacement was performed, old_str is empty. Give the exact text to replace in {path}.")
     canonical = os.path.realpath(path)
     before = ctx.read_record(canonical)
-    _vouch(ctx, path)
+    vouch(ctx, path)
     result = edit(path, old_str, new_str, ctx=ctx)
     if not result.success or ctx.dry_run:  # only a real edit counts as having seen the file
         _restore_record(ctx, canonical, before)
@@ -301,17 +293,6 @@ def _str_replace(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str
         f"{snippet}\n{_REVIEW}"
     )
     return _diagnosed(answer, result)
-
-
-def _vouch(ctx: ExecutionContext, path: str) -> None:
-    """Record the file as read: the exact match of old_str is what proves its state."""
-    try:
-        target = resolve_file_path(ctx, path)
-        seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
-    except ToolError:
-        return  # edit() reports it
-    if seen is not None:
-        remember(ctx, target.path, seen.stat, seen.data)
 
 
 def _restore_record(ctx: ExecutionContext, canonical: str, before: Any) -> None:
@@ -354,7 +335,7 @@ def _insert(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str) -> 
         raise _Refusal("Parameter `insert_text` (or `new_str`) is required for command: insert")
     if _is_dir(ctx, path):
         raise _Refusal(f"The path {path} is a directory and only the `view` command can be used on directories")
-    result = invoke(_INSERT_SPEC, ctx, {"file_path": path, "insert_line": line, "text": text})
+    result = invoke(INSERT_SPEC, ctx, {"file_path": path, "insert_line": line, "text": text})
     if not result.success:
         raise _failed(result, path)
     if ctx.dry_run:
@@ -366,76 +347,6 @@ def _insert(ctx: ExecutionContext, tool_input: Mapping[str, Any], path: str) -> 
         f"{snippet}\n{_REVIEW_INSERT}"
     )
     return _diagnosed(answer, result)
-
-
-def _insert_run(ctx: ExecutionContext, file_path: str, insert_line: int, text: str) -> ToolResult:
-    """Insert whole lines after line `insert_line` (0: at the top), in the file's line breaks and encoding."""
-    target = resolve_file_path(ctx, file_path)
-    with one_at_a_time(ctx, target.path):
-        return _insert_loaded(ctx, target, insert_line, text)
-
-
-def _insert_loaded(ctx: ExecutionContext, target: SafePath, insert_line: int, text: str) -> ToolResult:
-    seen = load(ctx, target, max_bytes=ctx.max_edit_bytes)
-    if seen is None:
-        raise ToolError(ErrorCode.FILE_NOT_FOUND, f"File not found: {target.display}")
-    if seen.data is None:
-        raise ToolError(ErrorCode.FILE_TOO_LARGE, f"File is too large to edit: {target.display}")
-    doc = decode_document(seen.data, target.display)
-    require_fresh_read(ctx, target, seen)
-    old = doc.text
-    count = old.count("\n") + (1 if old and not old.endswith("\n") else 0)
-    if not 0 <= insert_line <= count:
-        raise ToolError(
-            ErrorCode.INVALID_ARGUMENT,
-            f"Invalid `insert_line` parameter: {insert_line}. It should be within the range of lines of the file: "
-            f"{[0, count]}",
-        )
-    eol = eol_of(doc.line_ending) or "\n"
-    body = with_line_breaks(text.removesuffix("\n"), eol)
-    if insert_line == count and old and not old.endswith("\n"):  # after a last line without a break
-        pos, piece = len(old), eol + body
-    else:
-        pos = 0 if insert_line == 0 else _line_end(old, insert_line)
-        piece = body + eol
-    new = old[:pos] + piece + old[pos:]
-    diff = unified_diff(
-        old, new, [Change(pos, pos, pos, pos + len(piece))], old_label=target.display, new_label=target.display
-    )
-    data = encode_document(new, doc.encoding, target.display)
-    reviews = [review_change(ctx, target.display, old, new)]
-    refuse_broken(ctx, reviews)
-    authorize(ctx, edit.spec, target.path, diff)
-    meta = {"file_path": target.path, "diff": diff, "lines_inserted": body.count("\n") + 1}
-    if ctx.dry_run:
-        preview = ToolResult.ok(f"[Dry Run] Would insert after line {insert_line} of {target.display}\n{diff}", **meta)
-        return annotate(preview, reviews)
-    written, _ = save(ctx, target, data, seen, tool=TOOL_NAME)
-    done = ToolResult.ok(
-        f"Inserted after line {insert_line} of {target.display}\n{diff}", journal=written.journal, **meta
-    )
-    return annotate(done, reviews)
-
-
-def _line_end(text: str, line: int) -> int:
-    """The position just after the break ending line `line` (1-based)."""
-    pos = -1
-    for _ in range(line):
-        pos = text.find("\n", pos + 1)
-    return pos + 1
-
-
-# Insert is an Edit as far as permissions, the read-only switch and the audit log are concerned.
-_INSERT_SPEC = replace(
-    edit.spec,
-    description="Inserts lines after a line number (the text editor tool's insert command).",
-    parameters=(
-        ToolParameter("file_path", "string", "Path of the file", required=True, path=True),
-        ToolParameter("insert_line", "integer", "The line to insert after (0: at the top)", required=True),
-        ToolParameter("text", "string", "The lines to insert", required=True, text=True),
-    ),
-    run=_insert_run,
-)
 
 
 def _undo_edit(ctx: ExecutionContext, path: str) -> str:

@@ -19,7 +19,7 @@ from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._journal.entries import Entry
 from .._journal.states import Kind, State
-from .._journal.store import Journal
+from .._journal.storage import JournalStorage
 from .history import (
     Mark,
     append_checkpoint,
@@ -50,7 +50,7 @@ def _checkpoint(ctx: ExecutionContext, label: str | None) -> ToolResult:
     return ToolResult.ok(f"Checkpoint{named}: {mark}\n{how} what changed since.", checkpoint=mark, label=label)
 
 
-def entries_since(ctx: ExecutionContext, since: str | None) -> list[tuple[Journal, list[Entry]]]:
+def entries_since(ctx: ExecutionContext, since: str | None) -> list[tuple[JournalStorage, list[Entry]]]:
     """Each root's journal and its landed entries after the checkpoint (all of them without one)."""
     if since is None:
         journals = [(open_journal(root), 0) for root in ctx.roots]
@@ -104,7 +104,7 @@ class PathDiff:
         return diff_states(self.path, self.then_text, self.now_text, self.then, self.now)
 
 
-def net_changes(ctx: ExecutionContext, journal: Journal, entries: list[Entry]) -> list[PathDiff]:
+def net_changes(ctx: ExecutionContext, journal: JournalStorage, entries: list[Entry]) -> list[PathDiff]:
     """Each path the entries changed whose state now differs from its state before the first of them."""
     out = []
     for path, then in first_states(entries).items():

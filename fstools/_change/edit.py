@@ -20,17 +20,18 @@ from .._core.hardlinks import note_hard_links
 from .._core.outputs import CHANGE_FIELDS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
-from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._core.spec import ToolSpec
-from .._syntax.review import Review, annotate, needs_review, refuse_broken, review_change
+from .._syntax.review import Review, needs_review, review_change
 from .atomic import Snapshot
 from .diff import Change, ChangeTracker, unified_diff
 from .document import NEW_DOCUMENT, Document, decode_document, encode_document
-from .guard import load, one_at_a_time, require_fresh_read, save
-from .match import EXACT, Plan, Replacement, plan_exact, plan_replacement
+from .guard import load, one_at_a_time, require_fresh_read
+from .landing import Landing, OneFile, land
+from .match import Plan, Replacement, plan_exact, plan_replacement
 from .placeholders import refuse_new_placeholders
+from .tolerance import EXACT
 
 CREATED = "created"
 SPLICE_MIN = 1 << 20  # below this a joined result is cheaper than slicing pieces in Python (the diff does)
@@ -256,14 +257,17 @@ def _apply_loaded(
     else:
         meta["match_strategy"] = results[0]["match_strategy"]
     verb, what = _summary(target.display, created, replacements, results, numbered)
-    reviews = [_review(ctx, doc, edited, target.display, created)]
-    refuse_broken(ctx, reviews)
-    authorize(ctx, tool, target.path, diff, replacements=replacements)
-    if ctx.dry_run:
-        return annotate(ToolResult.ok(f"[Dry Run] Would {verb} {what}\n{diff}", **meta), reviews)
-    written, _ = save(ctx, target, data, seen, tool=tool.name)
-    done = ToolResult.ok(f"{_PAST[verb]} {what}\n{diff}", in_place=written.in_place, journal=written.journal, **meta)
-    return annotate(done, reviews)
+    change = Landing(
+        tool,
+        diff,
+        [_review(ctx, doc, edited, target.display, created)],
+        meta,
+        preview=f"[Dry Run] Would {verb} {what}\n{diff}",
+        done=f"{_PAST[verb]} {what}\n{diff}",
+        writes=OneFile(target, data, seen),
+        asked={"replacements": replacements},
+    )
+    return land(ctx, change)
 
 
 _PAST = {"create": "Created", "edit": "Edited", "apply": "Applied"}

@@ -22,9 +22,8 @@ from .._core.paths import SafePath
 from .._index.opened import notify_changed
 from .._journal.locks import PathBusy, serialized
 from .._journal.recorder import Recording
-from .._journal.states import ABSENT, DIR_STATE
 from .atomic import Conflict, LockTimeout, Snapshot, Written, commit, snapshot
-from .journaling import after_state, before_state, expected_after, keeper, known_digest
+from .journaling import OneCommit, prove
 
 PARALLEL_DIGEST_MIN = 1 << 20
 
@@ -50,10 +49,6 @@ class _Digest:
         elif self._digest is None and len(self._data) <= DIGEST_LIMIT:
             self._hash()
         return self._digest
-
-
-def _hex(digest: bytes | None) -> str | None:
-    return digest.hex() if digest is not None else None
 
 
 def _lock_timeout(ctx: ExecutionContext, target: SafePath) -> ToolError:
@@ -91,21 +86,6 @@ def one_at_a_time(ctx: ExecutionContext, *paths: str) -> Iterator[None]:
         ) from None
 
 
-_proven = threading.local()  # the last content hash a fresh read proved in this thread: (path, identity, digest)
-
-
-def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def proven_digest(target: SafePath, seen: Snapshot) -> str | None:
-    """The content hash of `seen` that require_fresh_read just proved (this thread, this file as it is)."""
-    proven: tuple[str, tuple[int, ...], bytes] | None = getattr(_proven, "digest", None)
-    if proven is not None and proven[:2] == (target.path, _identity(seen.stat)):
-        return proven[2].hex()
-    return None
-
-
 def require_fresh_read(ctx: ExecutionContext, target: SafePath, current: Snapshot | None) -> None:
     """An existing file must have been read in this context and be unchanged since (a dry run is exempt)."""
     if current is None or ctx.dry_run:
@@ -116,7 +96,7 @@ def require_fresh_read(ctx: ExecutionContext, target: SafePath, current: Snapsho
             ErrorCode.NOT_READ, f"File has not been read yet. Read it first before writing to it: {target.display}"
         )
     if record.digest is not None:  # the content hash the journal needs for the state before, proven here
-        _proven.digest = (target.path, _identity(current.stat), record.digest)
+        prove(target.path, current.stat, record.digest)
     if not unchanged_since(record, current.stat, current.data):
         raise ToolError(
             ErrorCode.CONCURRENT_MODIFICATION,
@@ -142,29 +122,15 @@ def save(
     The change is journaled as `tool`'s (`written.journal` says how), unless it is part of a
     larger change whose `recording` planned it already."""
     new_digest = _Digest(data)
-    own = recording is None
-    rec = recording if recording is not None else Recording(ctx, tool, target.root)
+    journal = OneCommit(ctx, tool, target, recording)
     try:
         with target.parent(create=seen is None) as parent:
             try:
-                keep = None
-                if own and rec.active:
-                    digest = (known_digest(ctx, target, seen) or proven_digest(target, seen)) if seen else None
-                    if digest is None and seen is not None and seen.data is not None:
-                        digest = _hex(_Digest(seen.data).result())
-                    for made in parent.made:
-                        rec.plan(made, ABSENT, DIR_STATE)
-                    new_hash = None if seen is not None else _hex(new_digest.result())
-                    rec.plan(target.path, before_state(seen, digest), expected_after(seen, len(data), new_hash))
-                    if seen is None:
-                        rec.begin()
-                if seen is not None and rec.active:
-                    keep = keeper(rec, target.path, seen, begin=own, after=lambda: _hex(new_digest.result()))
+                keep = journal.keeper(seen, parent.made, len(data), new_digest.result)
                 written = commit(parent.fd, parent.name, data, seen, timeout=ctx.timeout, backup=backup, keep=keep)
             except BaseException:
                 parent.remove_created()
-                if own:
-                    rec.abort()
+                journal.abort()
                 raise
     except Conflict as exc:
         raise ToolError(
@@ -176,9 +142,7 @@ def save(
     except OSError as exc:
         raise changed_or_failed(exc, target.display) from None
     remember_digest(ctx, target.path, written.stat, new_digest.result())
-    if own:
-        rec.finish({target.path: after_state(written.stat, new_digest.result())})
-    written = replace(written, journal=rec.note())
+    written = replace(written, journal=journal.finish(written.stat, new_digest.result()))
     notify_changed([target.path])
     backup_path = os.path.join(os.path.dirname(target.path), written.backup_name) if written.backup_name else None
     return written, backup_path

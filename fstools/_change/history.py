@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._journal.entries import Entry, Log
+from .._journal.opening import open_storage
 from .._journal.states import Kind, State
-from .._journal.store import Journal, Unavailable, journal_for
+from .._journal.storage import JournalStorage
+from .._journal.store import Unavailable
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
 
@@ -23,14 +25,14 @@ def require_journal(ctx: ExecutionContext, tool: str) -> None:
         )
 
 
-def open_journal(root: str) -> Journal:
+def open_journal(root: str) -> JournalStorage:
     try:
-        return journal_for(root)
+        return open_storage(root)
     except Unavailable as exc:
         raise ToolError(ErrorCode.IO_ERROR, f"The change journal of {root} cannot be used: {exc}") from None
 
 
-def read_log(journal: Journal) -> Log:
+def read_log(journal: JournalStorage) -> Log:
     """The journal's log; a damaged one is an error that says so (and how to start anew)."""
     try:
         return journal.read()
@@ -38,7 +40,7 @@ def read_log(journal: Journal) -> Log:
         raise ToolError(ErrorCode.IO_ERROR, f"The change journal of {journal.root} cannot be used: {exc}") from None
 
 
-def append_checkpoint(journal: Journal, label: str | None, timeout: float) -> int:
+def append_checkpoint(journal: JournalStorage, label: str | None, timeout: float) -> int:
     """Mark the journal; the checkpoint's sequence number."""
     import time
 
@@ -75,7 +77,7 @@ def parse_checkpoint(checkpoint: str) -> list[Mark]:
     return marks
 
 
-def find_mark(ctx: ExecutionContext, checkpoint: str) -> list[tuple[Journal, int]]:
+def find_mark(ctx: ExecutionContext, checkpoint: str) -> list[tuple[JournalStorage, int]]:
     """Each root's journal and the sequence number the checkpoint marks in it; not_found for an unknown id."""
     marks = {m.nonce: m.seq for m in parse_checkpoint(checkpoint)}
     found = []
@@ -133,7 +135,7 @@ def undo_target(log: Log, path: str) -> list[Entry]:
     return out
 
 
-def text_of(journal: Journal, state: State, data: bytes | None = None) -> str | None:
+def text_of(journal: JournalStorage, state: State, data: bytes | None = None) -> str | None:
     """A file state's text (from the journal, or `data`), or None when it is not text or not a file."""
     if state.kind != Kind.FILE:
         return "" if state.kind == Kind.ABSENT else None

@@ -29,6 +29,15 @@ from .._core.errors import ErrorCode, ToolError
 from .diff import Change
 from .nearmiss import describe_not_found
 from .reindent import indent_of, reindent
+from .tolerance import (
+    EXACT,
+    INDENTATION,
+    PATCH_LADDER,
+    TRAILING_WHITESPACE,
+    UNDECODABLE,
+    UNICODE_PUNCTUATION,
+    fold_undecodable,
+)
 from .v4a import Hunk
 
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
@@ -44,7 +53,6 @@ _ASCII = str.maketrans(
     }
 )
 MAX_LISTED = 10
-_STANDS_FOR_U_FFFD = re.compile("[\udc80-\udcff\ufffd]+")
 MAX_ALTERNATIVES = 20  # other places of an ambiguous-looking hunk tried one by one; past this, refused
 
 
@@ -55,18 +63,19 @@ def _normalised(line: str) -> str:
 def _undecodable(line: str) -> str:
     """Read shows a byte the file's encoding cannot decode as U+FFFD; the text kept for editing holds the
     byte itself (a surrogate escape). A run of either reads as one U+FFFD."""
-    return _STANDS_FOR_U_FFFD.sub("\ufffd", _normalised(line))
+    return fold_undecodable(_normalised(line))
 
 
-# (name, key): lines match at a level when their keys are equal; the first level with a match decides.
-LEVELS: tuple[tuple[str, Callable[[str], str]], ...] = (
-    ("exact", lambda s: s),
-    ("trailing_whitespace", str.rstrip),
-    ("indentation", str.strip),
-    ("unicode_punctuation", _normalised),
-    ("undecodable_bytes", _undecodable),
-)
-_REINDENTED = {"indentation", "unicode_punctuation", "undecodable_bytes"}
+# Each level's key: lines match at a level when their keys are equal; the first level with a match decides.
+_KEYS: dict[str, Callable[[str], str]] = {
+    EXACT: lambda s: s,
+    TRAILING_WHITESPACE: str.rstrip,
+    INDENTATION: str.strip,
+    UNICODE_PUNCTUATION: _normalised,
+    UNDECODABLE: _undecodable,
+}
+LEVELS: tuple[tuple[str, Callable[[str], str]], ...] = tuple((name, _KEYS[name]) for name in PATCH_LADDER)
+_REINDENTED = {INDENTATION, UNICODE_PUNCTUATION, UNDECODABLE}
 # An anchor also matches the line it starts ("@@ class Foo" names "class Foo(Base):"), only when no level matches.
 ANCHOR_PREFIX = len(LEVELS)
 

@@ -2,8 +2,9 @@
 that keeps the old version just before it is replaced (a hard link to the old inode when the
 journal shares its filesystem, else a copy of the bytes the tool already holds).
 
-A tool that changes one file journals it by calling `guard.save(..., tool="NotebookEdit")`:
-the returned `Written.journal` is what its result's `metadata["journal"]` says.
+A tool that changes one file journals it by calling `guard.save(..., tool="NotebookEdit")`, which
+hands the journal's part to `OneCommit`: the returned `Written.journal` is what its result's
+`metadata["journal"]` says.
 """
 
 from __future__ import annotations
@@ -11,17 +12,38 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from .._content.fingerprints import content_digest
+from .._content.fingerprints import DIGEST_LIMIT, content_digest
 from .._content.spliced import Spliced
 from .._core import sandbox
 from .._core.context import ExecutionContext
 from .._core.paths import SafePath
 from .._journal.recorder import NotKept, Recording
-from .._journal.states import ABSENT, Kind, State, state_of_stat
+from .._journal.states import ABSENT, DIR_STATE, Kind, State, state_of_stat
 from .atomic import Keeper, Snapshot
+
+_proven = threading.local()  # the last content hash a fresh read proved in this thread: (path, identity, digest)
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def prove(path: str, st: os.stat_result, digest: bytes) -> None:
+    """Note that the file `path`, as `st` says it is, holds the content hashing to `digest` (a fresh read
+    just proved it in this thread): its commit need not hash it again for the state before."""
+    _proven.digest = (path, _identity(st), digest)
+
+
+def proven_digest(target: SafePath, seen: Snapshot) -> str | None:
+    """The content hash of `seen` that the last fresh read proved (this thread, this file as it is)."""
+    proven: tuple[str, tuple[int, ...], bytes] | None = getattr(_proven, "digest", None)
+    if proven is not None and proven[:2] == (target.path, _identity(seen.stat)):
+        return proven[2].hex()
+    return None
 
 
 def known_digest(ctx: ExecutionContext, target: SafePath, seen: Snapshot) -> str | None:
@@ -50,6 +72,60 @@ def expected_after(seen: Snapshot | None, size: int, digest: str | None) -> Stat
     """The state a commit means to leave (its mtime and inode are known only afterwards)."""
     mode = stat.S_IMODE(seen.stat.st_mode) if seen is not None else None
     return State(Kind.FILE, mode=mode, size=size, hash=digest)
+
+
+def _hex(digest: bytes | None) -> str | None:
+    return digest.hex() if digest is not None else None
+
+
+class OneCommit:
+    """The journal's part of one file's commit (`guard.save`): the plan before the bytes change, the
+    keeper that keeps the old content, the closing line after. A commit that is part of a larger
+    change (`recording` given: a transaction, a revert) only keeps the old content; the larger
+    change plans, begins and closes the entry."""
+
+    def __init__(self, ctx: ExecutionContext, tool: str, target: SafePath, recording: Recording | None) -> None:
+        self.ctx = ctx
+        self.target = target
+        self.own = recording is None
+        self.recording = recording if recording is not None else Recording(ctx, tool, target.root)
+
+    def keeper(
+        self, seen: Snapshot | None, made: Sequence[str], size: int, new_digest: Callable[[], bytes | None]
+    ) -> Keeper | None:
+        """Plan the change of a commit of `size` bytes over `seen` (None: a new file, in the new directories
+        `made`); the keeper the commit calls just before it replaces `seen`, if anything is kept."""
+        rec = self.recording
+        if self.own and rec.active:
+            self._plan(seen, made, size, new_digest)
+        if seen is not None and rec.active:
+            return keeper(rec, self.target.path, seen, begin=self.own, after=lambda: _hex(new_digest()))
+        return None
+
+    def _plan(
+        self, seen: Snapshot | None, made: Sequence[str], size: int, new_digest: Callable[[], bytes | None]
+    ) -> None:
+        rec, target = self.recording, self.target
+        digest = (known_digest(self.ctx, target, seen) or proven_digest(target, seen)) if seen else None
+        if digest is None and seen is not None and seen.data is not None and len(seen.data) <= DIGEST_LIMIT:
+            digest = content_digest(seen.data).hex()
+        for directory in made:
+            rec.plan(directory, ABSENT, DIR_STATE)
+        new_hash = None if seen is not None else _hex(new_digest())
+        rec.plan(target.path, before_state(seen, digest), expected_after(seen, size, new_hash))
+        if seen is None:
+            rec.begin()
+
+    def abort(self) -> None:
+        """The commit failed: a change journaled on its own is given up."""
+        if self.own:
+            self.recording.abort()
+
+    def finish(self, st: os.stat_result, digest: bytes | None) -> str:
+        """The commit landed, leaving `st` (content `digest`): close the entry; the result's `metadata["journal"]`."""
+        if self.own:
+            self.recording.finish({self.target.path: after_state(st, digest)})
+        return self.recording.note()
 
 
 def keeper(

@@ -27,15 +27,20 @@ from .._core.errors import ErrorCode, ToolError
 from .document import with_line_breaks
 from .nearmiss import describe_not_found
 from .reindent import indent_of, reindent_block, reindent_lines
-
-EXACT = "exact"
-LINE_ENDINGS = "line_endings"
-TRAILING_WHITESPACE = "trailing_whitespace"
-INDENTATION = "indentation"
-LINE_INDENTATION = "line_indentation"
-UNDECODABLE = "undecodable_bytes"
-LEADING_BLANK_LINES = "leading_blank_lines"
-FINAL_LINE_BREAK = "final_line_break"
+from .tolerance import (
+    EDIT_LADDER,
+    EXACT,
+    FINAL_LINE_BREAK,
+    IGNORED,
+    INDENTATION,
+    LEADING_BLANK_LINES,
+    LINE_ENDINGS,
+    LINE_INDENTATION,
+    TRAILING_WHITESPACE,
+    UNDECODABLE,
+    WHITESPACE,
+    undecodable_pattern,
+)
 
 MAX_LISTED_LINES = 20
 # Bounds that keep every argument linear in the file: occurrences one replace_all may change,
@@ -44,18 +49,6 @@ MAX_REPLACEMENTS = 100_000
 MAX_TOLERANT_CANDIDATES = 100
 MAX_SCANNED = 10_000  # occurrences a not_unique error looks at to list its lines
 MAX_TOLERANT_TRIES = 1_000  # line runs whose indentation is compared (a failed re-indent is not a candidate)
-_LOOSE = {
-    LINE_ENDINGS: "line endings",
-    TRAILING_WHITESPACE: "whitespace",
-    INDENTATION: "whitespace",
-    LINE_INDENTATION: "whitespace",
-    UNDECODABLE: "undecodable bytes",
-    LEADING_BLANK_LINES: "leading blank lines",
-    FINAL_LINE_BREAK: "the missing final line break",
-}
-# Read shows a byte its encoding cannot decode as U+FFFD; the text Edit works on keeps the
-# byte itself (a surrogate escape), so a line copied from Read must match it through this.
-_STANDS_FOR_U_FFFD = "[\udc80-\udcff\ufffd]+"
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -111,8 +104,8 @@ def plan_replacement(text: str, old: str, new: str, replace_all: bool) -> Plan[s
     plan = plan_exact(text, old, new, replace_all)
     if plan is not None:
         return plan
-    for find in (_line_endings, _whitespace, _undecodable):
-        candidates = find(text, old, new)
+    for level in EDIT_LADDER[1:4]:
+        candidates = _TOLERANT[level](text, old, new)
         if candidates:
             return _decide(text, candidates, new, replace_all)
     trimmed = _without_leading_blank_lines(old, new)
@@ -240,8 +233,7 @@ def _line_endings(text: str, old: str, new: str) -> list[_Candidate[str]]:
 def _undecodable(text: str, old: str, new: str) -> list[_Candidate[str]]:
     if "\ufffd" not in old:
         return []
-    pattern = re.compile(_STANDS_FOR_U_FFFD.join(map(re.escape, old.split("\ufffd"))))
-    return [_Candidate(m.start(), m.end(), UNDECODABLE) for m in pattern.finditer(text)]
+    return [_Candidate(m.start(), m.end(), UNDECODABLE) for m in undecodable_pattern(old).finditer(text)]
 
 
 @dataclass(frozen=True)
@@ -419,7 +411,7 @@ def _decide(
             )
         raise ToolError(
             ErrorCode.NOT_UNIQUE,
-            f"old_string is not in the file exactly; ignoring {_LOOSE[strategy]} it was found "
+            f"old_string is not in the file exactly; ignoring {IGNORED[strategy]} it was found "
             f"{count_text} times (lines: {lines}). Copy old_string exactly from the file, "
             "with more surrounding lines, so that it matches once.",
             lines=numbers,
@@ -535,3 +527,8 @@ def _whole_lines(text: AnyStr, start: int, end: int, floor: int) -> tuple[int, i
     if end == len(text) and start > floor:  # the last line: take the break before it
         start -= 2 if start >= floor + 2 and text[start - 2 : start - 1] == cr else 1
     return start, end
+
+
+# The levels of Edit's ladder between the exact match and the retries of old_string's ends, each a
+# search for candidates (used only when unambiguous).
+_TOLERANT = {LINE_ENDINGS: _line_endings, WHITESPACE: _whitespace, UNDECODABLE: _undecodable}

@@ -21,14 +21,14 @@ from .._core.hardlinks import note_hard_links
 from .._core.outputs import DIFF, DRY_RUN, FILE_PATH, JOURNAL, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
-from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
 from .._syntax.check import check_text
 from .._syntax.languages import LANGUAGES, Language
-from .._syntax.review import Review, annotate, refuse_broken
+from .._syntax.review import Review
 from .diff import unified_diff, whole_text_changes
-from .guard import load, one_at_a_time, require_fresh_read, save
+from .guard import load, one_at_a_time, require_fresh_read
+from .landing import Landing, OneFile, land
 from .nbjson import (
     NotebookFormatError,
     NotebookText,
@@ -323,17 +323,15 @@ def _edit_loaded(
     )
     meta = {"file_path": target.path, "cell_id": name, "cell_index": where.index, "edit_mode": where.edit_mode}
     meta.update(described, diff=diff)
-    reviews = _reviews(ctx, nb, where, new_source, str(described["cell_type"]), name)
-    refuse_broken(ctx, reviews)
-    authorize(ctx, notebook_edit.spec, target.path, diff)
     verb = {"replace": "Replaced", "insert": "Inserted", "delete": "Deleted"}[where.edit_mode]
     summary = f"{verb} cell {name} ({described['cell_type']}) in {target.display}"
-    if ctx.dry_run:
-        return annotate(
-            ToolResult.ok(f"[Dry Run] {summary}\n{diff}", bytes_written=len(data), dry_run=True, **meta), reviews
-        )
-    written, _ = save(ctx, target, data, seen, tool=notebook_edit.spec.name)
-    done = ToolResult.ok(
-        f"{summary}\n{diff}", bytes_written=len(data), in_place=written.in_place, journal=written.journal, **meta
+    change = Landing(
+        notebook_edit.spec,
+        diff,
+        _reviews(ctx, nb, where, new_source, str(described["cell_type"]), name),
+        {"bytes_written": len(data), **meta},
+        preview=f"[Dry Run] {summary}\n{diff}",
+        done=f"{summary}\n{diff}",
+        writes=OneFile(target, data, seen),
     )
-    return annotate(done, reviews)
+    return land(ctx, change)

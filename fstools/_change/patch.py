@@ -24,16 +24,16 @@ from .._core.errors import ErrorCode, ToolError
 from .._core.outputs import DIAGNOSTICS, DRY_RUN, JOURNAL, LANGUAGE_SERVER, SEMANTIC_CHECK, WARNINGS, ResultField
 from .._core.params import ToolParameter
 from .._core.paths import SafePath, resolve_file_path
-from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._syntax.review import Review, annotate, needs_review, refuse_broken, review_change
+from .._syntax.review import Review, needs_review, review_change
 from .atomic import Snapshot
 from .diff import Change, unified_diff, whole_text_changes
 from .document import decode_document, encode_document
 from .guard import load, one_at_a_time
 from .hunks import apply_hunks
-from .transaction import FileChange, Transaction, mode_of
+from .landing import Files, Landing, land
+from .transaction import FileChange, mode_of
 from .v4a import ADD, DELETE, UPDATE, AddFile, DeleteFile, FileOperation, PatchSyntaxError, UpdateFile, parse_patch
 
 NEW_FILE_LABEL = "/dev/null"
@@ -267,25 +267,23 @@ def _run_planned(ctx: ExecutionContext, operations: Sequence[FileOperation]) -> 
         raise ToolError(ErrorCode.NO_CHANGE, "The patch changes nothing; no file was written")
     diff = "\n".join(d for _, _, d in outcome if d)
     paths = [f.target.path for f, _, _ in outcome]
-    reviews = [_review(ctx, plan, f) for f, change, _ in outcome if change.data is not None]
-    refuse_broken(ctx, reviews)
-    authorize(ctx, apply_patch.spec, paths[0], diff, covers=paths[1:], files=len(paths))
     summary = "\n".join(f"{kind} {name}" for kind, name in plan.summary)
     meta: dict[str, Any] = {
         "path": paths[0],  # the first file changed, for the audit record
         "files": [_described(f, change) for f, change, _ in outcome],
         "diff": diff,
     }
-    if ctx.dry_run:
-        return annotate(
-            ToolResult.ok(f"[Dry Run] Would update the following files:\n{summary}\n{diff}", **meta), reviews
-        )
-    transaction = Transaction(ctx, apply_patch.spec.name)
-    transaction.apply([change for _, change, _ in outcome])
-    meta["journal"] = transaction.journal_note()
-    if transaction.warnings:
-        meta["warnings"] = transaction.warnings
-    return annotate(ToolResult.ok(f"Success. Updated the following files:\n{summary}", **meta), reviews)
+    landing = Landing(
+        apply_patch.spec,
+        diff,
+        [_review(ctx, plan, f) for f, change, _ in outcome if change.data is not None],
+        meta,
+        preview=f"[Dry Run] Would update the following files:\n{summary}\n{diff}",
+        done=f"Success. Updated the following files:\n{summary}",
+        writes=Files([change for _, change, _ in outcome]),
+        asked={"covers": paths[1:], "files": len(paths)},
+    )
+    return land(ctx, landing)
 
 
 def _review(ctx: ExecutionContext, plan: _Plan, f: _File) -> Review:

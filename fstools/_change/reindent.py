@@ -68,12 +68,7 @@ def reindent_block(
     """
     if pairs and len({o for o, _ in pairs}) == 1:
         return _constant_shift(pairs, new_lines, mid_line, content)
-    file_style = _IndentStyle.of(f for _, f in pairs) or _IndentStyle.of(map(indent_of, content))
-    if file_style is not None and not file_style.tabs and len(pairs) < 3:
-        # Two lines or one say little about the unit (one line at 8 spaces: 8, or 2 levels of 4?).
-        step = _space_step(content)
-        if step and file_style.unit % step == 0:
-            file_style = _IndentStyle(False, step)
+    file_style = _file_style(pairs, content)
     our_style = _IndentStyle.of([o for o, _ in pairs] + [indent_of(n) for n in new_lines])
     ours, theirs = our_style or file_style, file_style or our_style
     if ours is None or theirs is None:  # no indentation anywhere
@@ -84,6 +79,22 @@ def reindent_block(
     shift = shifts.pop() if shifts else 0
     if shift and _already_shifted(pairs, new_lines, mid_line, ours, theirs):
         shift = 0
+    return _moved_levels(new_lines, mid_line, shift, ours, theirs)
+
+
+def _file_style(pairs: list[tuple[str, str]], content: list[str]) -> _IndentStyle | None:
+    """The file's indentation style: from the matched lines, else the whole file; a unit that two lines
+    or one suggest (one line at 8 spaces: 8, or 2 levels of 4?) yields to the file's usual step."""
+    file_style = _IndentStyle.of(f for _, f in pairs) or _IndentStyle.of(map(indent_of, content))
+    if file_style is not None and not file_style.tabs and len(pairs) < 3:
+        step = _space_step(content)
+        if step and file_style.unit % step == 0:
+            file_style = _IndentStyle(False, step)
+    return file_style
+
+
+def _moved_levels(new_lines: list[str], mid_line: bool, shift: int, ours: _IndentStyle, theirs: _IndentStyle) -> str:
+    """new_string's lines moved `shift` levels, from its style into the file's."""
     out = []
     for n, line in enumerate(new_lines):
         if n == 0 and mid_line:  # goes after the indentation the file's line keeps

@@ -25,7 +25,8 @@ from .._core.paths import SafePath, is_within, refuse_sensitive, resolve_path
 from .._journal.entries import Entry, PathChange, Status
 from .._journal.recorder import Recording
 from .._journal.states import ABSENT, Kind, State, same_state
-from .._journal.store import Journal, disk_full
+from .._journal.storage import JournalStorage
+from .._journal.store import disk_full
 from .atomic import Snapshot, commit
 from .guard import load
 from .journaling import digest_of, states_now
@@ -135,7 +136,7 @@ class Reverter:
     """Reverts entries one after another (newest first), all or none."""
 
     ctx: ExecutionContext
-    journal: Journal
+    journal: JournalStorage
     tool: str
     force: bool = False
     undoes: int | None = None
@@ -213,6 +214,26 @@ class Reverter:
     def _revert_states(self, changes: list[PathChange], recording: Recording) -> None:
         changes = _once_each(changes)
         nows = {c.path: current(self.ctx, c.path) for c in changes}
+        contents = self._kept_contents(changes, nows)
+        for c in changes:
+            recording.plan(c.path, nows[c.path].state, c.before)
+        recording.begin()
+        self._make_dirs(changes, nows)
+        files = self._file_changes(changes, nows, contents)
+        if files:
+            self._write_files(files, nows, recording)
+        for c in changes:
+            self._restore_entry(c, nows[c.path])
+        removes = sorted(
+            (c for c in changes if c.before.kind == Kind.ABSENT and nows[c.path].state.kind == Kind.DIR),
+            key=lambda c: -c.path.count("/"),
+        )
+        for c in removes:
+            self._rmdir(nows[c.path].target, nows[c.path].state.mode)
+        recording.finish(states_now(self.journal.root, [c.path for c in changes], hashed=True))
+
+    def _kept_contents(self, changes: list[PathChange], nows: dict[str, Current]) -> dict[str, bytes]:
+        """The kept content before of each file that comes back (read before anything changes)."""
         contents = {}
         for c in changes:
             if c.before.kind == Kind.FILE and not same_state(c.before, nows[c.path].state):
@@ -224,9 +245,10 @@ class Reverter:
                         paths=[c.path],
                     )
                 contents[c.path] = data
-        for c in changes:
-            recording.plan(c.path, nows[c.path].state, c.before)
-        recording.begin()
+        return contents
+
+    def _make_dirs(self, changes: list[PathChange], nows: dict[str, Current]) -> None:
+        """The directories that come back, shallowest first (whatever is in their way cleared)."""
         makes = sorted(
             (c for c in changes if c.before.kind == Kind.DIR and nows[c.path].state.kind != Kind.DIR),
             key=lambda c: c.path.count("/"),
@@ -234,6 +256,11 @@ class Reverter:
         for c in makes:
             self._clear(nows[c.path])
             self._mkdir(nows[c.path].target, c.before.mode)
+
+    def _file_changes(
+        self, changes: list[PathChange], nows: dict[str, Current], contents: dict[str, bytes]
+    ) -> list[FileChange]:
+        """The files to write back (their kept contents) or delete; a link or directory in a file's way is cleared."""
         files = []
         for c in changes:
             now = nows[c.path]
@@ -246,31 +273,27 @@ class Reverter:
                 files.append(FileChange(now.target, now.snapshot, contents[c.path], c.before.mode))
             elif now.state.kind == Kind.FILE and c.before.kind != Kind.DIR:
                 files.append(FileChange(now.target, now.snapshot, None))
-        if files:
-            # Deleted files are gone at once (their directories may go next); the journal keeps them.
-            transaction = Transaction(self.ctx, self.tool, recording)
-            transaction.apply(files)
-            self.warnings.extend(transaction.warnings)
-            deleted = [(f.target, nows[f.target.path].state) for f in files if f.data is None]
-            self.undos.append(lambda: self._undo_files(transaction, deleted))
-        for c in changes:
-            now = nows[c.path]
-            if c.before.kind == Kind.LINK and not same_state(c.before, now.state):
-                if now.state.kind == Kind.LINK:
-                    self._clear(now)
-                self._symlink(now.target, c.before.target or "")
-            elif c.before.kind == Kind.ABSENT and now.state.kind == Kind.LINK:
+        return files
+
+    def _write_files(self, files: list[FileChange], nows: dict[str, Current], recording: Recording) -> None:
+        # Deleted files are gone at once (their directories may go next); the journal keeps them.
+        transaction = Transaction(self.ctx, self.tool, recording)
+        transaction.apply(files)
+        self.warnings.extend(transaction.warnings)
+        deleted = [(f.target, nows[f.target.path].state) for f in files if f.data is None]
+        self.undos.append(lambda: self._undo_files(transaction, deleted))
+
+    def _restore_entry(self, c: PathChange, now: Current) -> None:
+        """A symbolic link back (or one removed that was not there), a directory's mode back."""
+        if c.before.kind == Kind.LINK and not same_state(c.before, now.state):
+            if now.state.kind == Kind.LINK:
                 self._clear(now)
-            elif c.before.kind == Kind.DIR and now.state.kind == Kind.DIR and c.before.mode is not None:
-                if now.state.mode != c.before.mode:
-                    self._chmod(now.target, c.before.mode, now.state.mode)
-        removes = sorted(
-            (c for c in changes if c.before.kind == Kind.ABSENT and nows[c.path].state.kind == Kind.DIR),
-            key=lambda c: -c.path.count("/"),
-        )
-        for c in removes:
-            self._rmdir(nows[c.path].target, nows[c.path].state.mode)
-        recording.finish(states_now(self.journal.root, [c.path for c in changes], hashed=True))
+            self._symlink(now.target, c.before.target or "")
+        elif c.before.kind == Kind.ABSENT and now.state.kind == Kind.LINK:
+            self._clear(now)
+        elif c.before.kind == Kind.DIR and now.state.kind == Kind.DIR and c.before.mode is not None:
+            if now.state.mode != c.before.mode:
+                self._chmod(now.target, c.before.mode, now.state.mode)
 
     def _revert_move(self, entry: Entry, recording: Recording) -> None:
         assert entry.move is not None

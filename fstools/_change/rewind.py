@@ -105,6 +105,12 @@ def _rewind_held(
             dry_run=True,
             **meta,
         )
+    meta.update(_reverted(ctx, plans, paths))
+    return ToolResult.ok(f"Rewound {count} changes to checkpoint {checkpoint}:\n{listing}", **meta)
+
+
+def _reverted(ctx: ExecutionContext, plans: list[tuple[Reverter, list[Entry]]], paths: list[str]) -> dict[str, Any]:
+    """Revert every entry, newest first, all or none; what the result's metadata adds (journal, warnings)."""
     steps = [lambda r=r, e=e: r.revert(e) for r, entries in plans for e in reversed(entries)]
     with ExitStack() as held:  # the rewind's own entries may set the bound off before the older contents are read
         for reverter, entries in plans:
@@ -113,11 +119,11 @@ def _rewind_held(
     for path in paths:
         ctx.forget_read(path)
     notes = {r.note() for r, _ in plans}
-    meta["journal"] = next((n for n in notes if n != "recorded"), "recorded")
+    added: dict[str, Any] = {"journal": next((n for n in notes if n != "recorded"), "recorded")}
     warnings = [w for r, _ in plans for w in r.warnings]
     if warnings:
-        meta["warnings"] = warnings
-    return ToolResult.ok(f"Rewound {count} changes to checkpoint {checkpoint}:\n{listing}", **meta)
+        added["warnings"] = warnings
+    return added
 
 
 def _run(plans: list[tuple[Reverter, list[Entry]]], steps: list[Any]) -> None:

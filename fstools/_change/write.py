@@ -16,10 +16,11 @@ from .._core.paths import SafePath, resolve_file_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import ToolResult
-from .._syntax.review import annotate, refuse_broken, review_change
+from .._syntax.review import review_change
 from .diff import unified_diff, whole_text_changes
 from .document import Document, decode_document, encode_document, eol_of, text_style, with_line_breaks
-from .guard import load, one_at_a_time, require_fresh_read, save
+from .guard import load, one_at_a_time, require_fresh_read
+from .landing import Landing, OneFile, land
 from .placeholders import refuse_new_placeholders
 
 NEW_FILE_LABEL = "/dev/null"
@@ -137,27 +138,14 @@ def _write_loaded(
             new_label=target.display,
         )
     verb = "create" if created else "update"
-    reviews = [review_change(ctx, target.display, previous.text if previous else None, content)]
-    refuse_broken(ctx, reviews)
-    authorize(ctx, write.spec, target.path, diff, bytes=len(data), created=created)
-    if ctx.dry_run:
-        preview = ToolResult.ok(
-            f"[Dry Run] Would {verb} {target.display} ({len(data)} bytes)\n{diff}",
-            bytes_written=len(data),
-            diff=diff,
-            **meta,
-        )
-        return annotate(preview, reviews)
-    written, backup_path = save(ctx, target, data, seen, backup=backup, tool=write.spec.name)
-    notes = f"; previous version kept at {backup_path}" if backup_path else ""
-    extra = {"backup_path": backup_path} if backup else {}
-    done = ToolResult.ok(
-        f"{verb.capitalize()}d {target.display} ({len(data)} bytes){notes}",
-        bytes_written=len(data),
-        diff=diff,
-        in_place=written.in_place,
-        journal=written.journal,
-        **extra,
-        **meta,
+    change = Landing(
+        write.spec,
+        diff,
+        [review_change(ctx, target.display, previous.text if previous else None, content)],
+        {"bytes_written": len(data), "diff": diff, **meta},
+        preview=f"[Dry Run] Would {verb} {target.display} ({len(data)} bytes)\n{diff}",
+        done=f"{verb.capitalize()}d {target.display} ({len(data)} bytes)",
+        writes=OneFile(target, data, seen, backup=backup),
+        asked={"bytes": len(data), "created": created},
     )
-    return annotate(done, reviews)
+    return land(ctx, change)

@@ -79,15 +79,7 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None, *, case_sen
     walk's base exactly; a relative pattern is matched, all of it, below `path`.
     """
     parts = _components(pattern)
-    if os.path.isabs(pattern):
-        start = "/"
-    else:
-        target = resolve_path(ctx, path or ctx.working_dir, param="path")
-        if not target.exists:
-            raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Directory not found: {target.display}")
-        if not target.is_dir:
-            raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {target.display}")
-        start = target.path
+    start = "/" if os.path.isabs(pattern) else _directory(ctx, path)
     literal = 0
     while (
         (case_sensitive or start == "/") and literal < len(parts) - 1 and not MAGIC_CHARS.intersection(parts[literal])
@@ -101,14 +93,7 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None, *, case_sen
         base = resolve_path(ctx, os.path.join(start, *parts[:literal]), param="pattern")
         base_path = base.path if base.is_dir else None
     glob = "/".join(rest)
-    regex = None if glob == "**" else glob_to_regex(glob)
-    if regex is not None and not case_sensitive:
-        regex = f"(?i:{regex})"  # an inline group: valid in Python's re and in fd's Rust regex
-    if regex is not None:
-        try:
-            compile_glob(glob)
-        except GlobError as exc:
-            raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern {pattern!r}: {exc}") from None
+    regex = _regex(pattern, glob, case_sensitive)
     name_glob = byte_glob_superset(rest[-1]) if case_sensitive else None
     return GlobPlan(
         base=base_path,
@@ -122,6 +107,29 @@ def plan_glob(ctx: ExecutionContext, pattern: str, path: str | None, *, case_sen
         wants_hidden=any(c.startswith(".") for c in rest),
         root=None if start == "/" else start,
     )
+
+
+def _directory(ctx: ExecutionContext, path: str | None) -> str:
+    """The directory a relative pattern is matched below (the working directory by default)."""
+    target = resolve_path(ctx, path or ctx.working_dir, param="path")
+    if not target.exists:
+        raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Directory not found: {target.display}")
+    if not target.is_dir:
+        raise ToolError(ErrorCode.DIRECTORY_NOT_FOUND, f"Not a directory: {target.display}")
+    return target.path
+
+
+def _regex(pattern: str, glob: str, case_sensitive: bool) -> str | None:
+    """The regex of the glob below the walk's base (None: `**` takes everything); a glob fstools cannot
+    match is refused, naming the pattern as given."""
+    if glob == "**":
+        return None
+    regex = glob_to_regex(glob)
+    try:
+        compile_glob(glob)
+    except GlobError as exc:
+        raise ToolError(ErrorCode.INVALID_ARGUMENT, f"Invalid glob pattern {pattern!r}: {exc}") from None
+    return regex if case_sensitive else f"(?i:{regex})"  # an inline group: valid in Python's re and in fd's Rust regex
 
 
 def _shown_warnings(ctx: ExecutionContext, warnings: list[str]) -> list[str]:

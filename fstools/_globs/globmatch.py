@@ -126,18 +126,9 @@ def _parse(pattern: str) -> list[Node]:
     while i < n:
         c = pattern[i]
         if c == "*":
-            if pattern.startswith("**", i):
-                at_start = i == 0 or pattern[i - 1] == "/"
-                j = i + 2
-                if at_start and (j == n or pattern[j] == "/"):
-                    seq.append(("starall",) if j == n else ("dirs",))
-                    i = j if j == n else j + 1
-                    continue
-                seq.append(("star",))
-                i = j
-                continue
-            seq.append(("star",))
-        elif c == "?":
+            i = _star(pattern, i, seq)
+            continue
+        if c == "?":
             seq.append(("any",))
         elif c == "[" and (j := _class_end(pattern, i)) != -1:
             seq.append(("class", pattern[i + 1 : j]))
@@ -159,6 +150,20 @@ def _parse(pattern: str) -> list[Node]:
             seq.append(("lit", c))
         i += 1
     return root
+
+
+def _star(pattern: str, i: int, seq: list[Node]) -> int:
+    """Add the node of the `*` or `**` at `i` to `seq`; the index just after it (a `**/` takes its `/`)."""
+    if not pattern.startswith("**", i):
+        seq.append(("star",))
+        return i + 1
+    at_start = i == 0 or pattern[i - 1] == "/"
+    j, n = i + 2, len(pattern)
+    if at_start and (j == n or pattern[j] == "/"):
+        seq.append(("starall",) if j == n else ("dirs",))
+        return j if j == n else j + 1
+    seq.append(("star",))
+    return j
 
 
 _RENDER = {"any": "[^/]", "star": "[^/]*", "starall": "(?s:.*)", "dirs": "(?s:.*/)?"}
@@ -377,6 +382,28 @@ def byte_glob_superset(name_glob: str) -> str | None:
 MAGIC_CHARS = frozenset("*?[{\\")
 
 
+def _shape(p: str) -> tuple[str, str]:
+    """How GlobSet matches the pattern `p`: by a str method ("exact" name, "suffix", "prefix", a
+    "tail" or a "dir" of a path) and the string it compares, or by a regex of its kind ("name",
+    "slash", "rooted") and the glob it is made from."""
+    if "/" in p:
+        kind = "rooted" if p.startswith("/") else "slash"
+        # A relative pattern matches any trailing run of components: a leading `**/` adds nothing.
+        body = p[3:] if kind == "slash" and p.startswith("**/") and len(p) > 3 else p
+        if kind == "slash" and not MAGIC_CHARS.intersection(body):
+            return "tail", "/" + body  # `.aws/credentials`: a str.endswith
+        if kind == "slash" and body.endswith("/**") and not MAGIC_CHARS.intersection(body[:-3]):
+            return "dir", "/" + body[:-2]  # `.ssh/**`: "/.ssh/" anywhere in the path
+        return kind, body
+    if not MAGIC_CHARS.intersection(p):
+        return "exact", p
+    if p[:1] == "*" and p[1:2] != "*" and not MAGIC_CHARS.intersection(p[1:]):
+        return "suffix", p[1:]
+    if p[-1:] == "*" and not MAGIC_CHARS.intersection(p[:-1]):
+        return "prefix", p[:-1]
+    return "name", p
+
+
 class GlobSet:
     """`any(glob_match(p, path) for p in patterns)` for many patterns, in one cheap pass.
 
@@ -400,28 +427,13 @@ class GlobSet:
         buckets: dict[str, list[str]] = {"name": [], "slash": [], "rooted": []}
         self._slow: dict[str, list[GlobMatcher]] = {"name": [], "slash": [], "rooted": []}
         # Case-insensitive: patterns and paths are both lowercased (cheaper than IGNORECASE regexes).
+        plain = {"exact": names.add, "suffix": suffixes.append, "prefix": prefixes.append}
+        plain.update(tail=slash_tails.append, dir=slash_dirs.append)
         for p in map(fold, self.patterns):
-            if "/" in p:
-                kind = "rooted" if p.startswith("/") else "slash"
-                # A relative pattern matches any trailing run of components: a leading `**/` adds nothing.
-                body = p[3:] if kind == "slash" and p.startswith("**/") and len(p) > 3 else p
-                if kind == "slash" and not MAGIC_CHARS.intersection(body):
-                    slash_tails.append("/" + body)  # `.aws/credentials`: a str.endswith
-                    continue
-                if kind == "slash" and body.endswith("/**") and not MAGIC_CHARS.intersection(body[:-3]):
-                    slash_dirs.append("/" + body[:-2])  # `.ssh/**`: "/.ssh/" anywhere in the path
-                    continue
-            elif not MAGIC_CHARS.intersection(p):
-                names.add(p)
+            kind, body = _shape(p)
+            if kind in plain:
+                plain[kind](body)
                 continue
-            elif p[:1] == "*" and p[1:2] != "*" and not MAGIC_CHARS.intersection(p[1:]):
-                suffixes.append(p[1:])
-                continue
-            elif p[-1:] == "*" and not MAGIC_CHARS.intersection(p[:-1]):
-                prefixes.append(p[:-1])
-                continue
-            else:
-                kind, body = "name", p
             seq = _parse(body)
             if all(_regex_safe(flat) for flat in _expand(seq)):
                 # Checked here, compiled once joined: a regex per pattern cost a new process

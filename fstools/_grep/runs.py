@@ -171,6 +171,14 @@ def _close(files: FileArgs | None) -> None:
         files.close()
 
 
+def _note_ending(sink: SearchOutcome, proc: StreamingProcess, code: int) -> None:
+    """A run's timeout, or an abnormal end (a signal, an exit status rg never uses), on the sink."""
+    sink.timed_out = sink.timed_out or proc.timed_out
+    if (code < 0 or code > 2) and not proc.timed_out and not proc.stopped:
+        how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+        sink.failures.append(f"an rg run ended abnormally ({how}): what it had not printed yet is missing")
+
+
 class Searcher:
     """One call's rg runs, built once: the binary, the query, the paths never reported, the time
     budget and how each run starts (in the searched directory, in the call's confinement, its
@@ -281,10 +289,7 @@ class Searcher:
             value = consume(proc)
         finally:
             code = proc.close()
-        sink.timed_out = sink.timed_out or proc.timed_out
-        if (code < 0 or code > 2) and not proc.timed_out and not proc.stopped:
-            how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
-            sink.failures.append(f"an rg run ended abnormally ({how}): what it had not printed yet is missing")
+        _note_ending(sink, proc, code)
         stderr = proc.stderr
         if files is not None and files.names:
             stderr = "\n".join(files.real_message(line) for line in stderr.splitlines())

@@ -517,6 +517,25 @@ class LiveIndex:
 
         lo, hi = self._range(directory)
         kinds = self.kinds
+        mask = self._matching_rows(query, lo, hi)
+        searchable = (kinds == TEXT) | (kinds == LATE_NUL)
+        picked = (mask & searchable) | (
+            (kinds == TRANSCODED) & (np.arange(len(kinds)) >= lo) & (np.arange(len(kinds)) < hi)
+        )
+        if (picked & (kinds == LATE_NUL)).any():
+            raise Unusable("binary")
+        ids = np.flatnonzero(picked).tolist()
+        table: Sequence[str] = self.paths.every() if len(ids) > _DECODE_ALL else self.paths
+        rows = {p: i for i, p in zip(ids, map(table.__getitem__, ids), strict=True) if p not in self.overlay}
+        out = list(rows) + self._overlay_candidates(query, directory)
+        if literals and len(out) <= _VERIFY_FILES and sum(self._entry(p, rows)[1] for p in out) <= _VERIFY_BYTES:
+            out = [p for p in out if self._entry(p, rows)[0] == TRANSCODED or _contains(self.root, p, literals)]
+        return out
+
+    def _matching_rows(self, query: Query, lo: int, hi: int) -> Any:
+        """The rows from `lo` to `hi` whose trigrams satisfy `query`, as a mask over every row."""
+        import numpy as np
+
         masks = []
         size = self.segment_files
         for s, segment in enumerate(self.segments):
@@ -529,16 +548,11 @@ class LiveIndex:
         mask = np.concatenate(masks) if masks else np.zeros(0, dtype=bool)
         mask[:lo] = False
         mask[hi:] = False
-        searchable = (kinds == TEXT) | (kinds == LATE_NUL)
-        picked = (mask & searchable) | (
-            (kinds == TRANSCODED) & (np.arange(len(kinds)) >= lo) & (np.arange(len(kinds)) < hi)
-        )
-        if (picked & (kinds == LATE_NUL)).any():
-            raise Unusable("binary")
-        ids = np.flatnonzero(picked).tolist()
-        table: Sequence[str] = self.paths.every() if len(ids) > _DECODE_ALL else self.paths
-        rows = {p: i for i, p in zip(ids, map(table.__getitem__, ids), strict=True) if p not in self.overlay}
-        out = list(rows)
+        return mask
+
+    def _overlay_candidates(self, query: Query, directory: str) -> list[str]:
+        """The files changed since the build, below `directory`, that may match `query`."""
+        out = []
         prefix = directory + "/"
         for path, entry in self.overlay.items():
             if entry is None or not (directory == self.root or path.startswith(prefix)):
@@ -551,8 +565,6 @@ class LiveIndex:
                 if entry.kind == LATE_NUL:
                     raise Unusable("binary")
                 out.append(path)
-        if literals and len(out) <= _VERIFY_FILES and sum(self._entry(p, rows)[1] for p in out) <= _VERIFY_BYTES:
-            out = [p for p in out if self._entry(p, rows)[0] == TRANSCODED or _contains(self.root, p, literals)]
         return out
 
     def _entry(self, path: str, rows: dict[str, int]) -> tuple[int, int]:

@@ -357,29 +357,42 @@ class _RegexParser:
                 self._skip_nested()
                 simple = False
             elif c == "\\":
-                nxt = self.peek()
-                self.i += 1
-                if nxt in "xuUpP" and self.peek() == "{":
-                    close = self.s.find("}", self.i)
-                    if close < 0:
-                        raise Unsupported("class escape")
-                    self.i = close + 1
+                self._class_escape()
                 simple = False
             elif c in "&-~" and self.peek() == c:
                 self.i += 1
                 simple = False
             elif self.peek() == "-" and self.s[self.i + 1 : self.i + 2] not in ("", "]"):
-                end = self.s[self.i + 1]
-                self.i += 2
-                if end in "[\\" or ord(end) < ord(c) or ord(end) - ord(c) > 16:
-                    simple = False
-                    if end in "[\\":
-                        raise Unsupported("class range")
-                else:
-                    members.update(chr(o) for o in range(ord(c), ord(end) + 1))
+                simple = self._class_range(c, members) and simple
             else:
                 members.add(c)
-        if not simple or not members or len(members) > 16:
+        return self._class_of(members) if simple else any_char()
+
+    def _class_escape(self) -> None:
+        """Skip the escape after a backslash in a class (`\\x{...}`, `\\p{...}` with their braces)."""
+        nxt = self.peek()
+        self.i += 1
+        if nxt in "xuUpP" and self.peek() == "{":
+            close = self.s.find("}", self.i)
+            if close < 0:
+                raise Unsupported("class escape")
+            self.i = close + 1
+
+    def _class_range(self, start: str, members: set[str]) -> bool:
+        """Take the range `start`-end of a class: its characters join `members` when it is short and
+        plain (True), else the class counts as any character (False)."""
+        end = self.s[self.i + 1]
+        self.i += 2
+        if end in "[\\":
+            raise Unsupported("class range")
+        if ord(end) < ord(start) or ord(end) - ord(start) > 16:
+            return False
+        members.update(chr(o) for o in range(ord(start), ord(end) + 1))
+        return True
+
+    def _class_of(self, members: set[str]) -> Info:
+        """A class of plain `members`: the set of their literals, or any character for none or many."""
+        if not members or len(members) > 16:
             return any_char()
         options: set[bytes] = set()
         for m in members:

@@ -14,6 +14,7 @@ import ctypes
 import errno
 import os
 import struct
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._walk.excludes import is_hidden
@@ -49,6 +50,36 @@ def _libc() -> ctypes.CDLL | None:
             continue
         return lib
     return None
+
+
+@dataclass
+class _Drained:
+    """What one drain's events ask for: a new listing of the tree, a full check after the kernel's queue
+    overflowed, the new names per directory, the known files to read again."""
+
+    rewalk: bool = False
+    overflow: bool = False
+    appeared: dict[str, list[str]] = field(default_factory=dict)
+    touched: dict[str, None] = field(default_factory=dict)
+
+    def take(self, live: LiveIndex, directory: str, mask: int, name: str) -> None:
+        """One event on `name` in the watched `directory`."""
+        if mask & _LISTING:  # the probe's recorded files may have changed
+            live.probe_ok = False
+        if directory in live.hidden_dirs:  # only the probe looks there
+            return
+        if mask & (IN_DELETE_SELF | IN_MOVE_SELF):
+            self.rewalk = True
+        elif name in IGNORE_NAMES or name == ".git":
+            live.stale = "stale"
+        elif mask & IN_ISDIR:
+            self.rewalk = self.rewalk or not is_hidden(name)
+        elif not is_hidden(name):
+            path = os.path.join(directory, name)
+            if path in live.position or path in live.overlay:
+                self.touched.setdefault(path)  # a write's modify and close events: one read
+            elif mask & _APPEARED:
+                self.appeared.setdefault(directory, []).append(path)
 
 
 class Watcher:
@@ -110,47 +141,29 @@ class Watcher:
             live.stale = "stale"
             return
         data = self._read()
-        rewalk = False
-        overflow = False
-        appeared: dict[str, list[str]] = {}
-        touched: dict[str, None] = {}
+        events = _Drained()
         pos = 0
         while pos + _EVENT.size <= len(data):
             wd, mask, _cookie, size = _EVENT.unpack_from(data, pos)
             name = os.fsdecode(data[pos + _EVENT.size : pos + _EVENT.size + size].rstrip(b"\0"))
             pos += _EVENT.size + size
             if mask & IN_Q_OVERFLOW:
-                overflow = True
+                events.overflow = True
                 continue
             directory = self.dirs.get(wd)
             if directory is None or mask & IN_IGNORED:
                 continue
-            if mask & _LISTING:  # the probe's recorded files may have changed
-                live.probe_ok = False
-            if directory in live.hidden_dirs:  # only the probe looks there
-                continue
-            if mask & (IN_DELETE_SELF | IN_MOVE_SELF):
-                rewalk = True
-            elif name in IGNORE_NAMES or name == ".git":
-                live.stale = "stale"
-            elif mask & IN_ISDIR:
-                rewalk = rewalk or not is_hidden(name)
-            elif not is_hidden(name):
-                path = os.path.join(directory, name)
-                if path in live.position or path in live.overlay:
-                    touched.setdefault(path)  # a write's modify and close events: one read
-                elif mask & _APPEARED:
-                    appeared.setdefault(directory, []).append(path)
+            events.take(live, directory, mask, name)
         for path in live.linked_changed():  # written through a name no watch sees
-            touched.setdefault(path)
-        for path in touched:
+            events.touched.setdefault(path)
+        for path in events.touched:
             live.refresh_file(path)
-        if overflow:
+        if events.overflow:
             live.full_check()
-        elif rewalk or len(appeared) > RELIST_DIRS:  # one listing of the tree beats many of a directory
+        elif events.rewalk or len(events.appeared) > RELIST_DIRS:  # one listing of the tree beats many of a directory
             live.rewalk()
         else:
-            for directory, paths in appeared.items():
+            for directory, paths in events.appeared.items():
                 self._appeared(live, directory, paths)
 
     def _appeared(self, live: LiveIndex, directory: str, paths: list[str]) -> None:

@@ -21,7 +21,8 @@ from typing import Any
 
 from .entries import Entry, Log
 from .states import Kind
-from .store import Journal, max_bytes
+from .storage import JournalStorage
+from .store import max_bytes
 
 MAX_DROPPED_LISTED = 10_000  # paths of dropped entries remembered, to name them when a rewind cannot reach them
 
@@ -37,7 +38,7 @@ def kept_blobs(entry: Entry, limit: int | None = None) -> dict[str, int]:
     }
 
 
-def enforce(journal: Journal, log: Log) -> None:
+def enforce(journal: JournalStorage, log: Log) -> None:
     """Drop the oldest entries until the blobs fit (the caller holds the journal's lock)."""
     limit = max_bytes()
     usage = _usage(journal, log, limit)
@@ -75,10 +76,10 @@ def enforce(journal: Journal, log: Log) -> None:
     journal.rewrite(records)
     referenced = {d for d, n in live.items() if n > 0}
     for name in journal.blob_names():
-        if name not in referenced and not journal.pinned[name]:
+        if name not in referenced and not journal.is_pinned(name):
             with contextlib.suppress(OSError):
                 journal.remove_blob(name)
-    journal.usage = None
+    journal.forget_usage()
 
 
 def _lines(entry: Entry) -> list[dict[str, Any]]:
@@ -90,21 +91,17 @@ def _lines(entry: Entry) -> list[dict[str, Any]]:
     return lines
 
 
-def _usage(journal: Journal, log: Log, limit: int) -> int:
+def _usage(journal: JournalStorage, log: Log, limit: int) -> int:
     """Bytes of the blobs the log's entries keep, each counted once."""
-    stale = journal.counted_upto > (log.entries[-1].seq if log.entries else 0) or journal.counted_from != log.first_kept
-    if journal.usage is None or stale:  # never counted, or another process dropped entries since
-        journal.usage, journal.counted, journal.counted_upto = 0, set(), 0
-        journal.counted_from = log.first_kept
+    usage = journal.usage(log.first_kept)
+    if usage.stale(log):  # another process dropped entries since
+        journal.forget_usage()
+        usage = journal.usage(log.first_kept)
     fresh = []
     for entry in reversed(log.entries):  # only the entries appended since the last count
-        if entry.seq <= journal.counted_upto:
+        if entry.seq <= usage.upto:
             break
         fresh.append(entry)
     for entry in reversed(fresh):
-        for digest, size in kept_blobs(entry, limit).items():
-            if digest not in journal.counted:
-                journal.counted.add(digest)
-                journal.usage += size
-        journal.counted_upto = entry.seq
-    return journal.usage
+        usage.count(entry.seq, kept_blobs(entry, limit))
+    return usage.total

@@ -22,8 +22,10 @@ from collections.abc import Iterator
 
 from .._core.context import ExecutionContext
 from .entries import Entry, PathChange
+from .opening import open_storage
 from .states import Kind, State
-from .store import Journal, Unavailable, disk_full, journal_for, max_bytes
+from .storage import JournalStorage
+from .store import Unavailable, disk_full, max_bytes
 
 RECORDED = "recorded"
 OFF = "off"
@@ -56,7 +58,7 @@ class Recording:
         self.changes: list[PathChange] = []
         self.entry: Entry | None = None
         self.notes: list[str] = []
-        self._journal: Journal | None = None
+        self._journal: JournalStorage | None = None
         self.status = OFF if getattr(ctx, "journal", "on") == "off" else RECORDED
 
     @property
@@ -66,12 +68,12 @@ class Recording:
     def _fail(self, reason: str) -> None:
         self.status = f"not recorded: {reason}"
 
-    def journal(self) -> Journal | None:
+    def journal(self) -> JournalStorage | None:
         if not self.active:
             return None
         if self._journal is None:
             try:
-                self._journal = journal_for(self.root)
+                self._journal = open_storage(self.root)
             except Unavailable as exc:
                 self._fail(str(exc))
         return self._journal

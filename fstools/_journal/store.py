@@ -29,6 +29,7 @@ import orjson
 
 from .._core.cachedir import cache_dir, root_dir
 from .entries import Entry, Log
+from .storage import Usage
 
 DIR_KIND = "journal-v1"
 FORMAT = "fstools-journal 1"
@@ -128,7 +129,8 @@ def _write_new(dir_fd: int, name: str, data: bytes) -> None:
 
 
 class Journal:
-    """One root's journal, open in this process (shared by every context on that root)."""
+    """One root's journal in its directory in the cache, open in this process (shared by every context on
+    that root): the `JournalStorage` fstools uses unless another is plugged in."""
 
     def __init__(self, root: str, directory: str, dir_fd: int, blobs_fd: int, nonce: str) -> None:
         self.root = root
@@ -142,11 +144,7 @@ class Journal:
         self._log_id: tuple[int, int] | None = None  # (inode, bytes parsed) of the log file read so far
         self._lock_depth = 0
         self._lock_fd: int | None = None
-        # What the bound has counted: the blobs' bytes, which blobs, up to which entry.
-        self.usage: int | None = None
-        self.counted: set[str] = set()
-        self.counted_upto = 0
-        self.counted_from = 0  # the log's first kept entry when the count began
+        self._usage: Usage | None = None  # what the bound has counted
         # Blobs an undo or a rewind in flight in this process still reads: the bound leaves them in place.
         self.pinned: collections.Counter[str] = collections.Counter()
 
@@ -383,6 +381,17 @@ class Journal:
             with self._mutex:
                 self.pinned.subtract(held)
                 self.pinned = +self.pinned
+
+    def is_pinned(self, digest: str) -> bool:
+        return bool(self.pinned[digest])
+
+    def usage(self, first_kept: int) -> Usage:
+        if self._usage is None:
+            self._usage = Usage(since=first_kept)
+        return self._usage
+
+    def forget_usage(self) -> None:
+        self._usage = None
 
     def blob_names(self) -> list[str]:
         return [n for n in os.listdir(self.blobs_fd) if not n.startswith(".")]

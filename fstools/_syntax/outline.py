@@ -221,21 +221,27 @@ def extract(language: Language, source: bytes, *, deadline: float | None = None)
             raise ParseTimeout
         cursor.set_byte_range(start, min(start + WINDOW_BYTES, end))
         for _, captures in cursor.matches(tree.root_node):
-            definition = next((nodes[0] for name, nodes in captures.items() if name.startswith("definition.")), None)
-            if definition is None:
-                continue
-            kind = next(name for name in captures if name.startswith("definition.")).split(".", 1)[1]
-            named = _name(language, captures)
-            name = _text(parsed, named) if named is not None else ""
-            key = (definition.start_byte, definition.end_byte, name)  # one across two windows is found in both
-            if named is not None and name and (key not in found or found[key][1] == "typedef"):
-                found[key] = (definition, kind, named)  # `typedef struct {...} t` is the struct t, not a typedef
+            _take_definition(language, parsed, captures, found)
         time.sleep(0)  # let other threads in between two windows
     symbols = list(_nested(language, ready.shown or source, list(found.values())))
     if ready.hidden is None:
         return Extraction(symbols, error_lines(tree), tree, parsed, ready.blanked)
     heads = _other_heads(source, symbols, ready.hidden)
     return Extraction(symbols, error_lines(tree), tree, parsed, ready.blanked, tuple(ready.hidden.words), heads)
+
+
+def _take_definition(language: Language, parsed: bytes, captures: dict[str, Any], found: dict[Any, Any]) -> None:
+    """Keep the definition one query match captured, by its place and name (one across two windows is
+    found in both; `typedef struct {...} t` is the struct t, not a typedef)."""
+    definition = next((nodes[0] for name, nodes in captures.items() if name.startswith("definition.")), None)
+    if definition is None:
+        return
+    kind = next(name for name in captures if name.startswith("definition.")).split(".", 1)[1]
+    named = _name(language, captures)
+    name = _text(parsed, named) if named is not None else ""
+    key = (definition.start_byte, definition.end_byte, name)
+    if named is not None and name and (key not in found or found[key][1] == "typedef"):
+        found[key] = (definition, kind, named)
 
 
 def _other_heads(source: bytes, symbols: list[Symbol], hide: Hidden) -> dict[int, int]:

@@ -410,45 +410,70 @@ def parent_rules(
     them: fd 8.6 leaves `.gitignore` unread outside a repository and misreads an escaped `/`.
     `nested(base)` names the repositories below the base, asked only when git's rules apply."""
     repo = repository_of(base)
+    above = _above(base, include_base)
+    anchor = "/" if relative else _GLOB_META.sub(r"\\\1", base.rstrip("/")) + "/"
+    lines: list[str] = []
+    # At the top too: a linked worktree's exclude file lies in the main repository, which a
+    # confined walker may not be able to read.
+    takes_global = "global" in kinds and (repo is not None or gitignore_outside)
+    global_rules = _rules_of(path) if takes_global and (path := global_ignore_file()) is not None else ()
+    lines += rebased(global_rules, _prefix(base, repo.top) if repo is not None else [], anchor)
+    if repo is not None and "exclude" in kinds:
+        lines += _exclude_lines(base, repo, anchor)
+    if "vcs" in kinds and (repo is not None or gitignore_outside):
+        inside = [d for d in above if repo is None or d == repo.top or d.startswith(repo.top.rstrip("/") + "/")]
+        lines += _lines_of(base, inside, (".gitignore",), anchor)
+    if lines and nested is not None:
+        lines += _nested_lines(base, nested(base), anchor, global_rules)
+    if "dot" in kinds:
+        for name in DOT_NAMES[walker]:
+            lines += _lines_of(base, above, (name,), anchor)
+    return ParentRules(tuple(lines), repo is not None, takes_global)
+
+
+def _exclude_lines(base: str, repo: Repository, anchor: str) -> list[str]:
+    """The rules of the repository's own exclude file (`info/exclude` in its common directory)."""
+    if repo.common_dir is None:
+        return []
+    return rebased(_rules_of(os.path.join(repo.common_dir, "info", "exclude")), _prefix(base, repo.top), anchor)
+
+
+def _lines_of(base: str, directories: Sequence[str], names: Sequence[str], anchor: str) -> list[str]:
+    """The rules of the ignore files `names` in each of `directories`, rebased to apply below `base`."""
+    lines: list[str] = []
+    for name in names:
+        for directory in directories:
+            lines += rebased(_rules_of(os.path.join(directory, name)), _prefix(base, directory), anchor)
+    return lines
+
+
+def _above(base: str, include_base: bool) -> list[str]:
+    """The directories above `base`, top down (and `base` itself last with `include_base`)."""
     above: list[str] = [base] if include_base else []
     directory = base
     while directory != "/":
         directory = os.path.dirname(directory)
         above.append(directory)
-    above.reverse()  # top down
-    anchor = "/" if relative else _GLOB_META.sub(r"\\\1", base.rstrip("/")) + "/"
-    lines: list[str] = []
+    above.reverse()
+    return above
 
-    def prefix_of(directory: str) -> list[str]:
-        rest = base[len(directory.rstrip("/")) + 1 :]
-        return [p for p in rest.split("/") if p]
 
-    # At the top too: a linked worktree's exclude file lies in the main repository, which a
-    # confined walker may not be able to read.
-    takes_global = "global" in kinds and (repo is not None or gitignore_outside)
-    global_rules = _rules_of(path) if takes_global and (path := global_ignore_file()) is not None else ()
-    lines += rebased(global_rules, prefix_of(repo.top) if repo is not None else [], anchor)
-    if repo is not None:
-        if "exclude" in kinds and repo.common_dir is not None:
-            exclude = _rules_of(os.path.join(repo.common_dir, "info", "exclude"))
-            lines += rebased(exclude, prefix_of(repo.top), anchor)
-    if "vcs" in kinds and (repo is not None or gitignore_outside):
-        for directory in above:
-            if repo is None or directory == repo.top or directory.startswith(repo.top.rstrip("/") + "/"):
-                lines += rebased(_rules_of(os.path.join(directory, ".gitignore")), prefix_of(directory), anchor)
-    if lines and nested is not None:
-        # git's rules stop at a nested repository's top: below one, nothing above it ignores a
-        # name (a whitelist of every name not hidden, so hidden ones stay hidden); what rg reads
-        # inside it still decides, as the walker's own files outrank this one.
-        for top in nested(base):
-            rel = anchor + _GLOB_META.sub(r"\\\1", top[len(base.rstrip("/")) + 1 :]) + "/"
-            lines.append("!" + rel + "**/[!.]*")
-            lines += _inside(global_rules, rel)  # the user's global file applies in every repository
-    if "dot" in kinds:
-        for name in DOT_NAMES[walker]:
-            for directory in above:
-                lines += rebased(_rules_of(os.path.join(directory, name)), prefix_of(directory), anchor)
-    return ParentRules(tuple(lines), repo is not None, takes_global)
+def _prefix(base: str, directory: str) -> list[str]:
+    """The components of `base` below `directory`."""
+    rest = base[len(directory.rstrip("/")) + 1 :]
+    return [p for p in rest.split("/") if p]
+
+
+def _nested_lines(base: str, tops: Sequence[str], anchor: str, global_rules: Sequence[Rule]) -> list[str]:
+    """git's rules stop at a nested repository's top: below one, nothing above it ignores a name (a
+    whitelist of every name not hidden, so hidden ones stay hidden); what rg reads inside it still
+    decides, as the walker's own files outrank this one."""
+    lines = []
+    for top in tops:
+        rel = anchor + _GLOB_META.sub(r"\\\1", top[len(base.rstrip("/")) + 1 :]) + "/"
+        lines.append("!" + rel + "**/[!.]*")
+        lines += _inside(global_rules, rel)  # the user's global file applies in every repository
+    return lines
 
 
 def _inside(rules: Sequence[Rule], top: str) -> list[str]:

@@ -15,6 +15,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
+from tests.helpers.extras import skip_reason
+
 PACKAGE = Path(__file__).resolve().parents[2] / "fstools"
 
 TOOL_FAMILIES = {"_read", "_change", "_find", "_grep"}
@@ -266,3 +270,17 @@ def test_checker_sees_upward_imports():
     found = imports_in(source, "fstools._core")
     assert {"fstools._grep.grep", "fstools._walk.walkers", "fstools._core.paths"} <= found
     assert family_of("fstools._grep.grep") not in ALLOWED["_core"]
+
+
+def test_no_function_is_too_complex_by_radon():
+    """Radon rates each function's cyclomatic complexity counting every `and`/`or` as a branch (ruff's
+    C90 does not): none may rate D or worse (21 and more), the same bound of 20."""
+    radon = pytest.importorskip("radon.complexity", reason=skip_reason("radon.complexity"))
+    too_complex: set[str] = set()  # a method is listed on its own and within its class
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for block in radon.cc_visit(path.read_text()):
+            for item in [block, *getattr(block, "methods", [])]:
+                if item.complexity > 20:
+                    where = f"{path.relative_to(PACKAGE.parent)}:{item.lineno}"
+                    too_complex.add(f"{where} {item.fullname} ({item.complexity})")
+    assert not too_complex, "\n".join(sorted(too_complex))
