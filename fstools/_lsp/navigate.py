@@ -25,7 +25,7 @@ from typing import Literal
 from .._core.context import ExecutionContext
 from . import protocol
 from .languages import kind_of
-from .pool import POOL
+from .pool import POOL, Lookup
 from .semantic import argv_for, enabled, root_of
 from .server import LanguageServer
 
@@ -76,6 +76,28 @@ def references(ctx: ExecutionContext, path: str, line: int, column: int, keep: K
 
 
 def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: int, keep: Keep | None) -> Resolution:
+    deadline = time.monotonic() + float(ctx.lsp_timeout)
+    found = _ready_server(ctx, path, deadline)
+    if isinstance(found, Resolution):
+        return found
+    lookup, server, language_id = found
+    try:
+        text, sent = _current(server, path, language_id)
+    except (OSError, UnicodeDecodeError) as exc:
+        return Resolution("not_done", lookup.name, f"cannot read {path}: {exc}", [], server.state)
+    places = _ask(server, method, path, line - 1, _utf16(text, line, column), sent, deadline)
+    if places is None:
+        if server.state == "crashed":
+            return Resolution("not_done", lookup.name, f"{lookup.name} crashed: {server.reason}", [], server.state)
+        why = f"{lookup.name} did not answer textDocument/{method} within {ctx.lsp_timeout:g} s"
+        return Resolution("not_done", lookup.name, why, [], server.state)
+    kept = [p for p in places if keep is None or keep(p.path)]
+    located = [_location(p) for p in kept]
+    return Resolution("done", lookup.name, places=located, server_state=lookup.state, withheld=len(places) - len(kept))
+
+
+def _ready_server(ctx: ExecutionContext, path: str, deadline: float) -> Resolution | tuple[Lookup, LanguageServer, str]:
+    """The running server for `path`'s language (its lookup and language id), or why there is none."""
     if not enabled(ctx):
         return Resolution("off", reason="language servers are off (ExecutionContext.language_servers)")
     kind = kind_of(path)
@@ -85,7 +107,6 @@ def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: in
         return Resolution("no_server", reason=f"no language server for {what}")
     if not protocol.available():
         return Resolution("not_done", reason=protocol.EXTRA_HINT)
-    deadline = time.monotonic() + float(ctx.lsp_timeout)
     lookup = POOL.get(root_of(ctx, path), kind.language, argv)
     server = lookup.server
     if server is None:
@@ -96,26 +117,21 @@ def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: in
         else:
             why = f"{lookup.name} crashed: {server.reason}" if server.reason else f"{lookup.name} stopped"
         return Resolution("not_done", lookup.name, why, [], server.state)
-    try:
-        text, sent = _current(server, path, kind.language_id)
-    except (OSError, UnicodeDecodeError) as exc:
-        return Resolution("not_done", lookup.name, f"cannot read {path}: {exc}", [], server.state)
-    character = _utf16(text, line, column)
-    places = server.locate(method, path, line - 1, character, deadline)
+    return lookup, server, kind.language_id
+
+
+def _ask(
+    server: LanguageServer, method: str, path: str, line: int, character: int, sent: bool, deadline: float
+) -> list[protocol.Place] | None:
+    """The server's places (0-based `line`), asked again while a just-sent file gets an empty answer."""
+    places = server.locate(method, path, line, character, deadline)
     until = _asking_again_until(server, sent, deadline)
     pause = 0.1
     while places == [] and time.monotonic() + pause < until:
         time.sleep(pause)  # a file just sent: a server may answer "nothing" while it loads the project
         pause = min(pause * 2, 0.5)
-        places = server.locate(method, path, line - 1, character, deadline)
-    if places is None:
-        if server.state == "crashed":
-            return Resolution("not_done", lookup.name, f"{lookup.name} crashed: {server.reason}", [], server.state)
-        why = f"{lookup.name} did not answer textDocument/{method} within {ctx.lsp_timeout:g} s"
-        return Resolution("not_done", lookup.name, why, [], server.state)
-    kept = [p for p in places if keep is None or keep(p.path)]
-    located = [_location(p) for p in kept]
-    return Resolution("done", lookup.name, places=located, server_state=lookup.state, withheld=len(places) - len(kept))
+        places = server.locate(method, path, line, character, deadline)
+    return places
 
 
 def _asking_again_until(server: LanguageServer, sent: bool, deadline: float) -> float:
