@@ -239,6 +239,7 @@ def _walk(
     following = rules.following(plan.base, follow_symlinks)
     listing, index_status = index_listing(
         ctx,
+        rules,
         plan.base,
         plan.regex,
         glob=plan.glob,

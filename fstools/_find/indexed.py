@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .._core.context import ExecutionContext
 from .._globs.globmatch import compile_glob
+from .._walk.rules import WalkRules
 from .._walk.walkers import Listing, in_git_worktree
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ _recent: dict[tuple[object, ...], tuple[list[str], list[int]]] = {}
 
 def index_listing(
     ctx: ExecutionContext,
+    rules: WalkRules,
     base: str,
     regex: str | None,
     *,
@@ -49,7 +51,7 @@ def index_listing(
         from .._index.service import glob_snapshot
     except ImportError:
         return None, "numpy missing"
-    filters = Filters.of(tuple(ctx.sensitive_patterns), ctx.grep_max_filesize)
+    filters = Filters.of_rules(rules, ctx.grep_max_filesize)
     lookup = glob_snapshot(base, filters)
     snap = lookup.snapshot
     if snap is None:

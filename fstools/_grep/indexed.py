@@ -41,6 +41,7 @@ def index_scope(ctx: ExecutionContext, query: GrepQuery) -> tuple[list[str] | No
         from .._index.service import grep_candidates
     except ImportError:
         return None, "numpy missing"
+    # query.excludes are the Grep walk rules' (WalkRules.rg_excludes), as the index's own file set
     filters = Filters(query.excludes, tuple(ctx.sensitive_patterns), query.max_filesize)
     lookup = grep_candidates(query, filters)
     if lookup.paths is None:

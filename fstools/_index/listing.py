@@ -20,6 +20,7 @@ from .._globs.globmatch import GlobSet
 from .._walk.excludes import exclusion_globs, is_hidden
 from .._walk.ignorefiles import IGNORE_NAMES as IGNORE_NAMES  # the index's users take it from here
 from .._walk.ignorefiles import forbidden_link
+from .._walk.rules import WalkRules
 from .._walk.walkers import grep_walk
 from .location import inside
 
@@ -34,7 +35,13 @@ class Filters:
 
     @classmethod
     def of(cls, sensitive_patterns: tuple[str, ...], max_filesize: int) -> Filters:
+        """The file set of a build given its secret patterns (no context: `fstools index build`)."""
         return cls(exclusion_globs(SensitiveMatcher(sensitive_patterns)), tuple(sensitive_patterns), max_filesize)
+
+    @classmethod
+    def of_rules(cls, rules: WalkRules, max_filesize: int) -> Filters:
+        """The file set a tool's walk rules give: the excludes its walks hand rg, its secret patterns."""
+        return cls(rules.rg_excludes(), tuple(rules.ctx.sensitive_patterns), max_filesize)
 
     def as_json(self) -> dict[str, object]:
         return {
