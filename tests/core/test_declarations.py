@@ -126,6 +126,22 @@ def test_the_former_tool_classes_still_work_and_warn():
             getattr(fstools, unknown)
 
 
+def test_type_checkers_take_the_former_tool_classes_as_classes(tmp_path: Path):
+    """Code written for the former classes still type-checks: each is FileTool to mypy, usable as a
+    type, a base class and a constructor."""
+    mypy_api = pytest.importorskip("mypy.api")
+    user = tmp_path / "user.py"
+    user.write_text(
+        "from fstools import FileTool, GrepTool, LSTool, WriteTool\n\n\n"
+        "def make() -> GrepTool:\n    return GrepTool()\n\n\n"
+        "class Mine(LSTool):\n    pass\n\n\n"
+        "tools: list[FileTool] = [make(), Mine(), WriteTool()]\n"
+    )
+    argv = ["--strict", "--no-incremental", "--follow-imports=silent", str(user)]
+    out, err, status = mypy_api.run(argv)
+    assert status == 0, out + err
+
+
 def test_a_tool_without_a_class_of_its_own_is_a_file_tool():
     tool = fstools.FileTool(gather.spec)
     assert tool.name == "Gather" and tool.read_only and tool.parameters[0].path_list
