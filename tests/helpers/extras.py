@@ -12,6 +12,7 @@ EXTRA_OF = {
     "smolagents": "smolagents",
     "claude_agent_sdk": "claude-agent-sdk",
     "numpy": "index",
+    "mypy.api": "dev",
 }
 
 
