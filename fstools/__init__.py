@@ -159,7 +159,24 @@ if TYPE_CHECKING:
     from ._read.read import read
 
 if TYPE_CHECKING:
-    # The deprecated tool classes (served by __getattr__ with a DeprecationWarning), for type checkers.
-    ApplyPatchTool = ChangesTool = CheckpointTool = DeleteTool = EditTool = GlobTool = GrepTool = FileTool
-    LSTool = MoveTool = MultiEditTool = NotebookEditTool = OutlineTool = ReadManyTool = ReadTool = FileTool
-    ReferencesTool = RewindTool = SymbolsTool = UndoTool = WriteTool = FileTool
+    # The deprecated tool classes (served by __getattr__ with a DeprecationWarning), for type checkers:
+    # one alias a line (mypy takes a chained assignment for variables, not usable as a type or a base).
+    ApplyPatchTool = FileTool
+    ChangesTool = FileTool
+    CheckpointTool = FileTool
+    DeleteTool = FileTool
+    EditTool = FileTool
+    GlobTool = FileTool
+    GrepTool = FileTool
+    LSTool = FileTool
+    MoveTool = FileTool
+    MultiEditTool = FileTool
+    NotebookEditTool = FileTool
+    OutlineTool = FileTool
+    ReadManyTool = FileTool
+    ReadTool = FileTool
+    ReferencesTool = FileTool
+    RewindTool = FileTool
+    SymbolsTool = FileTool
+    UndoTool = FileTool
+    WriteTool = FileTool

@@ -21,7 +21,7 @@ from .context import ExecutionContext, default_context
 from .outputs import ResultField
 from .params import ToolParameter
 from .result import ToolResult
-from .spec import ToolSpec, invoke
+from .spec import DECLARED_AT, ToolSpec, invoke
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -89,6 +89,8 @@ def tool(**declaration: Unpack[Declaration]) -> Callable[[Callable[P, ToolResult
         call.__doc__ = docstring(spec, implementation.__doc__ or "", implementation.__annotations__)
         public = cast(ToolFunction[P], call)
         public.spec = spec
+        if "<locals>" not in implementation.__qualname__:  # reachable by name: pickles by reference
+            DECLARED_AT[id(spec)] = (spec, implementation.__module__, implementation.__qualname__)
         return public
 
     return declare

@@ -39,6 +39,26 @@ class ToolSpec:
     answers_to: Sequence[str] = ()
     cli_match_count: str | None = None
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """A declared tool's spec pickles as a reference to the function that declares it (its
+        `run` is a closure): a pickled tool object or registry comes back with the same spec."""
+        declared = DECLARED_AT.get(id(self))
+        if declared is None or declared[0] is not self:
+            return super().__reduce_ex__(protocol)
+        return declared_spec, declared[1:]
+
+
+# id(spec) -> (spec, module, name) of the public function `@tool` made it for (`public.tool`).
+DECLARED_AT: dict[int, tuple[ToolSpec, str, str]] = {}
+
+
+def declared_spec(module: str, name: str) -> ToolSpec:
+    """The spec of the public tool function `name` of `module` (how a declared spec unpickles)."""
+    from importlib import import_module
+
+    spec: ToolSpec = getattr(import_module(module), name).spec
+    return spec
+
 
 def named_paths(
     parameters: Sequence[ToolParameter], args: Mapping[str, Any], *, by_keyword: bool = False

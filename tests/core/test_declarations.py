@@ -11,6 +11,7 @@ import ast
 import asyncio
 import io
 import json
+import pickle
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from fstools._agents.mcpwire import PathQueues
 from fstools._agents.toolset import FILE_TOOLS, JOURNAL_TOOLS
 from fstools._core.params import ToolParameter
 from fstools._core.spec import named_paths
+from tests.helpers.extras import skip_reason
 from tests.helpers.probes import gather, gather_registry
 
 PACKAGE = Path(fstools.__file__).parent
@@ -124,6 +126,35 @@ def test_the_former_tool_classes_still_work_and_warn():
     for unknown in ("NopeTool", "Tool", "GatherTool"):
         with pytest.raises(AttributeError, match=f"no attribute '{unknown}'"):
             getattr(fstools, unknown)
+
+
+def test_type_checkers_take_the_former_tool_classes_as_classes(tmp_path: Path):
+    """Code written for the former classes still type-checks: each is FileTool to mypy, usable as a
+    type, a base class and a constructor."""
+    mypy_api = pytest.importorskip("mypy.api", reason=skip_reason("mypy.api"))
+    user = tmp_path / "user.py"
+    user.write_text(
+        "from fstools import FileTool, GrepTool, LSTool, WriteTool\n\n\n"
+        "def make() -> GrepTool:\n    return GrepTool()\n\n\n"
+        "class Mine(LSTool):\n    pass\n\n\n"
+        "tools: list[FileTool] = [make(), Mine(), WriteTool()]\n"
+    )
+    argv = ["--strict", "--no-incremental", "--follow-imports=silent", str(user)]
+    out, err, status = mypy_api.run(argv)
+    assert status == 0, out + err
+
+
+def test_tool_objects_and_the_registry_pickle_as_the_former_classes_did(tmp_path: Path):
+    """A registry (or one tool) sent to another process: each tool comes back with its own spec."""
+    registry = fstools.create_registry(journal=True)
+    copied = pickle.loads(pickle.dumps(registry))
+    assert copied.names() == registry.names()
+    assert all(mine.spec is theirs.spec for mine, theirs in zip(copied.list(), registry.list(), strict=True))
+    tool = pickle.loads(pickle.dumps(fstools.FileTool(fstools.grep.spec)))
+    assert tool.spec is fstools.grep.spec and isinstance(tool, fstools.FileTool)
+    (tmp_path / "a.txt").write_text("needle\n")
+    assert tool.run(fstools.ExecutionContext(working_dir=str(tmp_path)), pattern="needle").success
+    assert pickle.loads(pickle.dumps(gather.spec)) is gather.spec
 
 
 def test_a_tool_without_a_class_of_its_own_is_a_file_tool():

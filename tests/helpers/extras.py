@@ -13,6 +13,7 @@ EXTRA_OF = {
     "claude_agent_sdk": "claude-agent-sdk",
     "numpy": "index",
     "radon.complexity": "dev",
+    "mypy.api": "dev",
 }
 
 

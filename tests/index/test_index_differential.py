@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -261,3 +262,45 @@ def test_the_probe_after_an_empty_result_is_answered_from_the_index(
         same("ZQPROBE", expect_walk=True)
     finally:
         set_watching(True)
+
+
+@pytest.mark.parametrize("repository", [True, False])
+def test_the_index_lists_what_grep_walks_on_tricky_ignores(tmp_path: Path, repository: bool) -> None:
+    """Links (to a directory, a file, out of the tree, nowhere), directories named like secrets'
+    backups or with glob characters, `.ignore` and `.rgignore` beside nested `.gitignore` files with
+    negations and anchors, a nested repository, in a repository and in a plain directory (whose
+    `.gitignore` files rg does not read): the index's file set is Grep's walk, and Grep answers alike."""
+    from fstools._index.listing import tree_files
+
+    root = tmp_path / "proj"
+    if repository:
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        write(root / ".git" / "info" / "exclude", "excluded.txt\n")
+    files = ["a.txt", "x.log", "keep.log", "build/o.txt", "src/build/k.txt", "docs/a.md", "docs/README.md"]
+    files += ["src/gen/g.txt", "src/gen/keep.txt", "src/t.tmp", "deep/b/anch.txt", "deep/b/c/anch.txt"]
+    files += ["id_rsa.bak/f.txt", "x.pem.old/f.txt", "key.pem.swq/f.txt", "a{b}/f.txt", "[x]/f.txt", "*/f.txt"]
+    files += ["ig.txt", "rg.txt", "excluded.txt", ".h.txt", ".hd/f.txt", "real/f.txt", "sub/y.txt", "sub/x.gen"]
+    for name in files:
+        write(root / name, "MARKER\n")
+    write(root / ".gitignore", "*.log\n!keep.log\n/build\ndocs/*.md\n!docs/README.md\n")
+    write(root / "src" / ".gitignore", "gen/\n!gen/keep.txt\n*.tmp\n")
+    write(root / "deep" / "b" / ".gitignore", "/anch.txt\n")
+    write(root / ".ignore", "ig.txt\n")
+    write(root / ".rgignore", "rg.txt\n")
+    subprocess.run(["git", "init", "-q", str(root / "sub")], check=True)
+    write(root / "sub" / ".gitignore", "*.gen\n")
+    for link, target in [("ldir", "real"), ("lfile.txt", "real/f.txt"), ("out.txt", "/etc/hostname"), ("gone", "x")]:
+        os.symlink(target, root / link)
+    root = Path(os.path.realpath(root))
+    on, off = contexts(root)
+    build(str(root), max_filesize=MAX_FILESIZE)
+    listed = sorted(tree_files(str(root), Filters.of(DEFAULT_SENSITIVE_PATTERNS, MAX_FILESIZE)))
+    answers = {}
+    for name, ctx in (("index", on), ("walk", off)):
+        result = fstools.grep("MARKER", str(root), head_limit=0, ctx=ctx)
+        answers[name] = sorted(hit["path"] for hit in result.metadata["files"])
+        assert result.metadata["index"] == ("used" if ctx is on else "off")
+    assert listed == answers["index"] == answers["walk"]
+    assert {"key.pem.swq/f.txt", "a{b}/f.txt", "[x]/f.txt", "*/f.txt", "sub/y.txt"} <= {
+        os.path.relpath(p, root) for p in listed
+    }

@@ -170,3 +170,20 @@ def test_the_watched_directories_follow_rgs_glob_dialect(tmp_path: Path) -> None
     watched = {Path(d).name for d in walk_dirs(str(tmp_path), filters).dirs} - {tmp_path.name}
     assert listed == watched == {"keep", "{build,dist}"}
     assert not entered("build", filters) and entered("{build,dist}", filters)
+
+
+def test_the_watched_directories_are_the_ones_rg_enters_under_the_default_secret_globs(tmp_path: Path) -> None:
+    """Directories named like the secrets' backup and swap files (brace and class globs), and names
+    with glob characters of their own: watched exactly when rg lists what they hold."""
+    from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS
+    from fstools._index.listing import Filters, tree_files, walk_dirs
+
+    names = ["id_rsa.bak", "x.pem.old", "credentials.json~", "#id_rsa#", "key.pem.swa", "key.pem.swq"]
+    names += ["service-account1.json", "pkg.egg-info", "a{b}", "[x]", "*", "normal", "node_modules2"]
+    for name in names:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "f.txt").write_text("x\n")
+    filters = Filters.of(DEFAULT_SENSITIVE_PATTERNS, 10_000_000)
+    listed = {Path(p).parent.name for p in tree_files(str(tmp_path), filters)}
+    watched = {Path(d).name for d in walk_dirs(str(tmp_path), filters).dirs} - {tmp_path.name}
+    assert listed == watched == {"key.pem.swq", "a{b}", "[x]", "*", "normal", "node_modules2"}
