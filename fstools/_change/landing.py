@@ -85,8 +85,10 @@ class Landing:
     """A change ready to land: whose it is, what it writes and the words of its result.
 
     `preview` is the dry run's output, `done` the output once written (a kept backup is named
-    after it); `meta` is both results' metadata, `asked` what the permission callback sees besides
-    the diff, `journal_as` the name the journal records the change under (the tool's by default)."""
+    after it); `meta` is both results' metadata, after what the write adds (`in_place`, `journal`)
+    and after `lead`, which comes before it: each tool's results keep the order of their keys.
+    `asked` is what the permission callback sees besides the diff, `journal_as` the name the
+    journal records the change under (the tool's by default)."""
 
     spec: ToolSpec
     diff: str
@@ -96,6 +98,7 @@ class Landing:
     done: str
     writes: Writes
     asked: dict[str, Any] = field(default_factory=dict)
+    lead: dict[str, Any] = field(default_factory=dict)
     journal_as: str | None = None
 
 
@@ -105,8 +108,8 @@ def land(ctx: ExecutionContext, change: Landing) -> ToolResult:
     refuse_broken(ctx, change.reviews)
     authorize(ctx, change.spec, change.writes.path, change.diff, **change.asked)
     if ctx.dry_run:
-        return annotate(ToolResult.ok(change.preview, **change.meta), change.reviews)
+        return annotate(ToolResult.ok(change.preview, **change.lead, **change.meta), change.reviews)
     added = change.writes.commit(ctx, change.journal_as or change.spec.name)
     kept = added.get("backup_path")
     output = f"{change.done}; previous version kept at {kept}" if kept else change.done
-    return annotate(ToolResult.ok(output, **change.meta, **added), change.reviews)
+    return annotate(ToolResult.ok(output, **change.lead, **added, **change.meta), change.reviews)

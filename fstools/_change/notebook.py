@@ -329,9 +329,10 @@ def _edit_loaded(
         notebook_edit.spec,
         diff,
         _reviews(ctx, nb, where, new_source, str(described["cell_type"]), name),
-        {"bytes_written": len(data), **meta},
+        meta,
         preview=f"[Dry Run] {summary}\n{diff}",
         done=f"{summary}\n{diff}",
         writes=OneFile(target, data, seen),
+        lead={"bytes_written": len(data), **({"dry_run": True} if ctx.dry_run else {})},
     )
     return land(ctx, change)

@@ -277,11 +277,12 @@ def _run_planned(ctx: ExecutionContext, operations: Sequence[FileOperation]) -> 
         apply_patch.spec,
         diff,
         [_review(ctx, plan, f) for f, change, _ in outcome if change.data is not None],
-        meta,
+        {},
         preview=f"[Dry Run] Would update the following files:\n{summary}\n{diff}",
         done=f"Success. Updated the following files:\n{summary}",
         writes=Files([change for _, change, _ in outcome]),
         asked={"covers": paths[1:], "files": len(paths)},
+        lead=meta,  # the journal's note (and a transaction's warnings) come after the files
     )
     return land(ctx, landing)
 

@@ -142,10 +142,11 @@ def _write_loaded(
         write.spec,
         diff,
         [review_change(ctx, target.display, previous.text if previous else None, content)],
-        {"bytes_written": len(data), "diff": diff, **meta},
+        meta,
         preview=f"[Dry Run] Would {verb} {target.display} ({len(data)} bytes)\n{diff}",
         done=f"{verb.capitalize()}d {target.display} ({len(data)} bytes)",
         writes=OneFile(target, data, seen, backup=backup),
         asked={"bytes": len(data), "created": created},
+        lead={"bytes_written": len(data), "diff": diff},
     )
     return land(ctx, change)

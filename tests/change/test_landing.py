@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import fstools
 from fstools._change.landing import Files, Landing, OneFile, land
 from fstools._change.transaction import FileChange
 from fstools._change.write import write
@@ -102,3 +103,71 @@ def test_one_file_is_journaled_and_several_land_together(tmp_path):
     )
     assert land(ctx, several).metadata["journal"] == "recorded"
     assert [(tmp_path / n).read_text() for n in ("a.txt", "b.txt")] == [t.path for t in targets]
+
+
+NOTEBOOK = (
+    '{"cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "source": ["x = 1\\n"], "outputs": [],'
+    ' "execution_count": null}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+)
+CHANGED = ["in_place", "journal"]
+EDITED = ["file_path", "replacements", "diff", "created", "encoding", "line_ending", "bytes_written"]
+WRITTEN = ["file_path", "created", "encoding", "line_ending"]
+CELL = ["file_path", "cell_id", "cell_index", "edit_mode", "cell_type", "diff"]
+
+
+def _keys_of_each_change(project: Path, dry_run: bool) -> dict[str, list[str]]:
+    from fstools._change.editor import INSERT_SPEC
+    from fstools._core.spec import invoke
+
+    project = project / ("dry" if dry_run else "written")
+    project.mkdir()
+    (project / "n.ipynb").write_text(NOTEBOOK)
+    (project / "a.py").write_text("x = 1\n")
+    ctx = ExecutionContext(working_dir=str(project), dry_run=dry_run)
+
+    def read_all() -> None:
+        for name in ("n.ipynb", "a.py"):
+            assert fstools.read(str(project / name), ctx=ctx).success
+
+    calls = {
+        "NotebookEdit": lambda: fstools.notebook_edit(str(project / "n.ipynb"), "x = 2\n", cell_id="c1", ctx=ctx),
+        "Edit": lambda: fstools.edit(str(project / "a.py"), "x = 1", "x = 2", ctx=ctx),
+        "MultiEdit": lambda: fstools.multi_edit(
+            str(project / "a.py"), [{"old_string": "x", "new_string": "z"}], ctx=ctx
+        ),
+        "Write": lambda: fstools.write(str(project / "a.py"), "y = 1\n", backup=True, ctx=ctx),
+        "ApplyPatch": lambda: fstools.apply_patch(
+            "*** Begin Patch\n*** Add File: c.py\n+q = 1\n*** End Patch\n", ctx=ctx
+        ),
+        "Insert": lambda: invoke(
+            INSERT_SPEC, ctx, {"file_path": str(project / "a.py"), "insert_line": 0, "text": "w = 0"}
+        ),
+    }
+    keys = {}
+    for name, call in calls.items():
+        read_all()
+        result = call()
+        assert result.success, (name, result.error)
+        keys[name] = list(result.metadata)
+    return keys
+
+
+def test_each_result_keeps_the_order_of_its_metadata(project):
+    """The written result's metadata is in the order the tools gave it before they shared the tail
+    (`--json` prints it as it is): what the write adds comes where each tool put it."""
+    assert _keys_of_each_change(project, dry_run=False) == {
+        "NotebookEdit": ["bytes_written", *CHANGED, *CELL],
+        "Edit": [*CHANGED, *EDITED, "match_strategy", "diagnostics"],
+        "MultiEdit": [*CHANGED, *EDITED, "edits", "edits_applied", "diagnostics"],
+        "Write": ["bytes_written", "diff", *CHANGED, "backup_path", *WRITTEN, "diagnostics"],
+        "ApplyPatch": ["path", "files", "diff", "journal", "diagnostics"],
+        "Insert": [*CHANGED, "file_path", "diff", "lines_inserted", "diagnostics"],
+    }
+    assert _keys_of_each_change(project, dry_run=True) == {
+        "NotebookEdit": ["bytes_written", "dry_run", *CELL],
+        "Edit": [*EDITED, "match_strategy", "diagnostics", "dry_run"],
+        "MultiEdit": [*EDITED, "edits", "edits_applied", "diagnostics", "dry_run"],
+        "Write": ["bytes_written", "diff", *WRITTEN, "diagnostics", "dry_run"],
+        "ApplyPatch": ["path", "files", "diff", "diagnostics", "dry_run"],
+        "Insert": ["file_path", "diff", "lines_inserted", "diagnostics", "dry_run"],
+    }
