@@ -24,6 +24,7 @@ Which diagnostics belong to which version:
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 import time
 from collections import OrderedDict
@@ -172,9 +173,14 @@ class LanguageServer:
             self.on_exit(self)
 
     def _exited(self) -> None:
+        """The connection ended: the server exited, or wrote what is not the protocol (then it is stopped)."""
         if self._closing:
             return
-        code = self._process.process.wait(2) if self._process is not None else None
+        try:
+            code = self._process.process.wait(2) if self._process is not None else None
+        except subprocess.TimeoutExpired:
+            self._failed(f"{self.name}'s output is not the protocol (it was stopped)")
+            return
         self._failed(f"{self.name} exited (status {code})")
 
     def close(self) -> None:

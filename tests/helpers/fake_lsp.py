@@ -5,7 +5,9 @@ Modes: `hang` answers nothing at all; `silent` initialises and never publishes d
 same without the version, in two parts, the second a moment later; `late`: without the
 version, each change's diagnostics 0.6 s after it, in order); `crash` behaves as
 `echo` and exits at its first change; `stubborn` behaves as `echo` but starts a child of its
-own, ignores SIGTERM and outlives the end of its input (what a runaway server does). Real
+own, ignores SIGTERM and outlives the end of its input (what a runaway server does); `refuse`
+answers `initialize` with an error; `babble` writes a line that is not the protocol at its first
+document and goes on running. Real
 servers are what the other tests drive.
 """
 
@@ -79,7 +81,9 @@ def main(mode: str) -> None:
         if mode == "hang":
             continue
         method = message.get("method")
-        if method == "initialize":
+        if method == "initialize" and mode == "refuse":
+            send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": "refused on purpose"}})
+        elif method == "initialize":
             send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": {"textDocumentSync": 1}}})
         elif method == "shutdown":
             send({"jsonrpc": "2.0", "id": message["id"], "result": None})
@@ -87,6 +91,9 @@ def main(mode: str) -> None:
             return
         elif mode == "silent":
             continue
+        elif mode == "babble":
+            sys.stdout.buffer.write(b"this is not the protocol\r\n\r\n")
+            sys.stdout.buffer.flush()
         elif method == "textDocument/didOpen":
             doc = message["params"]["textDocument"]
             answer(mode, doc["uri"], doc["version"], doc["text"])
