@@ -279,6 +279,21 @@ class LanguageServer:
             connection.notify("textDocument/didClose", {"textDocument": {"uri": protocol.uri_of(old)}})
         return sent
 
+    def forget(self, paths: list[str]) -> None:
+        """Close the open documents at `paths` or beneath them (files deleted or moved away): the
+        server no longer answers from a text that is not on disk (errors of a file that is gone,
+        an import resolved by it)."""
+        connection = self._connection
+        prefixes = tuple(p.rstrip(os.sep) + os.sep for p in paths)
+        with self._cond:
+            gone = [d for d in self._documents if d in paths or d.startswith(prefixes)]
+            for path in gone:
+                del self._documents[path]
+                self._published.pop(path, None)
+        for path in gone:
+            if connection is not None:
+                connection.notify("textDocument/didClose", {"textDocument": {"uri": protocol.uri_of(path)}})
+
     def _overflow(self) -> list[str]:
         closing = []
         while len(self._documents) > MAX_DOCUMENTS:

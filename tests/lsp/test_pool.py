@@ -296,3 +296,22 @@ def test_quick_calls_after_a_crash_restart_the_server_once_only(tmp_path):  # ty
         assert lookup.state == "unavailable" and "refused on purpose" in lookup.reason
     finally:
         pool.close_all()
+
+
+def test_a_file_deleted_or_moved_is_closed_in_its_server(tmp_path):  # type: ignore[no-untyped-def]
+    ctx = _ctx(str(tmp_path), {"python": fake("echo")})
+    root = os.path.realpath(tmp_path)
+    for name in ("a.py", "b.py", "pkg/c.py", "pkg/d.py"):
+        result = fstools.write(os.path.join(root, name), "x = 1\n", ctx=ctx)
+        assert result.metadata["semantic_check"]["state"] == "done"
+    (server,) = POOL.running()
+    fstools.delete(os.path.join(root, "a.py"), ctx=ctx)
+    fstools.move(os.path.join(root, "b.py"), os.path.join(root, "e.py"), ctx=ctx)
+    fstools.move(os.path.join(root, "pkg"), os.path.join(root, "lib"), ctx=ctx)
+    # The server no longer holds the old texts: no errors of a file that is gone, no import resolved by a ghost.
+    held = [name for name in ("a.py", "b.py", "pkg/c.py", "pkg/d.py") if server.document(os.path.join(root, name))]
+    assert held == []
+    fstools.write(os.path.join(root, "lib/f.py"), "x = 2\n", ctx=ctx)
+    assert server.document(os.path.join(root, "lib/f.py")) is not None
+    fstools.delete(os.path.join(root, "lib"), recursive=True, ctx=ctx)
+    assert server.document(os.path.join(root, "lib/f.py")) is None
