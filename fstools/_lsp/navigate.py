@@ -26,6 +26,7 @@ from .._core.context import ExecutionContext
 from . import protocol
 from .languages import kind_of
 from .pool import POOL
+from .rpc import RpcError
 from .semantic import argv_for, enabled, root_of
 from .server import LanguageServer
 
@@ -108,6 +109,9 @@ def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: in
         time.sleep(pause)  # a file just sent: a server may answer "nothing" while it loads the project
         pause = min(pause * 2, 0.5)
         places = server.locate(method, path, line - 1, character, deadline)
+    if isinstance(places, RpcError):
+        why = f"{lookup.name} answered textDocument/{method} with an error: {places}"
+        return Resolution("not_done", lookup.name, why, [], server.state)
     if places is None:
         if server.state == "crashed":
             return Resolution("not_done", lookup.name, f"{lookup.name} crashed: {server.reason}", [], server.state)

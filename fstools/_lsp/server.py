@@ -437,8 +437,11 @@ class LanguageServer:
                 self._cond.wait(remaining)
 
     # Navigation ------------------------------------------------------------------
-    def locate(self, method: str, path: str, line: int, character: int, deadline: float) -> list[Place] | None:
-        """textDocument/definition or references at a 0-based position; None without an answer in time."""
+    def locate(
+        self, method: str, path: str, line: int, character: int, deadline: float
+    ) -> list[Place] | RpcError | None:
+        """textDocument/definition or references at a 0-based position; the server's error answer;
+        None without an answer in time."""
         connection = self._connection
         if connection is None:
             return None
@@ -452,8 +455,9 @@ class LanguageServer:
         try:
             return protocol.places(pending.wait(deadline - time.monotonic()), method)
         except RpcError as exc:
-            if exc.code is None:  # the connection closed: the exit is noticed by the reader a moment later
-                self._wait_exited(deadline)
+            if exc.code is not None:
+                return exc
+            self._wait_exited(deadline)  # the connection closed: the exit is noticed by the reader a moment later
             return None
         except (Unanswered, ValueError):
             return None

@@ -7,7 +7,8 @@ version, each change's diagnostics 0.6 s after it, in order); `crash` behaves as
 `echo` and exits at its first change; `stubborn` behaves as `echo` but starts a child of its
 own, ignores SIGTERM and outlives the end of its input (what a runaway server does); `refuse`
 answers `initialize` with an error; `babble` writes a line that is not the protocol at its first
-document and goes on running. Real
+document and goes on running; `point PATH` answers every definition and references request with
+line 1 of PATH, `fail` answers them with an error. Real
 servers are what the other tests drive.
 """
 
@@ -89,6 +90,15 @@ def main(mode: str) -> None:
             send({"jsonrpc": "2.0", "id": message["id"], "result": None})
         elif method == "exit":
             return
+        elif method in ("textDocument/definition", "textDocument/references") and mode in ("point", "fail"):
+            if mode == "fail":
+                send(
+                    {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": "failing on purpose"}}
+                )
+                continue
+            where = {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 7}}
+            uri = "file://" + sys.argv[2]
+            send({"jsonrpc": "2.0", "id": message["id"], "result": [{"uri": uri, "range": where}]})
         elif mode == "silent":
             continue
         elif mode == "babble":
