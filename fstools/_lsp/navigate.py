@@ -28,7 +28,7 @@ from .languages import kind_of
 from .pool import POOL
 from .rpc import RpcError
 from .semantic import argv_for, enabled, root_of
-from .server import LanguageServer
+from .server import LanguageServer, stamp_of
 
 NavigationState = Literal["done", "not_done", "no_server", "off"]
 # An empty answer about a file just sent is asked again for this long (tsserver answers "nothing" while
@@ -133,11 +133,13 @@ def _asking_again_until(server: LanguageServer, sent: bool, deadline: float) -> 
 
 def _current(server: LanguageServer, path: str, language_id: str) -> tuple[str, bool]:
     """The file's text on disk, and whether it was sent now (the server held another version, or none)."""
+    server.refresh(path)
+    stamp = stamp_of(path)
     with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
         text = f.read()
     doc = server.document(path)
     if doc is None or doc.text != text:
-        server.send(path, language_id, text)
+        server.send(path, language_id, text, stamp)
         return text, True
     return text, False
 

@@ -50,6 +50,18 @@ SETTINGS: dict[str, Any] = {
 }
 
 
+Stamp = tuple[int, int, int]  # a file's modification time, size and inode
+
+
+def stamp_of(path: str) -> Stamp | None:
+    """What tells whether a file changed on disk since a moment (None: it is not there)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
 @dataclass
 class Published:
     """The last diagnostics a server pushed for one file, and when they arrived."""
@@ -69,6 +81,7 @@ class Document:
     version: int
     text: str
     sent_seq: int = 0  # publications counted when this version was sent
+    stamp: Stamp | None = None  # the file on disk when its text was sent (None: a text not on disk)
 
 
 @dataclass(frozen=True)
@@ -246,8 +259,9 @@ class LanguageServer:
         with self._cond:
             return self._documents.get(path)
 
-    def send(self, path: str, language_id: str, text: str) -> Sent:
-        """Send `text` as the next version of `path` (didOpen the first time, then didChange)."""
+    def send(self, path: str, language_id: str, text: str, stamp: Stamp | None = None) -> Sent:
+        """Send `text` as the next version of `path` (didOpen the first time, then didChange); `stamp`:
+        the file on disk holds that text (see `refresh`)."""
         connection = self._connection
         assert connection is not None, "send() after wait_ready()"
         with self._cond:
@@ -271,6 +285,7 @@ class LanguageServer:
                     {"textDocument": {"uri": uri, "version": doc.version}, "contentChanges": [{"text": text}]},
                 )
             doc.sent_seq = self._seq
+            doc.stamp = stamp
             sent = Sent(path, doc.version, self._seq, time.monotonic(), doc.version > 1 and due)
             # Sent under the lock: versions reach the server in the order they were numbered.
             connection.notify(*message)
@@ -278,6 +293,35 @@ class LanguageServer:
         for old in closing:
             connection.notify("textDocument/didClose", {"textDocument": {"uri": protocol.uri_of(old)}})
         return sent
+
+    def refresh(self, skip: str) -> None:
+        """Bring the open documents other than `skip` in line with the disk: a file changed since its
+        text was sent (an Undo, a Rewind, another program) is sent as it is now, a file gone is closed.
+        Else the server would judge the next change against a text that no longer exists (a call
+        reported wrong against a signature an Undo took back)."""
+        with self._cond:
+            docs = [(d.path, d.language_id, d.stamp, d.text) for d in self._documents.values() if d.path != skip]
+        gone = []
+        for path, language_id, stamp, text in docs:
+            now = stamp_of(path)
+            if now is not None and now == stamp:
+                continue
+            try:
+                with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+                    current = f.read() if now is not None else None
+            except OSError:
+                current = None
+            if current is None:
+                gone.append(path)
+            elif current != text:
+                self.send(path, language_id, current, now)
+            else:
+                with self._cond:
+                    doc = self._documents.get(path)
+                    if doc is not None and doc.text == text:
+                        doc.stamp = now
+        if gone:
+            self.forget(gone)
 
     def forget(self, paths: list[str]) -> None:
         """Close the open documents at `paths` or beneath them (files deleted or moved away): the
