@@ -41,6 +41,8 @@ State = Literal["starting", "ready", "crashed", "closed"]
 START_TIMEOUT = 120.0  # seconds a server may take to initialise (in the background; callers wait less)
 TSSERVER_REQUEST = "typescript.tsserverRequest"
 SETTLE = 0.2  # seconds after a version-less publication in which a later one for the same file replaces it
+MAX_LISTED = 5000  # a directory with more entries is not watched (listing it each change would cost)
+CREATED, DELETED = 1, 3  # the protocol's FileChangeType
 MAX_DOCUMENTS = 64  # documents kept open per server; the least recently changed is closed beyond
 # Settings answered to a server that asks (workspace/configuration). A project's own configuration
 # file (pyrightconfig.json, [tool.basedpyright]) wins over these, as the servers document.
@@ -120,6 +122,7 @@ class LanguageServer:
         self._connection: Connection | None = None
         self._closing = False
         self._pull_registered = False
+        self._listings: dict[str, tuple[int, frozenset[str]]] = {}  # directory: (mtime, names) last seen
 
     # Life ------------------------------------------------------------------------
     def start(self) -> None:
@@ -322,6 +325,32 @@ class LanguageServer:
                         doc.stamp = now
         if gone:
             self.forget(gone)
+        self._watch({self.root, os.path.dirname(skip), *(os.path.dirname(path) for path, *_ in docs)})
+
+    def _watch(self, directories: set[str]) -> None:
+        """Tell the server of the files created or removed, since the last look, in `directories` (the
+        root and those of the open files): a server that has listed them does not look again, and
+        would call a module another program just created an import that cannot be resolved."""
+        changes = []
+        for directory in directories:
+            try:
+                mtime = os.stat(directory).st_mtime_ns
+                known = self._listings.get(directory)
+                if known is not None and known[0] == mtime:
+                    continue
+                names = frozenset(os.listdir(directory))
+            except OSError:
+                continue
+            if len(names) > MAX_LISTED:
+                continue
+            self._listings[directory] = (mtime, names)
+            if known is not None:
+                changes += [(os.path.join(directory, n), CREATED) for n in sorted(names - known[1])]
+                changes += [(os.path.join(directory, n), DELETED) for n in sorted(known[1] - names)]
+        connection = self._connection
+        if changes and connection is not None:
+            events = [{"uri": protocol.uri_of(path), "type": kind} for path, kind in changes]
+            connection.notify("workspace/didChangeWatchedFiles", {"changes": events})
 
     def forget(self, paths: list[str]) -> None:
         """Close the open documents at `paths` or beneath them (files deleted or moved away): the

@@ -199,3 +199,19 @@ def test_a_file_changed_behind_the_servers_back_is_not_judged_by_its_old_text(tm
     again = fstools.edit(main, "print(helper(1))\n", "print(helper(1))\nprint(helper(2))\n", ctx=ctx)
     assert again.metadata["semantic_check"]["state"] == "done"
     assert _messages(again) == [], again.output  # helper takes one argument again, on disk
+
+
+@requires_server("python")
+def test_a_module_another_program_creates_is_found_by_the_next_check(tmp_path):  # type: ignore[no-untyped-def]
+    root = os.path.realpath(tmp_path)
+    ctx = fstools.ExecutionContext(working_dir=root, language_servers="auto", lsp_timeout=60)
+    app = os.path.join(root, "app.py")
+    fstools.write(app, "x = 1\n", ctx=ctx)
+    fstools.edit(app, "x = 1", "x = 2", ctx=ctx)  # the server has analysed the project as it was
+    with open(os.path.join(root, "jobs.py"), "w") as f:  # a shell command creates a module
+        f.write("def work() -> int:\n    return 1\n")
+    result = fstools.edit(app, "x = 2", "from jobs import work\n\nx = work()", ctx=ctx)
+    assert result.metadata["semantic_check"]["state"] == "done"
+    assert _messages(result) == [], result.output  # not "Import could not be resolved"
+    found = fstools.symbols("work", exact=True, file_path=app, line=3, ctx=ctx)
+    assert found.metadata["resolution"] == "language_server", found.metadata.get("resolution_reason")
