@@ -23,6 +23,7 @@ from .._index.opened import notify_changed
 from .._journal.recorder import NotKept, Recording
 from .._journal.states import ABSENT
 from .._journal.store import disk_full
+from .._syntax.review import forget_files
 from .diff import unified_diff, whole_text_changes
 from .document import decode_document
 from .guard import load, one_at_a_time
@@ -190,6 +191,7 @@ def delete(path: str, *, recursive: bool = False, ctx: ExecutionContext | None =
         meta["journal"] = _journaled_remove(ctx, target, removal)
     for p in removal.paths:
         ctx.forget_read(p)
+    forget_files([removal.victim])
     return ToolResult.ok(_said(f"Deleted {what}", removal), **meta)
 
 

@@ -31,6 +31,7 @@ from .._core.result import ToolResult
 from .._index.opened import notify_changed
 from .._journal.recorder import Recording
 from .._journal.states import ABSENT, DIR_STATE, state_of_stat
+from .._syntax.review import forget_files
 from .guard import load, one_at_a_time, require_fresh_read
 from .journaling import entry_state, states_now
 from .renames import SourceKept, move_across, rename_at
@@ -311,6 +312,7 @@ def move(source: str, destination: str, *, overwrite: bool = False, ctx: Executi
     with one_at_a_time(ctx, src.path, dst.path):
         cross_device, created = _journaled_move(plan, recording)
     _carry_reads(ctx, plan, valid)
+    forget_files([src.path, dst.path])  # the source is gone; a destination replaced holds another text
     note = " (across filesystems: copied, then removed at the source)" if cross_device else ""
     meta["journal"] = recording.note()
     return ToolResult.ok(f"Moved {what}{note}", cross_device=cross_device, created_dirs=created, **meta)

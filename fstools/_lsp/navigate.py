@@ -26,8 +26,9 @@ from .._core.context import ExecutionContext
 from . import protocol
 from .languages import kind_of
 from .pool import POOL, Lookup
+from .rpc import RpcError
 from .semantic import argv_for, enabled, root_of
-from .server import LanguageServer
+from .server import LanguageServer, stamp_of
 
 NavigationState = Literal["done", "not_done", "no_server", "off"]
 # An empty answer about a file just sent is asked again for this long (tsserver answers "nothing" while
@@ -86,6 +87,9 @@ def _locate(ctx: ExecutionContext, method: str, path: str, line: int, column: in
     except (OSError, UnicodeDecodeError) as exc:
         return Resolution("not_done", lookup.name, f"cannot read {path}: {exc}", [], server.state)
     places = _ask(server, method, path, line - 1, _utf16(text, line, column), sent, deadline)
+    if isinstance(places, RpcError):
+        why = f"{lookup.name} answered textDocument/{method} with an error: {places}"
+        return Resolution("not_done", lookup.name, why, [], server.state)
     if places is None:
         if server.state == "crashed":
             return Resolution("not_done", lookup.name, f"{lookup.name} crashed: {server.reason}", [], server.state)
@@ -122,7 +126,7 @@ def _ready_server(ctx: ExecutionContext, path: str, deadline: float) -> Resoluti
 
 def _ask(
     server: LanguageServer, method: str, path: str, line: int, character: int, sent: bool, deadline: float
-) -> list[protocol.Place] | None:
+) -> list[protocol.Place] | RpcError | None:
     """The server's places (0-based `line`), asked again while a just-sent file gets an empty answer."""
     places = server.locate(method, path, line, character, deadline)
     until = _asking_again_until(server, sent, deadline)
@@ -145,11 +149,13 @@ def _asking_again_until(server: LanguageServer, sent: bool, deadline: float) -> 
 
 def _current(server: LanguageServer, path: str, language_id: str) -> tuple[str, bool]:
     """The file's text on disk, and whether it was sent now (the server held another version, or none)."""
+    server.refresh(path)
+    stamp = stamp_of(path)
     with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
         text = f.read()
     doc = server.document(path)
     if doc is None or doc.text != text:
-        server.send(path, language_id, text)
+        server.send(path, language_id, text, stamp)
         return text, True
     return text, False
 

@@ -59,6 +59,11 @@ class Pool:
             if key in self._unavailable:
                 return Lookup(name, "unavailable", reason=self._unavailable[key])
             server = self._servers.get(key)
+            if server is not None and server.state == "crashed":  # failed, and its exit not yet counted
+                self._count_crash(key, server)
+                if key in self._unavailable:
+                    return Lookup(name, "unavailable", reason=self._unavailable[key])
+                server = None
             if server is not None and server.state in ("starting", "ready"):
                 self._servers.move_to_end(key)
                 server.last_used = time.monotonic()
@@ -84,12 +89,16 @@ class Pool:
         """A server crashed (or could not start): restart it once at its next use, then give up."""
         key: Key = (server.root, server.language, server.argv)
         with self._lock:
-            if self._servers.get(key) is server:
-                del self._servers[key]
-            if key in self._restarted:
-                self._unavailable[key] = server.reason
-            else:
-                self._crashed.add(key)
+            if self._servers.get(key) is server:  # else already counted (by `get`), or closed
+                self._count_crash(key, server)
+
+    def _count_crash(self, key: Key, server: LanguageServer) -> None:
+        """Forget the crashed `server` of `key`: the first crash allows one restart, the second does not."""
+        del self._servers[key]
+        if key in self._restarted:
+            self._unavailable[key] = server.reason
+        else:
+            self._crashed.add(key)
 
     def running(self) -> list[LanguageServer]:
         """The servers started and not closed, least recently used first."""

@@ -26,7 +26,7 @@ from .carry import introduced, line_window
 from .languages import AUTO, FileKind, command_for, commands, kind_of, server_name
 from .pool import POOL, Lookup
 from .protocol import ServerDiagnostic
-from .server import LanguageServer, Published, Sent
+from .server import LanguageServer, Published, Sent, stamp_of
 
 OTHER_FILES = 5  # other open files whose new errors are reported
 PER_OTHER_FILE = 20  # errors reported per other file
@@ -165,11 +165,12 @@ def _with_server(request: Request, lookup: Lookup, deadline: float) -> Outcome:
         else:
             why = f"{name} stopped: {server.reason or server.state}"
         return Outcome(request.display, "not_done", name, why, server_state=server.state)
+    server.refresh(request.path)
     before = _before(server, request, deadline)
     if before is None:
         return _late(request, name, server, "the text before the change")
     others = dict(list((p, f) for p, f in server.settled().items() if p != request.path)[-OTHERS_ASKED:])
-    sent = server.send(request.path, request.kind.language_id, request.after)
+    sent = server.send(request.path, request.kind.language_id, request.after, stamp_of(request.path))
     after = server.wait_diagnostics(sent, deadline)
     if after is None:
         return _late(request, name, server, f"version {sent.version}", sent.version)

@@ -24,6 +24,7 @@ Which diagnostics belong to which version:
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 import time
 from collections import OrderedDict
@@ -40,6 +41,8 @@ State = Literal["starting", "ready", "crashed", "closed"]
 START_TIMEOUT = 120.0  # seconds a server may take to initialise (in the background; callers wait less)
 TSSERVER_REQUEST = "typescript.tsserverRequest"
 SETTLE = 0.2  # seconds after a version-less publication in which a later one for the same file replaces it
+MAX_LISTED = 5000  # a directory with more entries is not watched (listing it each change would cost)
+CREATED, DELETED = 1, 3  # the protocol's FileChangeType
 MAX_DOCUMENTS = 64  # documents kept open per server; the least recently changed is closed beyond
 # Settings answered to a server that asks (workspace/configuration). A project's own configuration
 # file (pyrightconfig.json, [tool.basedpyright]) wins over these, as the servers document.
@@ -47,6 +50,18 @@ SETTINGS: dict[str, Any] = {
     "python": {"analysis": {"typeCheckingMode": "standard", "diagnosticMode": "openFilesOnly"}},
     "basedpyright": {"analysis": {"typeCheckingMode": "standard", "diagnosticMode": "openFilesOnly"}},
 }
+
+
+Stamp = tuple[int, int, int]  # a file's modification time, size and inode
+
+
+def stamp_of(path: str) -> Stamp | None:
+    """What tells whether a file changed on disk since a moment (None: it is not there)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
 @dataclass
@@ -68,6 +83,7 @@ class Document:
     version: int
     text: str
     sent_seq: int = 0  # publications counted when this version was sent
+    stamp: Stamp | None = None  # the file on disk when its text was sent (None: a text not on disk)
 
 
 @dataclass(frozen=True)
@@ -106,6 +122,7 @@ class LanguageServer:
         self._connection: Connection | None = None
         self._closing = False
         self._pull_registered = False
+        self._listings: dict[str, tuple[int, frozenset[str]]] = {}  # directory: (mtime, names) last seen
 
     # Life ------------------------------------------------------------------------
     def start(self) -> None:
@@ -172,9 +189,14 @@ class LanguageServer:
             self.on_exit(self)
 
     def _exited(self) -> None:
+        """The connection ended: the server exited, or wrote what is not the protocol (then it is stopped)."""
         if self._closing:
             return
-        code = self._process.process.wait(2) if self._process is not None else None
+        try:
+            code = self._process.process.wait(2) if self._process is not None else None
+        except subprocess.TimeoutExpired:
+            self._failed(f"{self.name}'s output is not the protocol (it was stopped)")
+            return
         self._failed(f"{self.name} exited (status {code})")
 
     def close(self) -> None:
@@ -240,8 +262,9 @@ class LanguageServer:
         with self._cond:
             return self._documents.get(path)
 
-    def send(self, path: str, language_id: str, text: str) -> Sent:
-        """Send `text` as the next version of `path` (didOpen the first time, then didChange)."""
+    def send(self, path: str, language_id: str, text: str, stamp: Stamp | None = None) -> Sent:
+        """Send `text` as the next version of `path` (didOpen the first time, then didChange); `stamp`:
+        the file on disk holds that text (see `refresh`)."""
         connection = self._connection
         assert connection is not None, "send() after wait_ready()"
         with self._cond:
@@ -265,6 +288,7 @@ class LanguageServer:
                     {"textDocument": {"uri": uri, "version": doc.version}, "contentChanges": [{"text": text}]},
                 )
             doc.sent_seq = self._seq
+            doc.stamp = stamp
             sent = Sent(path, doc.version, self._seq, time.monotonic(), doc.version > 1 and due)
             # Sent under the lock: versions reach the server in the order they were numbered.
             connection.notify(*message)
@@ -272,6 +296,76 @@ class LanguageServer:
         for old in closing:
             connection.notify("textDocument/didClose", {"textDocument": {"uri": protocol.uri_of(old)}})
         return sent
+
+    def refresh(self, skip: str) -> None:
+        """Bring the open documents other than `skip` in line with the disk: a file changed since its
+        text was sent (an Undo, a Rewind, another program) is sent as it is now, a file gone is closed.
+        Else the server would judge the next change against a text that no longer exists (a call
+        reported wrong against a signature an Undo took back)."""
+        with self._cond:
+            docs = [(d.path, d.language_id, d.stamp, d.text) for d in self._documents.values() if d.path != skip]
+        gone = []
+        for path, language_id, stamp, text in docs:
+            now = stamp_of(path)
+            if now is not None and now == stamp:
+                continue
+            try:
+                with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+                    current = f.read() if now is not None else None
+            except OSError:
+                current = None
+            if current is None:
+                gone.append(path)
+            elif current != text:
+                self.send(path, language_id, current, now)
+            else:
+                with self._cond:
+                    doc = self._documents.get(path)
+                    if doc is not None and doc.text == text:
+                        doc.stamp = now
+        if gone:
+            self.forget(gone)
+        self._watch({self.root, os.path.dirname(skip), *(os.path.dirname(path) for path, *_ in docs)})
+
+    def _watch(self, directories: set[str]) -> None:
+        """Tell the server of the files created or removed, since the last look, in `directories` (the
+        root and those of the open files): a server that has listed them does not look again, and
+        would call a module another program just created an import that cannot be resolved."""
+        changes = []
+        for directory in directories:
+            try:
+                mtime = os.stat(directory).st_mtime_ns
+                known = self._listings.get(directory)
+                if known is not None and known[0] == mtime:
+                    continue
+                names = frozenset(os.listdir(directory))
+            except OSError:
+                continue
+            if len(names) > MAX_LISTED:
+                continue
+            self._listings[directory] = (mtime, names)
+            if known is not None:
+                changes += [(os.path.join(directory, n), CREATED) for n in sorted(names - known[1])]
+                changes += [(os.path.join(directory, n), DELETED) for n in sorted(known[1] - names)]
+        connection = self._connection
+        if changes and connection is not None:
+            events = [{"uri": protocol.uri_of(path), "type": kind} for path, kind in changes]
+            connection.notify("workspace/didChangeWatchedFiles", {"changes": events})
+
+    def forget(self, paths: list[str]) -> None:
+        """Close the open documents at `paths` or beneath them (files deleted or moved away): the
+        server no longer answers from a text that is not on disk (errors of a file that is gone,
+        an import resolved by it)."""
+        connection = self._connection
+        prefixes = tuple(p.rstrip(os.sep) + os.sep for p in paths)
+        with self._cond:
+            gone = [d for d in self._documents if d in paths or d.startswith(prefixes)]
+            for path in gone:
+                del self._documents[path]
+                self._published.pop(path, None)
+        for path in gone:
+            if connection is not None:
+                connection.notify("textDocument/didClose", {"textDocument": {"uri": protocol.uri_of(path)}})
 
     def _overflow(self) -> list[str]:
         closing = []
@@ -416,8 +510,11 @@ class LanguageServer:
                 self._cond.wait(remaining)
 
     # Navigation ------------------------------------------------------------------
-    def locate(self, method: str, path: str, line: int, character: int, deadline: float) -> list[Place] | None:
-        """textDocument/definition or references at a 0-based position; None without an answer in time."""
+    def locate(
+        self, method: str, path: str, line: int, character: int, deadline: float
+    ) -> list[Place] | RpcError | None:
+        """textDocument/definition or references at a 0-based position; the server's error answer;
+        None without an answer in time."""
         connection = self._connection
         if connection is None:
             return None
@@ -431,8 +528,9 @@ class LanguageServer:
         try:
             return protocol.places(pending.wait(deadline - time.monotonic()), method)
         except RpcError as exc:
-            if exc.code is None:  # the connection closed: the exit is noticed by the reader a moment later
-                self._wait_exited(deadline)
+            if exc.code is not None:
+                return exc
+            self._wait_exited(deadline)  # the connection closed: the exit is noticed by the reader a moment later
             return None
         except (Unanswered, ValueError):
             return None

@@ -14,6 +14,7 @@ own walk (its `path`, the ignore rules) found the file.
 
 from __future__ import annotations
 
+import os
 import re
 
 from .._core.context import ExecutionContext
@@ -76,10 +77,13 @@ def _withheld(count: int) -> str:
 
 
 def _allowed(ctx: ExecutionContext, path: str) -> bool:
-    """Whether a place the server names may be read and shown: inside a root, not a secret."""
-    if root_of(ctx, path) is None:
-        return False
-    return not (ctx.sensitive and ctx.sensitive.first_match(path))
+    """Whether a place the server names may be read and shown: inside a root, not a secret, both as
+    named and where its links lead (a link out of the sandbox, or to a secret, is neither read nor shown)."""
+    real = os.path.realpath(path)
+    for candidate in {path, real}:
+        if root_of(ctx, candidate) is None or (ctx.sensitive and ctx.sensitive.first_match(candidate)):
+            return False
+    return True
 
 
 SERVED = LanguageServerResolver()

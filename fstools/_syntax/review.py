@@ -16,6 +16,7 @@ diagnostic in `metadata["diagnostics"]` (present only when some file was checked
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -139,6 +140,17 @@ def _semantic_check(result: ToolResult, reviews: Sequence[Review]) -> list[str]:
     if named is not None:
         result.metadata["language_server"] = {"name": named.server, "state": named.server_state or "unavailable"}
     return [outcome.notice for outcome in outcomes if outcome.notice]
+
+
+def forget_files(paths: Sequence[str]) -> None:
+    """Files (or directories) deleted or moved away: closed in every running language server that
+    holds them. Nothing to do, and nothing imported, when no server was ever started."""
+    pool = sys.modules.get("fstools._lsp.pool")
+    if pool is None or not paths:
+        return
+    for server in pool.POOL.running():
+        if server.state == "ready":
+            server.forget(list(paths))
 
 
 def _servers_on(ctx: ExecutionContext) -> bool:

@@ -5,7 +5,10 @@ Modes: `hang` answers nothing at all; `silent` initialises and never publishes d
 same without the version, in two parts, the second a moment later; `late`: without the
 version, each change's diagnostics 0.6 s after it, in order); `crash` behaves as
 `echo` and exits at its first change; `stubborn` behaves as `echo` but starts a child of its
-own, ignores SIGTERM and outlives the end of its input (what a runaway server does). Real
+own, ignores SIGTERM and outlives the end of its input (what a runaway server does); `refuse`
+answers `initialize` with an error; `babble` writes a line that is not the protocol at its first
+document and goes on running; `point PATH` answers every definition and references request with
+line 1 of PATH, `fail` answers them with an error. Real
 servers are what the other tests drive.
 """
 
@@ -79,14 +82,28 @@ def main(mode: str) -> None:
         if mode == "hang":
             continue
         method = message.get("method")
-        if method == "initialize":
+        if method == "initialize" and mode == "refuse":
+            send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": "refused on purpose"}})
+        elif method == "initialize":
             send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": {"textDocumentSync": 1}}})
         elif method == "shutdown":
             send({"jsonrpc": "2.0", "id": message["id"], "result": None})
         elif method == "exit":
             return
+        elif method in ("textDocument/definition", "textDocument/references") and mode in ("point", "fail"):
+            if mode == "fail":
+                send(
+                    {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": "failing on purpose"}}
+                )
+                continue
+            where = {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 7}}
+            uri = "file://" + sys.argv[2]
+            send({"jsonrpc": "2.0", "id": message["id"], "result": [{"uri": uri, "range": where}]})
         elif mode == "silent":
             continue
+        elif mode == "babble":
+            sys.stdout.buffer.write(b"this is not the protocol\r\n\r\n")
+            sys.stdout.buffer.flush()
         elif method == "textDocument/didOpen":
             doc = message["params"]["textDocument"]
             answer(mode, doc["uri"], doc["version"], doc["text"])

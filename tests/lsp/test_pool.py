@@ -265,3 +265,53 @@ def test_a_server_without_versions_never_gives_an_earlier_changes_diagnostics(tm
         assert [(d["line"], d["code"]) for d in second.metadata["diagnostics"]] == [(1, "bad")]
     else:
         assert "Semantic check not done" in second.output
+
+
+def test_a_server_whose_output_is_not_the_protocol_is_stopped_and_said_so(tmp_path):  # type: ignore[no-untyped-def]
+    ctx = _ctx(str(tmp_path), {"python": fake("babble")}, timeout=5)
+    path = str(tmp_path / "a.py")
+    first = fstools.write(path, "x = 1\n", ctx=ctx)  # opens the file: the server answers with a line of text
+    assert first.metadata["semantic_check"]["state"] == "not_done"
+    assert "output is not the protocol" in first.metadata["semantic_check"]["reason"]
+    assert wait_until(lambda: not POOL.running(), timeout=10)  # not kept as "ready" with no connection
+    again = fstools.edit(path, "x = 1", "x = 2", ctx=ctx)  # started again, and stopped again
+    assert again.metadata["semantic_check"]["state"] == "not_done"
+    last = fstools.edit(path, "x = 2", "x = 3", ctx=ctx)
+    assert last.metadata["language_server"]["state"] == "unavailable"
+    assert "output is not the protocol" in last.metadata["semantic_check"]["reason"]
+    assert POOL.running() == []
+
+
+def test_quick_calls_after_a_crash_restart_the_server_once_only(tmp_path):  # type: ignore[no-untyped-def]
+    pool = Pool()
+    argv = tuple(fake("refuse"))
+    started = []
+    try:
+        for _ in range(4):  # each call comes as soon as the one before saw the server fail
+            lookup = pool.get(str(tmp_path), "python", argv)
+            if lookup.server is not None:
+                started.append(lookup.server)
+                assert not lookup.server.wait_ready(__import__("time").monotonic() + 30)
+        assert len(started) == 2, [s.reason for s in started]
+        assert lookup.state == "unavailable" and "refused on purpose" in lookup.reason
+    finally:
+        pool.close_all()
+
+
+def test_a_file_deleted_or_moved_is_closed_in_its_server(tmp_path):  # type: ignore[no-untyped-def]
+    ctx = _ctx(str(tmp_path), {"python": fake("echo")})
+    root = os.path.realpath(tmp_path)
+    for name in ("a.py", "b.py", "pkg/c.py", "pkg/d.py"):
+        result = fstools.write(os.path.join(root, name), "x = 1\n", ctx=ctx)
+        assert result.metadata["semantic_check"]["state"] == "done"
+    (server,) = POOL.running()
+    fstools.delete(os.path.join(root, "a.py"), ctx=ctx)
+    fstools.move(os.path.join(root, "b.py"), os.path.join(root, "e.py"), ctx=ctx)
+    fstools.move(os.path.join(root, "pkg"), os.path.join(root, "lib"), ctx=ctx)
+    # The server no longer holds the old texts: no errors of a file that is gone, no import resolved by a ghost.
+    held = [name for name in ("a.py", "b.py", "pkg/c.py", "pkg/d.py") if server.document(os.path.join(root, name))]
+    assert held == []
+    fstools.write(os.path.join(root, "lib/f.py"), "x = 2\n", ctx=ctx)
+    assert server.document(os.path.join(root, "lib/f.py")) is not None
+    fstools.delete(os.path.join(root, "lib"), recursive=True, ctx=ctx)
+    assert server.document(os.path.join(root, "lib/f.py")) is None

@@ -177,3 +177,41 @@ def test_a_servers_errors_never_refuse_a_change(project):  # type: ignore[no-unt
     assert result.success and "nmae" in open(path).read()
     assert result.metadata["semantic_check"]["state"] == "done"
     assert any("nmae" in m for m in _messages(result))
+
+
+@requires_server("python")
+@pytest.mark.parametrize("how", ["undo", "another_program"])
+def test_a_file_changed_behind_the_servers_back_is_not_judged_by_its_old_text(tmp_path, how):  # type: ignore[no-untyped-def]
+    root = os.path.realpath(tmp_path)
+    ctx = fstools.ExecutionContext(working_dir=root, language_servers="auto", lsp_timeout=60)
+    helper, main = os.path.join(root, "helper.py"), os.path.join(root, "main.py")
+    one_argument = "def helper(x: int) -> int:\n    return x\n"
+    fstools.write(helper, one_argument, ctx=ctx)
+    fstools.write(main, "from helper import helper\n\nprint(helper(1))\n", ctx=ctx)
+    two = fstools.edit(helper, "x: int)", "x: int, y: int)", ctx=ctx)
+    assert any("y" in m for m in _messages(two)), two.output  # main.py's call now misses an argument
+    if how == "undo":
+        fstools.undo(helper, ctx=ctx)
+    else:
+        with open(helper, "w") as f:
+            f.write(one_argument)
+    fstools.read(main, ctx=ctx)
+    again = fstools.edit(main, "print(helper(1))\n", "print(helper(1))\nprint(helper(2))\n", ctx=ctx)
+    assert again.metadata["semantic_check"]["state"] == "done"
+    assert _messages(again) == [], again.output  # helper takes one argument again, on disk
+
+
+@requires_server("python")
+def test_a_module_another_program_creates_is_found_by_the_next_check(tmp_path):  # type: ignore[no-untyped-def]
+    root = os.path.realpath(tmp_path)
+    ctx = fstools.ExecutionContext(working_dir=root, language_servers="auto", lsp_timeout=60)
+    app = os.path.join(root, "app.py")
+    fstools.write(app, "x = 1\n", ctx=ctx)
+    fstools.edit(app, "x = 1", "x = 2", ctx=ctx)  # the server has analysed the project as it was
+    with open(os.path.join(root, "jobs.py"), "w") as f:  # a shell command creates a module
+        f.write("def work() -> int:\n    return 1\n")
+    result = fstools.edit(app, "x = 2", "from jobs import work\n\nx = work()", ctx=ctx)
+    assert result.metadata["semantic_check"]["state"] == "done"
+    assert _messages(result) == [], result.output  # not "Import could not be resolved"
+    found = fstools.symbols("work", exact=True, file_path=app, line=3, ctx=ctx)
+    assert found.metadata["resolution"] == "language_server", found.metadata.get("resolution_reason")

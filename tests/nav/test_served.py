@@ -290,3 +290,44 @@ def _fresh(tool, *args, **kw):  # type: ignore[no-untyped-def]
         return tool(*args, **kw)
     finally:
         POOL.reset()
+
+
+@requires_lsp
+def test_a_place_through_a_link_out_of_the_sandbox_or_to_a_secret_is_withheld(tmp_path):  # type: ignore[no-untyped-def]
+    root = tmp_path / "root"
+    outside = tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / "a.py").write_text("def run():\n    pass\n\nrun()\n")
+    (outside / "x.py").write_text("def run(): pass\n")
+    (root / ".env").write_text("def run(): pass\n")
+    (root / "out").symlink_to(outside)
+    (root / "cfg.py").symlink_to(root / ".env")
+    main = os.path.join(os.path.realpath(root), "a.py")
+    for target in ("out/x.py", "cfg.py"):
+        servers = {"python": [*fake("point"), os.path.join(os.path.realpath(root), target)]}
+        ctx = fstools.ExecutionContext(working_dir=str(root), language_servers=servers, lsp_timeout=10)
+        POOL.reset()
+        try:
+            found = fstools.symbols("run", file_path=main, line=4, ctx=ctx)
+        finally:
+            POOL.reset()
+        reason = found.metadata["resolution_reason"]
+        assert "answered only with 1 place outside the allowed directories or in secret files" in reason, target
+
+
+@requires_lsp
+def test_an_error_answer_is_said_as_such(tmp_path):  # type: ignore[no-untyped-def]
+    (tmp_path / "a.py").write_text("def run():\n    pass\n\nrun()\n")
+    root = os.path.realpath(tmp_path)
+    ctx = fstools.ExecutionContext(working_dir=root, language_servers={"python": fake("fail")}, lsp_timeout=10)
+    POOL.reset()
+    try:
+        started = time.monotonic()
+        found = fstools.references("run", file_path=os.path.join(root, "a.py"), line=4, ctx=ctx)
+        waited = time.monotonic() - started
+    finally:
+        POOL.reset()
+    reason = found.metadata["resolution_reason"]
+    assert "answered textDocument/references with an error: failing on purpose" in reason, reason
+    assert waited < 10  # not waited for until lsp_timeout
