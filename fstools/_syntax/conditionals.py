@@ -97,6 +97,7 @@ def _worth_a_scan(source: bytes) -> bool:
     too): a branch whose brackets do not balance or close first, or a group after a `,`, `(`, `[`,
     `=` or an initializer's `{`, or after a comment. Most files have none and skip the full scan."""
     groups: list[list[int]] = []  # per open group: the ends of its directive lines so far
+    looked: dict[int, int] = {}
     for match in _DIRECTIVES.finditer(source):
         line_start = source.rfind(b"\n", 0, match.start()) + 1
         if source[line_start : match.start()].strip(b" \t"):
@@ -105,7 +106,7 @@ def _worth_a_scan(source: bytes) -> bool:
         line_end = source.find(b"\n", match.end())
         line_end = len(source) if line_end == -1 else line_end
         if keyword in (b"if", b"ifdef", b"ifndef"):
-            if _after_a_separator(source, line_start):
+            if _after_a_separator(source, line_start, looked):
                 return True
             groups.append([line_end])
             continue
@@ -130,29 +131,13 @@ def _unbalanced_text(source: bytes, start: int, end: int) -> bool:
     return False
 
 
-def _after_a_separator(source: bytes, line_start: int) -> bool:
+def _after_a_separator(source: bytes, line_start: int, looked: dict[int, int]) -> bool:
     """Whether the code before the directive line at `line_start` ends where an expression goes on."""
-    at = line_start - 1
-    while True:
-        while at >= 0 and source[at] in _BLANK:
-            at -= 1
-        if at < 0:
-            return False
-        start = source.rfind(b"\n", 0, at) + 1
-        if source[start:at].lstrip(b" \t").startswith(b"#"):  # another directive: look before it
-            at = start - 1
-            continue
-        if source[at - 1 : at + 1] == b"*/":  # a comment: look before it
-            opened = source.rfind(b"/*", 0, at - 1)
-            if opened == -1:
-                return True
-            at = opened - 1
-            continue
-        comment = source.find(b"//", start, at)
-        if comment != -1 and b'"' not in source[start:comment]:
-            at = comment - 1
-            continue
-        break
+    at = _code_before(source, line_start, looked)
+    if at == _IN_A_COMMENT:
+        return True
+    if at < 0:
+        return False
     last = source[at : at + 1]
     if last in (b",", b"(", b"[", b"=", b"/", b"\\"):
         return True
@@ -162,6 +147,45 @@ def _after_a_separator(source: bytes, line_start: int) -> bool:
             before -= 1
         return before >= 0 and source[before : before + 1] in (b"=", b",", b"{")
     return False
+
+
+_IN_A_COMMENT = -2  # `_code_before`: a comment's end with no start before it
+
+
+def _code_before(source: bytes, line_start: int, looked: dict[int, int]) -> int:
+    """The last byte of code before the directive line at `line_start`, past blanks, comments and other
+    directive lines (-1: none). `looked` keeps the answer for each directive line passed: the lines of a
+    run of directives (a generated header has thousands) are looked past once, not once per group."""
+    at = line_start - 1
+    passed = [line_start]
+    while True:
+        while at >= 0 and source[at] in _BLANK:
+            at -= 1
+        if at < 0:
+            break
+        start = source.rfind(b"\n", 0, at) + 1
+        if source[start:at].lstrip(b" \t").startswith(b"#"):  # another directive: look before it
+            if start in looked:
+                at = looked[start]
+                break
+            passed.append(start)
+            at = start - 1
+            continue
+        if source[at - 1 : at + 1] == b"*/":  # a comment: look before it
+            opened = source.rfind(b"/*", 0, at - 1)
+            if opened == -1:
+                at = _IN_A_COMMENT
+                break
+            at = opened - 1
+            continue
+        comment = source.find(b"//", start, at)
+        if comment != -1 and b'"' not in source[start:comment]:
+            at = comment - 1
+            continue
+        break
+    for start in passed:
+        looked[start] = at
+    return at
 
 
 def blanked(source: bytes, ranges: list[tuple[int, int]]) -> bytes:

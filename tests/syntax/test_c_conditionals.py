@@ -188,3 +188,26 @@ def test_a_line_count_and_every_offset_stay(tmp_path):
     for name, places in names.names.items():
         for byte, _, _ in places:
             assert data[byte : byte + len(name)] == name.encode(), name
+
+
+class _CountedSearches(bytes):
+    """A source that counts the backward searches made in it, to measure the work a scan does."""
+
+    searches = 0
+
+    def rfind(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        type(self).searches += 1
+        return super().rfind(*args, **kwargs)
+
+
+def test_a_file_of_only_directives_is_scanned_once_not_once_per_group():
+    # A generated header: thousands of `#ifdef`/`#define`/`#endif` and no code. Each `#if` looks back
+    # for the code before it; over directive lines already looked past, that look is not repeated.
+    groups = 2000
+    data = b"".join(b"#ifdef CONFIG_%d\n#define X%d 1\n#endif\n" % (n, n) for n in range(groups))
+    source = _CountedSearches(data)
+    _CountedSearches.searches = 0
+    assert hidden(source).blank == []
+    assert _CountedSearches.searches < 10 * 3 * groups  # a few per line, not one per line before each group
+    found = extract(C, data)
+    assert found is not None and len(found.symbols) == groups and found.error_lines == []
