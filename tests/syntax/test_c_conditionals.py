@@ -211,3 +211,40 @@ def test_a_file_of_only_directives_is_scanned_once_not_once_per_group():
     assert _CountedSearches.searches < 10 * 3 * groups  # a few per line, not one per line before each group
     found = extract(C, data)
     assert found is not None and len(found.symbols) == groups and found.error_lines == []
+
+
+class _CountedWalks(list):  # type: ignore[type-arg]
+    """A list of symbols that counts the walks over it."""
+
+    walks = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        type(self).walks += 1
+        return super().__iter__()
+
+
+def test_the_heads_of_other_configurations_are_found_without_a_walk_per_group():
+    # Thousands of initializers with an `#ifdef` inside each (resolved: the grammar has no place for it
+    # there) and as many functions; one split head among them still names its function.
+    from fstools._syntax.outline import _other_heads, prepare
+
+    count = 3000
+    data = (
+        b"".join(
+            b"int f%d(int a) { return a; }\nstruct o s%d = {\n#ifdef A\n .a = 1,\n#else\n .b = 2,\n#endif\n};\n"
+            % (n, n)
+            for n in range(count)
+        )
+        + SPLIT_HEAD.encode()
+    )
+    found = extract(C, data)
+    assert found is not None and len(found.symbols) == count + 2 and found.error_lines == []
+    split = next(s for s in found.symbols if s.name == "split")
+    second_head = data.index(b"split(long")
+    assert found.heads == {second_head: split.name_byte}
+    hide = prepare(C, data).hidden
+    assert hide is not None and len(hide.alternatives) == count + 1
+    symbols = _CountedWalks(found.symbols)
+    _CountedWalks.walks = 0
+    assert _other_heads(data, symbols, hide) == {second_head: split.name_byte}
+    assert _CountedWalks.walks <= 2  # not one per group
