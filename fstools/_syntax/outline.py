@@ -343,6 +343,8 @@ def prepare(language: Language, source: bytes) -> Prepared:
     """`prepared` with where the blanked macro names were and what conditional compilation hid."""
     if language.name != "c":
         return Prepared(source)
+    if source.startswith(b"\xef\xbb\xbf"):  # a byte order mark: no C token, and a directive after it is still one
+        source = b"   " + source[3:]
     found = hidden(source)
     hide = found if found.blank else None
     shown = blanked(source, found.blank)

@@ -248,3 +248,14 @@ def test_the_heads_of_other_configurations_are_found_without_a_walk_per_group():
     _CountedWalks.walks = 0
     assert _other_heads(data, symbols, hide) == {second_head: split.name_byte}
     assert _CountedWalks.walks <= 2  # not one per group
+
+
+def test_a_byte_order_mark_before_the_first_directive_is_read_as_blank():
+    source = b"\xef\xbb\xbf" + SPLIT_HEAD.encode()
+    found = extract(C, source)
+    assert found is not None and found.error_lines == []
+    assert [(s.kind, s.name, s.start_line, s.end_line) for s in found.symbols] == [
+        ("function", "split", 2, 7),
+        ("macro", "helper2", 8, 8),
+    ]
+    assert len(found.parsed) == len(source)
