@@ -259,3 +259,16 @@ def test_a_byte_order_mark_before_the_first_directive_is_read_as_blank():
         ("macro", "helper2", 8, 8),
     ]
     assert len(found.parsed) == len(source)
+
+
+def test_a_body_per_configuration_after_one_head_is_the_first_body():
+    source = (
+        "static int e(void)\n#ifdef A\n{\n\treturn 1;\n}\n#else\n{\n\treturn 2;\n}\n#endif\n"
+        "int after(void) { return 0; }\n"
+    )
+    found = extract(C, source.encode())
+    assert found is not None and found.error_lines == []
+    assert [(s.name, s.start_line, s.end_line, s.header) for s in found.symbols] == [
+        ("e", 1, 5, "static int e(void)"),  # as ctags: the body compiled first
+        ("after", 11, 11, "int after(void)"),
+    ]
