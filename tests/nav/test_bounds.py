@@ -101,5 +101,5 @@ def test_a_search_for_the_files_cut_short_by_the_timeout_marks_the_result_timed_
     for tool in (fstools.symbols, fstools.references):
         result = tool("parse_config", ctx=ctx)
         assert result.success, result.error
-        assert any(w.startswith("Search timed out") for w in result.metadata["warnings"]), tool
-        assert result.metadata.get("timed_out") is True, tool  # partial, whatever was found or left
+        # The search for the files is cut short (or, when an index names them, their parse is): partial either way.
+        assert result.metadata.get("timed_out") is True, (tool, result.metadata["warnings"])
