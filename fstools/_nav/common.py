@@ -92,7 +92,7 @@ def paging_fields(unit: str) -> tuple[ResultField, ...]:
 
 INDEX = ResultField("index", "string", "Whether the search index chose the files, or why not")
 PARSE_ERRORS = ResultField("parse_errors", "object", "Files parsed in part: path -> lines of syntax errors")
-TIMED_OUT = ResultField("timed_out", "boolean", "True: the call's timeout ran out before every file was parsed")
+TIMED_OUT = ResultField("timed_out", "boolean", "True: the call's timeout ran out before every file was found and read")
 
 
 def searched(
@@ -132,7 +132,7 @@ def finish(
     meta.update(after_index)
     if found.partial:
         meta["parse_errors"] = found.partial
-    if found.timed_out:
+    if found.timed_out or found.search_cut:
         meta["timed_out"] = True
     if notice:
         meta["notice"] = notice

@@ -47,6 +47,7 @@ class Sources:
     warnings: list[str] = field(default_factory=list)
     unparsed: dict[str, str] = field(default_factory=dict)  # path -> why it could not be parsed
     timed_out: list[str] = field(default_factory=list)  # files not parsed: the call's time ran out
+    search_cut: bool = False  # the search for the files holding the name ran out of time: some may be missing
     timeout: float = 0.0  # the call's time limit (seconds)
     deadline: float | None = None  # time.monotonic() past which no file is parsed
 
@@ -108,8 +109,8 @@ def sources(
         found = Sources({}, timeout=ctx.timeout, deadline=deadline)
         _load(ctx, [target.path], found, uses)
         return found
-    paths, index, warnings = _candidates(ctx, spec, target, word, whole_word, case_insensitive)
-    found = Sources({}, index, warnings, timeout=ctx.timeout, deadline=deadline)
+    paths, index, warnings, cut = _candidates(ctx, spec, target, word, whole_word, case_insensitive)
+    found = Sources({}, index, warnings, timeout=ctx.timeout, deadline=deadline, search_cut=cut)
     _load(ctx, paths, found, uses)
     return found
 
@@ -123,7 +124,8 @@ def _language(path: str) -> Language | None:
 
 def _candidates(
     ctx: ExecutionContext, spec: ToolSpec, target: SafePath, word: str, whole_word: bool, case_insensitive: bool
-) -> tuple[list[str], IndexStatus, list[str]]:
+) -> tuple[list[str], IndexStatus, list[str], bool]:
+    """The files that may hold `word`, how the index served, the warnings, whether the search ran out of time."""
     from .._grep.command import GrepQuery
     from .._grep.grep import _report_skipped, _search
     from .._walk.rules import walk_rules
@@ -139,12 +141,12 @@ def _candidates(
     )
     indexed = _indexed(ctx, spec, query)
     if indexed is not None:
-        return indexed, "used", []
+        return indexed, "used", [], False
     out, index = _search(ctx, query, rules, content=False, offset=0, head_limit=0, line_numbers=False)
     _, warnings = _report_skipped(ctx, out, query)
     warnings = [w for w in warnings if not w.startswith(("1 binary", "binary")) and "binary file(s)" not in w]
     paths = sorted(hit.path for hit in out.files if _language(hit.path) is not None)
-    return paths, index, warnings
+    return paths, index, warnings, out.timed_out
 
 
 def _indexed(ctx: ExecutionContext, spec: ToolSpec, query: GrepQuery) -> list[str] | None:

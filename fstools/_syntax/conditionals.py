@@ -13,8 +13,9 @@ parse then loses the definition around them:
     }                                                                          ) { ... }
 
 A group (`#if` to its `#endif`) is resolved when a branch leaves its braces or parentheses
-unbalanced (a split head, `} else {`) or when it stands inside parentheses or an initializer's
-braces, where the grammar has no place for a directive. Resolving keeps one branch, as a
+unbalanced (a split head, `} else {`), when it stands inside parentheses or an initializer's
+braces, or between a function's head and a body per configuration (`int f(void)` `#ifdef X`
+`{ ... }` `#else` `{ ... }` `#endif`): where the grammar has no place for a directive. Resolving keeps one branch, as a
 compiler would with one configuration and as universal-ctags does: the first, but the `#else`
 of `#if 0` and of `#ifdef __cplusplus` (a C file is not compiled as C++). Its directive lines
 and the other branches are blanked (spaces, newlines kept: every offset and line stays), and
@@ -88,7 +89,7 @@ def hidden(source: bytes) -> Hidden:
         return Hidden()
     top = _scan(source)
     found = Hidden()
-    _walk(source, top, [], found)
+    _walk(source, top, [], found, {})
     return found
 
 
@@ -97,6 +98,7 @@ def _worth_a_scan(source: bytes) -> bool:
     too): a branch whose brackets do not balance or close first, or a group after a `,`, `(`, `[`,
     `=` or an initializer's `{`, or after a comment. Most files have none and skip the full scan."""
     groups: list[list[int]] = []  # per open group: the ends of its directive lines so far
+    looked: dict[int, int] = {}
     for match in _DIRECTIVES.finditer(source):
         line_start = source.rfind(b"\n", 0, match.start()) + 1
         if source[line_start : match.start()].strip(b" \t"):
@@ -105,7 +107,7 @@ def _worth_a_scan(source: bytes) -> bool:
         line_end = source.find(b"\n", match.end())
         line_end = len(source) if line_end == -1 else line_end
         if keyword in (b"if", b"ifdef", b"ifndef"):
-            if _after_a_separator(source, line_start):
+            if _after_a_separator(source, line_start, looked) or _bodies_after_a_head(source, line_start, looked):
                 return True
             groups.append([line_end])
             continue
@@ -120,6 +122,16 @@ def _worth_a_scan(source: bytes) -> bool:
     return False
 
 
+def _bodies_after_a_head(source: bytes, line_start: int, looked: dict[int, int]) -> bool:
+    """Whether the directive line at `line_start` follows a `)` and a `{` follows it: a function's head with
+    a body per configuration (`int f(void)` `#ifdef X` `{ ... }` `#else` `{ ... }` `#endif`)."""
+    at = _code_before(source, line_start, looked)
+    if at < 0 or source[at] != ord(")"):
+        return False
+    line_end = source.find(b"\n", line_start)
+    return line_end != -1 and source[line_end:].lstrip(_BLANK)[:1] == b"{"
+
+
 def _unbalanced_text(source: bytes, start: int, end: int) -> bool:
     for opening, closing in ((b"{", b"}"), (b"(", b")"), (b"[", b"]")):
         if source.count(opening, start, end) != source.count(closing, start, end):
@@ -130,29 +142,13 @@ def _unbalanced_text(source: bytes, start: int, end: int) -> bool:
     return False
 
 
-def _after_a_separator(source: bytes, line_start: int) -> bool:
+def _after_a_separator(source: bytes, line_start: int, looked: dict[int, int]) -> bool:
     """Whether the code before the directive line at `line_start` ends where an expression goes on."""
-    at = line_start - 1
-    while True:
-        while at >= 0 and source[at] in _BLANK:
-            at -= 1
-        if at < 0:
-            return False
-        start = source.rfind(b"\n", 0, at) + 1
-        if source[start:at].lstrip(b" \t").startswith(b"#"):  # another directive: look before it
-            at = start - 1
-            continue
-        if source[at - 1 : at + 1] == b"*/":  # a comment: look before it
-            opened = source.rfind(b"/*", 0, at - 1)
-            if opened == -1:
-                return True
-            at = opened - 1
-            continue
-        comment = source.find(b"//", start, at)
-        if comment != -1 and b'"' not in source[start:comment]:
-            at = comment - 1
-            continue
-        break
+    at = _code_before(source, line_start, looked)
+    if at == _IN_A_COMMENT:
+        return True
+    if at < 0:
+        return False
     last = source[at : at + 1]
     if last in (b",", b"(", b"[", b"=", b"/", b"\\"):
         return True
@@ -162,6 +158,45 @@ def _after_a_separator(source: bytes, line_start: int) -> bool:
             before -= 1
         return before >= 0 and source[before : before + 1] in (b"=", b",", b"{")
     return False
+
+
+_IN_A_COMMENT = -2  # `_code_before`: a comment's end with no start before it
+
+
+def _code_before(source: bytes, line_start: int, looked: dict[int, int]) -> int:
+    """The last byte of code before the directive line at `line_start`, past blanks, comments and other
+    directive lines (-1: none). `looked` keeps the answer for each directive line passed: the lines of a
+    run of directives (a generated header has thousands) are looked past once, not once per group."""
+    at = line_start - 1
+    passed = [line_start]
+    while True:
+        while at >= 0 and source[at] in _BLANK:
+            at -= 1
+        if at < 0:
+            break
+        start = source.rfind(b"\n", 0, at) + 1
+        if source[start:at].lstrip(b" \t").startswith(b"#"):  # another directive: look before it
+            if start in looked:
+                at = looked[start]
+                break
+            passed.append(start)
+            at = start - 1
+            continue
+        if source[at - 1 : at + 1] == b"*/":  # a comment: look before it
+            opened = source.rfind(b"/*", 0, at - 1)
+            if opened == -1:
+                at = _IN_A_COMMENT
+                break
+            at = opened - 1
+            continue
+        comment = source.find(b"//", start, at)
+        if comment != -1 and b'"' not in source[start:comment]:
+            at = comment - 1
+            continue
+        break
+    for start in passed:
+        looked[start] = at
+    return at
 
 
 def blanked(source: bytes, ranges: list[tuple[int, int]]) -> bytes:
@@ -234,7 +269,7 @@ def _measure(source: bytes, branch: _Branch) -> None:
     branch.low, branch.net = (low_braces, low_parens), (braces, parens)
 
 
-def _walk(source: bytes, items: list[int | _Group], stack: list[str], found: Hidden) -> None:
+def _walk(source: bytes, items: list[int | _Group], stack: list[str], found: Hidden, looked: dict[int, int]) -> None:
     """Follow the brackets in order (the context of each group), resolving the groups that need it."""
     for item in items:
         if isinstance(item, int):
@@ -242,12 +277,13 @@ def _walk(source: bytes, items: list[int | _Group], stack: list[str], found: Hid
             continue
         if item.endif is None:  # no `#endif` in the file: leave it to the parser
             for branch in item.branches:
-                _walk(source, branch.items, stack, found)
+                _walk(source, branch.items, stack, found, looked)
             continue
         inside = bool(stack) and stack[-1] != "block"
-        if not (inside or _unbalanced(item)):
+        bodies = not stack and _bodies_after_a_head(source, item.branches[0].head[0], looked)
+        if not (inside or bodies or _unbalanced(item)):
             for branch in item.branches:
-                _walk(source, branch.items, stack, found)
+                _walk(source, branch.items, stack, found, looked)
             continue
         kept = item.kept
         others: list[tuple[int, int]] = []
@@ -256,7 +292,7 @@ def _walk(source: bytes, items: list[int | _Group], stack: list[str], found: Hid
             found.blank.append((start, line_end))
             found.words.append((keyword_end, line_end))
             if index == kept:
-                _walk(source, branch.items, stack, found)
+                _walk(source, branch.items, stack, found, looked)
             else:
                 found.blank.append((line_end, branch.end))
                 found.words.append((line_end, branch.end))

@@ -10,6 +10,7 @@ text up to its body, on one line (`def feed(self, data)`, `impl Display for Pars
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -248,10 +249,12 @@ def _other_heads(source: bytes, symbols: list[Symbol], hide: Hidden) -> dict[int
     """The function names in blanked branches that head the same function in another configuration
     (`#ifdef X int f(int a) { #else int f(long a) { #endif`): their byte -> that of the function's name."""
     heads: dict[int, int] = {}
-    for kept, others in hide.alternatives:
-        for symbol in symbols:
-            if symbol.kind != "function" or not kept[0] <= symbol.name_byte < kept[1]:
-                continue
+    functions = sorted((symbol for symbol in symbols if symbol.kind == "function"), key=lambda s: s.name_byte)
+    starts = [symbol.name_byte for symbol in functions]
+    for kept, others in hide.alternatives:  # thousands in a file of tables: each looks only at its own functions
+        if not others:
+            continue
+        for symbol in functions[bisect_left(starts, kept[0]) : bisect_left(starts, kept[1])]:
             head = re.compile(rb"\b" + re.escape(symbol.name.encode()) + rb"\s*\(")
             for start, end in others:
                 for match in head.finditer(source, start, end):
@@ -346,6 +349,8 @@ def prepare(language: Language, source: bytes) -> Prepared:
     """`prepared` with where the blanked macro names were and what conditional compilation hid."""
     if language.name != "c":
         return Prepared(source)
+    if source.startswith(b"\xef\xbb\xbf"):  # a byte order mark: no C token, and a directive after it is still one
+        source = b"   " + source[3:]
     found = hidden(source)
     hide = found if found.blank else None
     shown = blanked(source, found.blank)

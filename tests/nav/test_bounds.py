@@ -93,3 +93,13 @@ def test_names_captured_a_window_at_a_time_are_those_of_one_capture(monkeypatch,
     windowed = file_names(LANGUAGES[language], source)
     assert whole is not None and windowed is not None
     assert windowed.as_data() == whole.as_data()
+
+
+def test_a_search_for_the_files_cut_short_by_the_timeout_marks_the_result_timed_out(tree):
+    store.forget()
+    ctx = fstools.ExecutionContext(working_dir=str(tree), timeout=1e-9)
+    for tool in (fstools.symbols, fstools.references):
+        result = tool("parse_config", ctx=ctx)
+        assert result.success, result.error
+        # The search for the files is cut short (or, when an index names them, their parse is): partial either way.
+        assert result.metadata.get("timed_out") is True, (tool, result.metadata["warnings"])

@@ -188,3 +188,87 @@ def test_a_line_count_and_every_offset_stay(tmp_path):
     for name, places in names.names.items():
         for byte, _, _ in places:
             assert data[byte : byte + len(name)] == name.encode(), name
+
+
+class _CountedSearches(bytes):
+    """A source that counts the backward searches made in it, to measure the work a scan does."""
+
+    searches = 0
+
+    def rfind(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        type(self).searches += 1
+        return super().rfind(*args, **kwargs)
+
+
+def test_a_file_of_only_directives_is_scanned_once_not_once_per_group():
+    # A generated header: thousands of `#ifdef`/`#define`/`#endif` and no code. Each `#if` looks back
+    # for the code before it; over directive lines already looked past, that look is not repeated.
+    groups = 2000
+    data = b"".join(b"#ifdef CONFIG_%d\n#define X%d 1\n#endif\n" % (n, n) for n in range(groups))
+    source = _CountedSearches(data)
+    _CountedSearches.searches = 0
+    assert hidden(source).blank == []
+    assert _CountedSearches.searches < 10 * 3 * groups  # a few per line, not one per line before each group
+    found = extract(C, data)
+    assert found is not None and len(found.symbols) == groups and found.error_lines == []
+
+
+class _CountedWalks(list):  # type: ignore[type-arg]
+    """A list of symbols that counts the walks over it."""
+
+    walks = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        type(self).walks += 1
+        return super().__iter__()
+
+
+def test_the_heads_of_other_configurations_are_found_without_a_walk_per_group():
+    # Thousands of initializers with an `#ifdef` inside each (resolved: the grammar has no place for it
+    # there) and as many functions; one split head among them still names its function.
+    from fstools._syntax.outline import _other_heads, prepare
+
+    count = 3000
+    data = (
+        b"".join(
+            b"int f%d(int a) { return a; }\nstruct o s%d = {\n#ifdef A\n .a = 1,\n#else\n .b = 2,\n#endif\n};\n"
+            % (n, n)
+            for n in range(count)
+        )
+        + SPLIT_HEAD.encode()
+    )
+    found = extract(C, data)
+    assert found is not None and len(found.symbols) == count + 2 and found.error_lines == []
+    split = next(s for s in found.symbols if s.name == "split")
+    second_head = data.index(b"split(long")
+    assert found.heads == {second_head: split.name_byte}
+    hide = prepare(C, data).hidden
+    assert hide is not None and len(hide.alternatives) == count + 1
+    symbols = _CountedWalks(found.symbols)
+    _CountedWalks.walks = 0
+    assert _other_heads(data, symbols, hide) == {second_head: split.name_byte}
+    assert _CountedWalks.walks <= 2  # not one per group
+
+
+def test_a_byte_order_mark_before_the_first_directive_is_read_as_blank():
+    source = b"\xef\xbb\xbf" + SPLIT_HEAD.encode()
+    found = extract(C, source)
+    assert found is not None and found.error_lines == []
+    assert [(s.kind, s.name, s.start_line, s.end_line) for s in found.symbols] == [
+        ("function", "split", 2, 7),
+        ("macro", "helper2", 8, 8),
+    ]
+    assert len(found.parsed) == len(source)
+
+
+def test_a_body_per_configuration_after_one_head_is_the_first_body():
+    source = (
+        "static int e(void)\n#ifdef A\n{\n\treturn 1;\n}\n#else\n{\n\treturn 2;\n}\n#endif\n"
+        "int after(void) { return 0; }\n"
+    )
+    found = extract(C, source.encode())
+    assert found is not None and found.error_lines == []
+    assert [(s.name, s.start_line, s.end_line, s.header) for s in found.symbols] == [
+        ("e", 1, 5, "static int e(void)"),  # as ctags: the body compiled first
+        ("after", 11, 11, "int after(void)"),
+    ]
