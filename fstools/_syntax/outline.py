@@ -183,6 +183,7 @@ class Extraction:
     blanked: tuple[tuple[int, int], ...] = ()  # where the blanked macro names were
     hidden_uses: tuple[tuple[int, int], ...] = ()  # the ranges of blanked conditional code, whose words are uses
     heads: dict[int, int] = field(default_factory=dict)  # a function's name in a blanked branch -> its own name's
+    blanked_branches: tuple[tuple[int, int], ...] = ()  # the conditional branches blanked before the parse
 
 
 # The query runs over windows of the text this large: between two, the deadline is checked and other
@@ -204,8 +205,38 @@ def extract(language: Language, source: bytes, *, deadline: float | None = None)
     grammar. Past `deadline` (time.monotonic()) ParseTimeout."""
     if not supports(language):
         return None
+    found = _extract(language, source, prepare(language, source), deadline)
+    if found is None or found.blanked_branches == () or not found.tree.root_node.has_error:
+        return found
+    plain = _extract(language, source, prepare(language, source, conditionals=False), deadline)
+    return plain if plain is not None and _derailed(found, plain) else found
+
+
+def _derailed(resolved: Extraction, plain: Extraction) -> bool:
+    """Whether resolving the conditional groups derailed the parse: a function of the blanked text swallows
+    a definition that the file read as written has on its own, in code both readings compile (the parse
+    recovered from an error elsewhere worse, and a body left open runs on over the functions after it).
+    Then the file is read as written."""
+    kept = {(symbol.name, symbol.name_byte) for symbol in resolved.symbols}
+    blank = sorted(resolved.blanked_branches)
+    starts = [start for start, _ in blank]
+    bodies = [(s.start_byte, s.end_byte) for s in resolved.symbols if s.kind == "function" and s.depth == 0]
+
+    def compiled_in_both(byte: int) -> bool:
+        at = bisect_left(starts, byte + 1) - 1
+        return at < 0 or not blank[at][0] <= byte < blank[at][1]
+
+    def swallowed(symbol: Symbol) -> bool:
+        return any(start < symbol.start_byte and symbol.end_byte <= end for start, end in bodies)
+
+    lost = (s for s in plain.symbols if (s.name, s.name_byte) not in kept and compiled_in_both(s.name_byte))
+    # One swallowed definition may as well be the plain parse's own guess in an error (ctags agrees with
+    # the blanked reading there); a body running on over several is the derailment.
+    return sum(1 for s in lost if s.depth == 0 and swallowed(s)) >= 2
+
+
+def _extract(language: Language, source: bytes, ready: Prepared, deadline: float | None) -> Extraction | None:
     query = _query(language)
-    ready = prepare(language, source)
     parsed = ready.data
     tree = parse(language, parsed, deadline=deadline) if query is not None else None
     if query is None or tree is None:
@@ -228,7 +259,8 @@ def extract(language: Language, source: bytes, *, deadline: float | None = None)
     if ready.hidden is None:
         return Extraction(symbols, error_lines(tree), tree, parsed, ready.blanked)
     heads = _other_heads(source, symbols, ready.hidden)
-    return Extraction(symbols, error_lines(tree), tree, parsed, ready.blanked, tuple(ready.hidden.words), heads)
+    hide, errors = ready.hidden, error_lines(tree)
+    return Extraction(symbols, errors, tree, parsed, ready.blanked, tuple(hide.words), heads, tuple(hide.blank))
 
 
 def _take_definition(language: Language, parsed: bytes, captures: dict[str, Any], found: dict[Any, Any]) -> None:
@@ -345,13 +377,14 @@ def prepared(language: Language, source: bytes) -> bytes:
     return prepare(language, source).data
 
 
-def prepare(language: Language, source: bytes) -> Prepared:
-    """`prepared` with where the blanked macro names were and what conditional compilation hid."""
+def prepare(language: Language, source: bytes, *, conditionals: bool = True) -> Prepared:
+    """`prepared` with where the blanked macro names were and what conditional compilation hid
+    (`conditionals` false: every branch kept, the file read as written)."""
     if language.name != "c":
         return Prepared(source)
     if source.startswith(b"\xef\xbb\xbf"):  # a byte order mark: no C token, and a directive after it is still one
         source = b"   " + source[3:]
-    found = hidden(source)
+    found = hidden(source) if conditionals else Hidden()
     hide = found if found.blank else None
     shown = blanked(source, found.blank)
     if b"__" not in shown:

@@ -8,6 +8,8 @@ the parse of each is whole (no partial-parse warning).
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import fstools
@@ -272,3 +274,32 @@ def test_a_body_per_configuration_after_one_head_is_the_first_body():
         ("e", 1, 5, "static int e(void)"),  # as ctags: the body compiled first
         ("after", 11, 11, "int after(void)"),
     ]
+
+
+def test_a_body_the_blanked_reading_leaves_open_falls_back_to_the_file_as_written():
+    """Resolving a group must never cost definitions: where the blanked text's parse runs one function's
+    body on over several functions the file as written has whole, the file is read as written."""
+    from fstools._syntax import outline
+
+    tree = os.environ.get("FSTOOLS_KERNEL_TREE", "")
+    path = os.path.join(tree, "kernel/sched/core.c")
+    if not tree or not os.path.exists(path):
+        pytest.skip("set FSTOOLS_KERNEL_TREE to the prepared kernel tree (its kernel/sched/core.c derails)")
+    language = LANGUAGES["c"]
+    source = open(path, "rb").read()
+    resolved = outline._extract(language, source, outline.prepare(language, source), None)
+    plain = outline._extract(language, source, outline.prepare(language, source, conditionals=False), None)
+    assert resolved is not None and plain is not None and len(resolved.symbols) < len(plain.symbols)
+    found = outline.extract(language, source)
+    assert found is not None and [s.name for s in found.symbols] == [s.name for s in plain.symbols]
+
+
+def test_one_definition_only_the_plain_parse_guesses_keeps_the_blanked_reading():
+    source = (
+        b"static void cpuset_cpu_active(void)\n{\n\t\t\t       struct cftype *cft)\n{\n}\n"
+        b"#ifdef CONFIG_FAIR_GROUP_SCHED\n\t{\n#endif\n};\n"
+    )
+    from fstools._syntax import outline
+
+    found = outline.extract(LANGUAGES["c"], source)
+    assert found is not None and [(s.name, s.start_line) for s in found.symbols] == [("cpuset_cpu_active", 1)]
