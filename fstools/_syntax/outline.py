@@ -184,6 +184,7 @@ class Extraction:
     hidden_uses: tuple[tuple[int, int], ...] = ()  # the ranges of blanked conditional code, whose words are uses
     heads: dict[int, int] = field(default_factory=dict)  # a function's name in a blanked branch -> its own name's
     blanked_branches: tuple[tuple[int, int], ...] = ()  # the conditional branches blanked before the parse
+    swallowed: int = 0  # functions headed at column 0 found inside another function's body (see _swallowed)
 
 
 # The query runs over windows of the text this large: between two, the deadline is checked and other
@@ -206,7 +207,7 @@ def extract(language: Language, source: bytes, *, deadline: float | None = None)
     if not supports(language):
         return None
     found = _extract(language, source, prepare(language, source), deadline)
-    if found is None or found.blanked_branches == () or not found.tree.root_node.has_error:
+    if found is None or found.blanked_branches == () or found.swallowed < 2:
         return found
     plain = _extract(language, source, prepare(language, source, conditionals=False), deadline)
     return plain if plain is not None and _derailed(found, plain) else found
@@ -260,7 +261,19 @@ def _extract(language: Language, source: bytes, ready: Prepared, deadline: float
         return Extraction(symbols, error_lines(tree), tree, parsed, ready.blanked)
     heads = _other_heads(source, symbols, ready.hidden)
     hide, errors = ready.hidden, error_lines(tree)
-    return Extraction(symbols, errors, tree, parsed, ready.blanked, tuple(hide.words), heads, tuple(hide.blank))
+    swallowed = _swallowed(list(found.values()), symbols)
+    return Extraction(
+        symbols, errors, tree, parsed, ready.blanked, tuple(hide.words), heads, tuple(hide.blank), swallowed
+    )
+
+
+def _swallowed(found: list[tuple[tree_sitter.Node, str, tree_sitter.Node]], symbols: list[Symbol]) -> int:
+    """How many functions headed at a line's start the parse put inside another function (and the outline
+    dropped: C has no nested functions). A loop macro read as one is indented; a head at column 0 inside
+    a body is what a body left open by an error swallows."""
+    heads = sum(1 for node, kind, _ in found if kind == "function" and node.start_point.column == 0)
+    kept = sum(1 for symbol in symbols if symbol.kind == "function" and symbol.depth == 0)
+    return max(heads - kept, 0)
 
 
 def _take_definition(language: Language, parsed: bytes, captures: dict[str, Any], found: dict[Any, Any]) -> None:
