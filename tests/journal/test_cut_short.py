@@ -17,16 +17,10 @@ import pytest
 
 import fstools
 from fstools._change import atomic
-from fstools._journal import store
 from fstools._journal.store import journal_for
 from tests.helpers.tools import agent_read
 
-
-@pytest.fixture(autouse=True)
-def _fresh_journals():
-    store.forget_open()
-    yield
-    store.forget_open()
+pytestmark = pytest.mark.usefixtures("fresh_journals")
 
 
 def _cut_short_write(ctx: fstools.ExecutionContext, path: Path, content: str, monkeypatch) -> None:

@@ -22,11 +22,7 @@ def journal_dir(project: Path) -> Path:
     return Path(root_dir(DIR_KIND, str(project.resolve())))
 
 
-@pytest.fixture(autouse=True)
-def _fresh_journals():
-    store.forget_open()
-    yield
-    store.forget_open()
+pytestmark = pytest.mark.usefixtures("fresh_journals")
 
 
 def _enospc(*args, **kwargs):

@@ -16,12 +16,7 @@ from fstools._journal.store import Journal
 from tests.helpers.tools import agent_read
 from tests.helpers.trees import tmpfs_mount
 
-
-@pytest.fixture(autouse=True)
-def _fresh_journals():
-    store.forget_open()
-    yield
-    store.forget_open()
+pytestmark = pytest.mark.usefixtures("fresh_journals")
 
 
 @pytest.fixture

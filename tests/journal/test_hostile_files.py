@@ -19,11 +19,7 @@ from tests.helpers.tools import agent_read
 WATCHDOG = 60.0  # far beyond any call here; a call still running then is hung
 
 
-@pytest.fixture(autouse=True)
-def _fresh_journals():
-    store.forget_open()
-    yield
-    store.forget_open()
+pytestmark = pytest.mark.usefixtures("fresh_journals")
 
 
 @pytest.fixture
