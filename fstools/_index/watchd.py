@@ -6,7 +6,10 @@ every file, connects and asks: the server drains its watch (every change complet
 the question was sent is queued by then, since inotify queues an event inside the system
 call that makes the change) and answers with the files changed since the build, each with
 the signature it read. The asking process reads again only those whose signature it does
-not already hold. Any doubt — no server, a dead or slow one, another data file, a stale
+not already hold. A process that has not opened the index itself (a fresh one) asks for
+more: the candidates of its Grep, which the server computes exactly as its own Grep would,
+so the asker loads neither numpy nor the index reader; the probe after an empty result is
+a second question. Any doubt — no server, a dead or slow one, another data file, a stale
 index — and the asking process checks by itself, as without a server.
 
 The socket lives in the user's own cache directory and is made readable by its owner
@@ -18,7 +21,6 @@ hold another user's socket).
 from __future__ import annotations
 
 import json
-import logging
 import os
 import socket
 import struct
@@ -35,7 +37,6 @@ if TYPE_CHECKING:  # a process that asks for candidates loads neither these nor 
     from .entries import Entry
     from .live import LiveIndex
 
-log = logging.getLogger(__name__)
 SOCKET_NAME = "watch.sock"
 # An answer slower than this is no answer: the asking process checks by itself.
 ASK_TIMEOUT = 2.0
@@ -323,7 +324,9 @@ class Server:
             with conn:
                 self._serve(conn)
         except Exception:  # whatever a client sent, the server goes on serving the others
-            log.debug("a watch request failed", exc_info=True)
+            import logging  # here only: an asking process never loads logging
+
+            logging.getLogger(__name__).debug("a watch request failed", exc_info=True)
         finally:
             slots.release()
 
