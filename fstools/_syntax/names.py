@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Literal
 
 from .conditionals import STEP
@@ -374,13 +375,9 @@ def _imported(
 
 
 def _line_starts(source: bytes) -> list[int]:
-    starts = [0]
-    find = source.find
-    at = find(b"\n")
-    while at != -1:
-        starts.append(at + 1)
-        at = find(b"\n", at + 1)
-    return starts
+    """The byte where each line starts: 0, then one past each line feed (summed in C, not a loop per line)."""
+    lines = source.split(b"\n")[:-1]
+    return list(accumulate(map((1).__add__, map(len, lines)), initial=0))
 
 
 def _line_text(source: bytes, starts: list[int], line: int) -> str:

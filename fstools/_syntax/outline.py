@@ -242,7 +242,6 @@ def _extract(language: Language, source: bytes, ready: Prepared, deadline: float
     tree = parse(language, parsed, deadline=deadline) if query is not None else None
     if query is None or tree is None:
         return None
-    import time
 
     import tree_sitter
 
@@ -252,9 +251,8 @@ def _extract(language: Language, source: bytes, ready: Prepared, deadline: float
     for start in range(0, end, WINDOW_BYTES):
         overdue(deadline)
         cursor.set_byte_range(start, min(start + WINDOW_BYTES, end))
-        for _, captures in cursor.matches(tree.root_node):
+        for _, captures in cursor.matches(tree.root_node):  # another thread waiting gets the GIL after it
             _take_definition(language, parsed, captures, found)
-        time.sleep(0)  # let other threads in between two windows
     symbols = list(_nested(language, ready.shown or source, list(found.values()), deadline))
     if ready.hidden is None:
         return Extraction(symbols, error_lines(tree), tree, parsed, ready.blanked)
@@ -425,7 +423,8 @@ def prepare(language: Language, source: bytes, *, conditionals: bool = True, dea
             stop = end
         else:
             continue
-        if any(byte in b"\"'" for byte in source[line_start:start]) or b"//" in source[line_start:start]:
+        before = source[line_start:start]
+        if b'"' in before or b"'" in before or b"//" in before:
             continue  # perhaps in a string or a comment: nothing to blank there
         out[start:stop] = b" " * (stop - start)
         blanked_names.append((start, end))

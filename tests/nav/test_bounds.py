@@ -154,3 +154,9 @@ def test_each_phase_of_a_c_parse_stops_past_its_deadline():
         with pytest.raises(ParseTimeout):
             phase()
     assert conditionals.hidden(source).blank  # with time left, the same file's groups are resolved
+
+
+@pytest.mark.parametrize("source", [b"", b"x", b"\n", b"a\nb", b"a\r\nb\n\n", b"\n\nlast\xc3\xa9\n"])
+def test_line_starts_are_one_past_each_line_feed(source):
+    plain = [0] + [at + 1 for at, byte in enumerate(source) if byte == ord("\n")]
+    assert names_module._line_starts(source) == plain
