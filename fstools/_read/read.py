@@ -394,40 +394,48 @@ def _read_alternatives(
 ) -> ToolResult:
     """The definitions of one qualified name that no name tells apart (a C macro or function per `#if`
     branch, a redefinition, `typing.overload`): each in file order, numbered as Read numbers it, `--`
-    between two. At most `limit` lines in all: the one cut carries Read's notice, the rest are named."""
+    between two. At most `limit` lines and MAX_CANDIDATES definitions: the one cut carries Read's
+    notice, the rest are counted."""
     pieces: list[str] = []
-    shown: list[Symbol] = []
     left = limit
     cut: ToolResult | None = None
-    for symbol in matches:
+    for symbol in matches[:MAX_CANDIDATES]:
         if left <= 0:
             break
         count = symbol.end_line - symbol.start_line + 1
         piece = _read_text(ctx, target, fd, st, data[:SNIFF_BYTES], symbol.start_line, min(count, left))
-        lines = piece.output.split("\n")
         whole = count <= left and not piece.metadata.get("partial")
-        pieces.append("\n".join(lines[: piece.metadata["lines_read"]]) if whole else piece.output)
-        shown.append(symbol)
+        pieces.append("\n".join(piece.output.split("\n")[: piece.metadata["lines_read"]]) if whole else piece.output)
         left -= piece.metadata["lines_read"]
         if not whole:
             cut = piece
             break
-    where = ", ".join(f"{s.start_line}-{s.end_line}" for s in matches)
-    rest = matches[len(shown) :]
-    note = f"[{matches[0].qualified} has {len(matches)} definitions here (lines {where}), shown in file order"
-    note += f"; cut at {setting(ctx, 'limit', limit)}" if cut is not None or rest else ""
-    note += f"; not shown: the one at line {', '.join(str(s.start_line) for s in rest)}]" if rest else "]"
-    kinds = sorted({s.kind for s in matches})
+    rest = matches[len(pieces) :]
     return ToolResult.ok(
-        "\n--\n".join(pieces) + "\n" + note,
+        "\n--\n".join(pieces) + "\n" + _alternatives_note(ctx, matches, rest, limit if cut or rest else None),
         file_path=target.display,
         symbol=matches[0].qualified,
-        kind=", ".join(kinds),
-        definitions=[s.as_dict() for s in matches],
+        kind=", ".join(sorted({s.kind for s in matches})),
+        definitions=[s.as_dict() for s in matches[:MAX_CANDIDATES]],
         lines_read=limit - left,
         truncated=cut is not None or bool(rest),
         **({"next_offset": cut.metadata["next_offset"]} if cut and "next_offset" in cut.metadata else {}),
     )
+
+
+def _alternatives_note(ctx: ExecutionContext, matches: list[Symbol], rest: list[Symbol], cut_at: int | None) -> str:
+    """The last line of `_read_alternatives`: every definition's lines (the first MAX_CANDIDATES), what was left."""
+    where = ", ".join(f"{s.start_line}-{s.end_line}" for s in matches[:MAX_CANDIDATES])
+    more = len(matches) - MAX_CANDIDATES
+    where += f" and {more:,} more" if more > 0 else ""
+    note = f"[{matches[0].qualified} has {len(matches):,} definitions here (lines {where}), shown in file order"
+    if cut_at is not None:
+        note += f"; cut at {setting(ctx, 'limit', cut_at)}"
+    if len(rest) == 1:
+        note += f"; not shown: the one at line {rest[0].start_line}"
+    elif rest:
+        note += f"; not shown: {len(rest):,}, from line {rest[0].start_line}"
+    return note + "]"
 
 
 def _hash_fd(fd: int, size: int) -> bytes:
