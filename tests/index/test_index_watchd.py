@@ -587,6 +587,7 @@ class _Broken:
         b'{"status": "other"}',
         b'{"status": "used", "paths": ["/elsewhere/x.c"]}',
         b'{"status": "used", "paths": 5}',
+        b'{"status": ["used"], "paths": []}',  # not a status at all
     ],
 )
 def test_a_watcher_that_dies_mid_answer_or_answers_nothing_usable(tmp_path: Path, reply: bytes) -> None:
