@@ -193,7 +193,7 @@ def ask_candidates(root: str, data: str, search: AskedSearch) -> tuple[IndexStat
     `search` the Grep's pattern, directory and file set.
     """
     reply = _exchange(root, {"data": data, "grep": search.as_json()})
-    if reply is None or reply.get("status") not in FINAL:
+    if reply is None or not isinstance(reply.get("status"), str) or reply["status"] not in FINAL:
         return None
     paths = reply.get("paths")
     if reply["status"] != "used":
@@ -209,7 +209,7 @@ def _below(paths: Any, directory: str) -> bool:
     if not isinstance(paths, list) or not all(isinstance(p, str) and inside(p, directory) for p in paths):
         return False
     # One joined string answers for every path in a few C-level scans; each ends in "/" there.
-    blob = "".join(p + "/\0" for p in paths)
+    blob = "/\0".join(paths) + "/\0" if paths else ""
     return blob.count("\0") == len(paths) and not any(s in blob for s in ("//", "/./", "/../"))
 
 
