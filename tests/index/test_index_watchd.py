@@ -697,3 +697,11 @@ def test_a_watcher_path_with_a_nul_byte_is_no_answer(tmp_path: Path) -> None:
     finally:
         broken.close()
         _forget(root)
+
+
+def test_the_path_check_takes_every_name_a_file_can_have() -> None:
+    names = ["...", ".x", "a..b", "x.", "..x", "a b", "\udcff", "a\nb"]
+    assert watchd._below([f"/r/d/{n}" for n in names] + [f"/r/d/{n}/{n}" for n in names], "/r/d")
+    assert watchd._below([], "/r/d")
+    for bad in ("/r/d/../x", "/r/d/./x", "/r/d//x", "/r/d/x/..", "/r/d/x/.", "/r/d/x/", "/r/dx", "/r/d/x\0"):
+        assert not watchd._below(["/r/d/a", bad], "/r/d"), bad
