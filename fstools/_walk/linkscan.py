@@ -3,8 +3,8 @@
 The walk reads directory entries only (no stat per file) and goes wherever rg could: every
 directory except the default excludes (and hidden ones when rg skips them). It remembers
 each directory's entries with its lstat signature, so a later walk of the same tree lstats
-each directory and lists again only those that changed: creating, renaming or removing a
-link changes its directory's mtime and ctime. A directory changed in the last RACY_NS is
+each directory and lists again only those that changed (when none did, that is one flat pass
+of lstat calls): creating, renaming or removing a link changes its directory's mtime and ctime. A directory changed in the last RACY_NS is
 listed again every time (a second change in the same clock tick would not show).
 
 A tree checked less than FRESH_NS ago is not checked again, unless fstools itself changed
