@@ -4,8 +4,9 @@ The walk reads directory entries only (no stat per file) and goes wherever rg co
 directory except the default excludes (and hidden ones when rg skips them). It remembers
 each directory's entries with its lstat signature, so a later walk of the same tree lstats
 each directory and lists again only those that changed (when none did, that is one flat pass
-of lstat calls): creating, renaming or removing a link changes its directory's mtime and ctime. A directory changed in the last RACY_NS is
-listed again every time (a second change in the same clock tick would not show).
+of lstat calls): creating, renaming or removing a link changes its directory's mtime and
+ctime. A directory changed in the last RACY_NS is listed again every time (a second change
+in the same clock tick would not show).
 
 A tree checked less than FRESH_NS ago is not checked again, unless fstools itself changed
 something since (`changed`, called by every tool that creates, moves or deletes): the
@@ -163,17 +164,9 @@ def _unchanged(known: dict[str, _Listing]) -> bool:
     """Whether every remembered directory has its remembered signature: the walk from the root
     would then reach exactly these directories and list none of them again. One flat pass of
     lstat calls, the usual case when the memory lapses (~5k on the Linux kernel's tree)."""
-    if not known:
-        return False
-    lstat = os.lstat
-    try:
-        for directory, listing in known.items():
-            st = lstat(directory)
-            if listing.sig != (st.st_mtime_ns, st.st_ctime_ns, st.st_ino):  # a None signature never equals
-                return False
-    except OSError:
-        return False
-    return True
+    return bool(known) and all(
+        listing.sig is not None and listing.sig == _current(directory) for directory, listing in known.items()
+    )
 
 
 def _walked_again(root: str, hidden: bool, known: dict[str, _Listing], now: int) -> dict[str, _Listing] | None:
