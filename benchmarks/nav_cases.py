@@ -1,5 +1,9 @@
 """Symbols and References side by side with `rg -n -w NAME`, warm (index and store) and with neither.
 
+Run as a module (`python3 -m benchmarks.nav_cases --tree TREE`), it measures one tree whose
+index is already built (the 5× tree, with the same FSTOOLS_CACHE_DIR): the first call with an
+empty store, then warm Symbols and References interleaved with `rg -n -w`, and the peak RSS.
+
 Warm rows: the search index is built once (`index_cases.built`) and a first call fills the
 store of parsed names, then the timed calls answer as an agent's long-lived process would.
 The cold rows turn the index and the store off, so every call lists its files with rg and
@@ -9,8 +13,13 @@ found, the least any parser-based answer must do.
 
 from __future__ import annotations
 
+import argparse
 import os
+import resource
+import tempfile
+import time
 from collections.abc import Callable
+from typing import Any
 
 import fstools
 
@@ -67,19 +76,30 @@ def _check(name: str, kind: str) -> Callable[[fstools.ToolResult], None]:
     return check
 
 
+def _warm_check(name: str, kind: str) -> Callable[[fstools.ToolResult], None]:
+    def check(result: fstools.ToolResult) -> None:
+        _check(name, kind)(result)
+        index = result.metadata.get("index")
+        assert index == "used", f"index {index!r}: build it first (fstools index build TREE, same FSTOOLS_CACHE_DIR)"
+
+    return check
+
+
+def _fill(run: Callable[[], fstools.ToolResult]) -> int:
+    """Call until the store holds every file (a call stops parsing at its timeout; the next goes on): the
+    timed calls parse nothing. Returns the calls it took."""
+    calls = 1
+    while run().metadata.get("timed_out"):
+        calls += 1
+    return calls
+
+
 def _warm(root: str, tool: str, args: dict[str, object], name: str, kind: str) -> Case:
     built(root)
     ctx = fstools.ExecutionContext(working_dir=root, search_index="auto")
     run = bind(tool, ctx, **args)
-    # Fill the store (a call stops parsing at its timeout; the next goes on): the timed calls parse nothing.
-    while run().metadata.get("timed_out"):
-        pass
-
-    def check(result: fstools.ToolResult) -> None:
-        _check(name, kind)(result)
-        assert result.metadata.get("index") == "used", result.metadata.get("index")
-
-    return Case(run, check, [_rg_w(root, name)])
+    _fill(run)
+    return Case(run, _warm_check(name, kind), [_rg_w(root, name)])
 
 
 def _cold(root: str, tool: str, args: dict[str, object], name: str, kind: str) -> Case:
@@ -140,3 +160,79 @@ def kernel_references(root: str) -> Case:
       repeats=3)  # fmt: skip
 def kernel_symbols_cold(root: str) -> Case:
     return _cold(root, "Symbols", {"query": KERNEL_NAME, "exact": True}, KERNEL_NAME, "symbols")
+
+
+# (row, tool, arguments, kind): what `--tree` measures, beside `rg -n -w`.
+TREE_ROWS = [
+    (f"Symbols {KERNEL_NAME!r} exact", "Symbols", {"query": KERNEL_NAME, "exact": True}, "symbols"),
+    (f"References {KERNEL_NAME!r}", "References", {"name": KERNEL_NAME, "limit": 1000}, "references"),
+]
+
+
+def _first(run: Callable[[], fstools.ToolResult], check: Callable[[fstools.ToolResult], None]) -> dict[str, Any]:
+    """The first call's time (the store empty: it parses its files), then the calls that fill the store."""
+    t = time.perf_counter()
+    result = run()
+    first_ms = (time.perf_counter() - t) * 1000
+    timed_out = bool(result.metadata.get("timed_out"))
+    calls = _fill(run) if timed_out else 0
+    result = run()
+    check(result)
+    return {"first_ms": first_ms, "first_timed_out": timed_out, "fill_calls": calls, "total": result.metadata["total"]}
+
+
+def tree_rows(root: str, repeats: int, timeout: float) -> list[dict[str, Any]]:
+    """Each TREE_ROWS call on `root` (its index built already): the first call with an empty store of
+    parsed names (in a temporary directory), then warm, interleaved with `rg -n -w`, median of `repeats`."""
+    from fstools._core.cachedir import root_key
+    from fstools._nav import store
+
+    from .scale import medians
+
+    ctx = fstools.ExecutionContext(working_dir=root, search_index="auto", timeout=timeout)
+    scratch = tempfile.mkdtemp(prefix="fstools-nav-store-")
+    setattr(store, "root_dir", lambda kind, key: os.path.join(scratch, kind, root_key(key)))  # noqa: B010 (its module's own name)
+    store.forget()
+    rows: list[dict[str, Any]] = []
+    runs: dict[str, Callable[[], object]] = {}
+    for title, tool, args, kind in TREE_ROWS:
+        run = bind(tool, ctx, **args)
+        rows.append({"case": title, **_first(run, _warm_check(KERNEL_NAME, kind))})
+        runs[title] = run
+    runs[RG_W] = _rg_w(root, KERNEL_NAME).run
+    got = medians(runs, repeats)
+    for row in rows:
+        row.update(warm_ms=got[str(row["case"])], rg_ms=got[RG_W])
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description="Symbols and References on one tree (its index built), beside rg -n -w"
+    )
+    parser.add_argument(
+        "--tree", default=os.environ.get("FSTOOLS_MONOREPO_TREE"), help="default $FSTOOLS_MONOREPO_TREE"
+    )
+    parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--timeout", type=float, default=600.0, help="the calls' timeout (seconds)")
+    args = parser.parse_args()
+    if not args.tree:
+        parser.error("--tree TREE (or FSTOOLS_MONOREPO_TREE) names the tree")
+    root = os.path.realpath(args.tree)
+    started = os.getloadavg()[0]
+    rows = tree_rows(root, args.repeats, args.timeout)
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{root}: load average {started:.1f}→{os.getloadavg()[0]:.1f}, median of {args.repeats}, interleaved")
+    print(f"| case | first call (empty store) | warm | {RG_W} | ratio | found |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        late = f", timed out; {r['fill_calls']} more calls to fill" if r["first_timed_out"] else ""
+        print(
+            f"| {r['case']} | {r['first_ms']:,.0f} ms{late} | {r['warm_ms']:.1f} ms | {r['rg_ms']:,.0f} ms "
+            f"| {r['warm_ms'] / r['rg_ms']:.3f}× | {r['total']} |"
+        )
+    print(f"peak resident memory of the process: {rss_mb:,.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -18,7 +18,7 @@ _ACTION_HELP = {
     "build": "Build (or rebuild) the index of DIR; Grep and Glob answer from it while it is fresh",
     "status": "Say whether DIR has an index and whether it is fresh",
     "drop": "Remove the index of DIR",
-    "watch": "Keep the index of DIR fresh until interrupted, answering other processes' freshness questions",
+    "watch": "Keep the index of DIR fresh until interrupted, answering new processes' Grep and freshness questions",
 }
 _WHERE = "The index lives in $FSTOOLS_CACHE_DIR, else $XDG_CACHE_HOME/fstools, else ~/.cache/fstools."
 # What the index needs beyond fstools' own dependencies, and the command that installs it.

@@ -106,6 +106,14 @@ def _walker_portable(pattern: str) -> bool:
     return not MAGIC_CHARS.difference("*").intersection(rest)
 
 
+def _exempts(pattern: str, name: str) -> bool:
+    """glob_match(pattern, name) for an exemption `name` of one path component, without compiling a
+    literal pattern (a fresh process splits ~70 of them; most are plain names)."""
+    if MAGIC_CHARS.intersection(pattern):
+        return glob_match(pattern, name)
+    return pattern == name  # a literal with "/" matches whole components, never one bare name
+
+
 def _required_literal(pattern: str) -> str | None:
     """A substring of every absolute path `pattern` matches (see GlobSet), or None.
 
@@ -179,7 +187,7 @@ class SensitiveMatcher:
         rest: list[str] = []
         variants: list[str] = []
         for p in self._deny:
-            if _walker_portable(p) and not any(glob_match(p.lower(), a.lower()) for a in self._allow):
+            if _walker_portable(p) and not any(_exempts(p.lower(), a.lower()) for a in self._allow):
                 # Pruning a directory hides what is below it: `.ssh/**` becomes the cheaper `.ssh`.
                 pruned = (p[:-3] if p.endswith("/**") else p).lower()
                 walker.append(pruned if "/" not in pruned else "**/" + pruned)

@@ -18,6 +18,8 @@ from .._core.public import session, tool
 from .._core.result import ToolResult
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .._index.status import IndexStatus
     from .._walk.rules import WalkRules
     from .command import GrepQuery
@@ -139,14 +141,19 @@ def _search(
     offset: int,
     head_limit: int,
     line_numbers: bool,
+    asked: tuple[Sequence[str] | None, IndexStatus] | None = None,
 ) -> tuple[SearchOutcome, IndexStatus]:
     """The search (`seams`): the candidate source's files, else the query finished for a walk of
-    the root, then the backend's outcome; and why no candidates came, if so."""
+    the root, then the backend's outcome; and why no candidates came, if so.
+
+    `asked`: the candidate source's answer to this query when the caller already has it (the
+    source is asked once a call: an index's answer costs a lookup).
+    """
     from .command import for_walk
     from .seams import Page
 
     source, backend = plugged()
-    candidates, index_status = source.candidates(ctx, query)
+    candidates, index_status = asked if asked is not None else source.candidates(ctx, query)
     notes: list[str] = []
     if candidates is None:
         query, notes = for_walk(query, rules)

@@ -32,10 +32,14 @@ def index_scope(ctx: ExecutionContext, query: GrepQuery) -> tuple[list[str] | No
         return None, "single file"
     from .._index.location import covering_root
 
-    if covering_root(query.root) is None:  # the common case: no index, and nothing heavy loaded to learn it
+    covered = covering_root(query.root)
+    if covered is None:  # the common case: no index, and nothing heavy loaded to learn it
         return None, "none"
     if query.glob or query.types or query.hidden or not query.respect_gitignore:
         return None, "options"
+    asked = _asked(ctx, query, *covered)
+    if asked is not None:
+        return asked
     try:
         from .._index.listing import Filters
         from .._index.service import grep_candidates
@@ -49,6 +53,35 @@ def index_scope(ctx: ExecutionContext, query: GrepQuery) -> tuple[list[str] | No
     found = Candidates(lookup.paths)
     found.probe = lookup.probe
     return found, lookup.status
+
+
+def _asked(
+    ctx: ExecutionContext, query: GrepQuery, root: str, data: str
+) -> tuple[list[str] | None, IndexStatus] | None:
+    """The candidates from the watcher serving `root`, when this process has not opened that index
+    itself: it then loads neither numpy nor the index reader. None: no watcher answered for good."""
+    from .._index import opened, watchd
+
+    if root in opened.open_indexes or not watchd.available(root):
+        return None
+    search = watchd.AskedSearch(
+        query.root,
+        query.pattern,
+        query.case_insensitive,
+        query.fixed_strings,
+        tuple(query.excludes),
+        tuple(ctx.sensitive_patterns),
+        query.max_filesize,
+    )
+    answer = watchd.ask_candidates(root, data, search)
+    if answer is None:
+        return None
+    status, paths = answer
+    if paths is None:
+        return None, status
+    found = Candidates(paths)
+    found.probe = lambda: watchd.ask_probe(root, data, query.root)
+    return found, status
 
 
 class IndexCandidates:

@@ -29,7 +29,7 @@ from .grams import BINARY, LATE_NUL, TEXT, TOO_LARGE, TRANSCODED
 from .listing import IGNORE_NAMES, Filters, entered, tree_files, walk_dirs
 from .location import inside
 from .plan import AllFiles, And, Gram, Or, Query
-from .status import Unusable
+from .status import ProbeScope, Unusable
 from .store import IndexFile
 
 if TYPE_CHECKING:
@@ -148,14 +148,6 @@ def _bounds(paths: Sequence[str], directory: str, root: str) -> tuple[int, int]:
     lo = bisect.bisect_left(paths, prefix)
     hi = bisect.bisect_left(paths, prefix[:-1] + "0")  # "0" sorts right after "/"
     return lo, hi
-
-
-@dataclass
-class ProbeScope:
-    """The probe's files, from the index: those rg searches, and those over the size limit."""
-
-    search: list[str]
-    too_large: list[str]
 
 
 @dataclass

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .._core.context import ExecutionContext, default_context
 from . import opened
 from .listing import Filters
-from .live import ListingSnapshot, LiveIndex, ProbeScope
+from .live import ListingSnapshot, LiveIndex
 from .location import covering_root, current_file, drop
 from .plan import AllFiles, plan
-from .status import IndexStatus, Unusable
+from .status import IndexStatus, ProbeScope, Unusable
 from .store import CorruptIndex, open_index
 
 if TYPE_CHECKING:
@@ -98,7 +98,11 @@ def open_live(path: str) -> LiveIndex:
 
 
 def _usable(path: str, filters: Filters) -> LiveIndex:
-    live = open_live(path)
+    return _checked(open_live(path), path, filters)
+
+
+def _checked(live: LiveIndex, path: str, filters: Filters) -> LiveIndex:
+    """`live`, proven fresh, when it answers for `filters` below `path`; Unusable otherwise."""
     if live.filters != filters:
         raise Unusable("other filters")
     with live.lock:
@@ -108,11 +112,16 @@ def _usable(path: str, filters: Filters) -> LiveIndex:
     return live
 
 
-def grep_candidates(search: SearchedPattern, filters: Filters) -> Lookup:
-    """The files below directory `search.root` that may hold a match of its pattern."""
+def grep_candidates(search: SearchedPattern, filters: Filters, live: LiveIndex | None = None) -> Lookup:
+    """The files below directory `search.root` that may hold a match of its pattern.
+
+    Parameters: `search` the pattern and directory; `filters` the caller's file set;
+    `live` the index to ask (a watcher answering for another process), else the one
+    this process opens for the directory.
+    """
     path = search.root
     try:
-        live = _usable(path, filters)
+        live = _usable(path, filters) if live is None else _checked(live, path, filters)
         query = plan(search.pattern, case_insensitive=search.case_insensitive, fixed_strings=search.fixed_strings)
         if isinstance(query.query, AllFiles):  # nothing narrows it: rg's own walk is the fastest way through all
             return Lookup("unselective")

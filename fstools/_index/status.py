@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 # "used": the index answered. Otherwise the caller walks, because: "off" (the context turned
@@ -42,3 +43,11 @@ class Unusable(Exception):
     def __init__(self, reason: IndexStatus) -> None:
         super().__init__(reason)
         self.reason: IndexStatus = reason
+
+
+@dataclass
+class ProbeScope:
+    """The probe's files, from the index: those rg searches, and those over the size limit."""
+
+    search: list[str]
+    too_large: list[str]

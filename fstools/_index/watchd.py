@@ -6,7 +6,10 @@ every file, connects and asks: the server drains its watch (every change complet
 the question was sent is queued by then, since inotify queues an event inside the system
 call that makes the change) and answers with the files changed since the build, each with
 the signature it read. The asking process reads again only those whose signature it does
-not already hold. Any doubt — no server, a dead or slow one, another data file, a stale
+not already hold. A process that has not opened the index itself (a fresh one) asks for
+more: the candidates of its Grep, which the server computes exactly as its own Grep would,
+so the asker loads neither numpy nor the index reader; the probe after an empty result is
+a second question. Any doubt — no server, a dead or slow one, another data file, a stale
 index — and the asking process checks by itself, as without a server.
 
 The socket lives in the user's own cache directory and is made readable by its owner
@@ -18,23 +21,22 @@ hold another user's socket).
 from __future__ import annotations
 
 import json
-import logging
 import os
 import socket
 import struct
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .entries import Entry
-from .location import index_dir
-from .status import Unusable
+from .location import index_dir, inside
+from .status import IndexStatus, ProbeScope, Unusable
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a process that asks for candidates loads neither these nor numpy
+    from .entries import Entry
     from .live import LiveIndex
 
-log = logging.getLogger(__name__)
 SOCKET_NAME = "watch.sock"
 # An answer slower than this is no answer: the asking process checks by itself.
 ASK_TIMEOUT = 2.0
@@ -106,26 +108,152 @@ def _own(conn: socket.socket) -> bool:
     return bool(uid == os.geteuid())
 
 
-def ask(live: LiveIndex) -> bool:
-    """Ask the server of `live`'s root and apply its answer; False when there is none to trust."""
-    path = socket_path(live.root)
-    if path is None or live.root in serving or not os.path.exists(path):
-        return False
+def _exchange(root: str, request: dict[str, Any]) -> dict[str, Any] | None:
+    """The server's reply to `request` (one JSON line), or None: no server of this user, no
+    answer within ASK_TIMEOUT, a connection cut before the reply's end, or junk."""
+    path = socket_path(root)
+    if path is None or root in serving or not os.path.exists(path):
+        return None
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(ASK_TIMEOUT)
             conn.connect(path)
             if not _own(conn):
-                return False
-            conn.sendall(json.dumps({"data": live.file.path}).encode() + b"\n")
+                return None
+            conn.sendall(json.dumps(request).encode() + b"\n")
             conn.shutdown(socket.SHUT_WR)
             chunks = []
             while chunk := conn.recv(1 << 16):
                 chunks.append(chunk)
-        reply = json.loads(b"".join(chunks))
-    except (OSError, ValueError):
-        return False
-    return isinstance(reply, dict) and apply(live, reply)
+        reply = json.loads(b"".join(chunks))  # a reply cut short is not JSON: no answer
+    except (OSError, ValueError, RecursionError):
+        return None
+    return reply if isinstance(reply, dict) else None
+
+
+def ask(live: LiveIndex) -> bool:
+    """Ask the server of `live`'s root and apply its answer; False when there is none to trust."""
+    reply = _exchange(live.root, {"data": live.file.path})
+    return reply is not None and apply(live, reply)
+
+
+# The candidate answers a process takes from the server as they are. Any other ("stale",
+# "error", "other": another data file) and the process opens the index and checks by itself.
+FINAL: frozenset[str] = frozenset({"used", "unselective", "not indexed", "other filters", "binary"})
+
+
+@dataclass(frozen=True)
+class AskedSearch:
+    """A Grep's search as the server plans it (service.SearchedPattern), with the asker's file set."""
+
+    root: str
+    pattern: str
+    case_insensitive: bool
+    fixed_strings: bool
+    excludes: tuple[str, ...]
+    sensitive_patterns: tuple[str, ...]
+    max_filesize: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.__dict__, **{k: list(getattr(self, k)) for k in _LISTS}}
+
+    @classmethod
+    def of_json(cls, value: Any) -> AskedSearch:
+        """The search a client sent; ValueError for anything malformed."""
+        if not isinstance(value, dict) or not all(isinstance(value.get(k), list) for k in _LISTS):
+            raise ValueError("not a search")
+        try:
+            search = cls(**{**value, **{k: tuple(value[k]) for k in _LISTS}})
+        except TypeError:
+            raise ValueError("not a search") from None
+        if not _typed(search):
+            raise ValueError("not a search")
+        return search
+
+
+_LISTS = ("excludes", "sensitive_patterns")
+
+
+def _typed(search: AskedSearch) -> bool:
+    strings = (search.root, search.pattern, *search.excludes, *search.sensitive_patterns)
+    flags = (search.case_insensitive, search.fixed_strings)
+    return (
+        all(isinstance(v, str) for v in strings)
+        and all(isinstance(v, bool) for v in flags)
+        and isinstance(search.max_filesize, int)
+        and not isinstance(search.max_filesize, bool)
+    )
+
+
+def ask_candidates(root: str, data: str, search: AskedSearch) -> tuple[IndexStatus, list[str] | None] | None:
+    """The server's candidates for `search` from data file `data`, as grep_candidates gives them in
+    the server: (status, paths, None unless "used"); None when the process must check by itself.
+
+    Parameters: `root` the index's root, `data` the data file this process found current,
+    `search` the Grep's pattern, directory and file set.
+    """
+    reply = _exchange(root, {"data": data, "grep": search.as_json()})
+    if reply is None or reply.get("status") not in FINAL:
+        return None
+    paths = reply.get("paths")
+    if reply["status"] != "used":
+        return reply["status"], None
+    if not isinstance(paths, list) or not all(isinstance(p, str) and inside(p, search.root) for p in paths):
+        return None
+    return "used", paths
+
+
+def ask_probe(root: str, data: str, directory: str) -> ProbeScope | None:
+    """The server's probe scope below `directory` after an empty result; None: the probe walks."""
+    reply = _exchange(root, {"data": data, "probe": directory})
+    if reply is None or reply.get("status") != "fresh":
+        return None
+    search, too_large = reply.get("search"), reply.get("too_large")
+    if not all(isinstance(v, list) and all(isinstance(p, str) for p in v) for v in (search, too_large)):
+        return None
+    return ProbeScope(list(search), list(too_large))  # type: ignore[arg-type]
+
+
+def _grep_reply(live: LiveIndex, data: str, value: Any) -> dict[str, Any]:
+    """The candidates of the search a client sent, computed on this process's (watched) index."""
+    from .listing import Filters
+    from .service import grep_candidates
+
+    search = AskedSearch.of_json(value)
+    if data != live.file.path:
+        return {"status": "other"}
+    if not inside(search.root, live.root):
+        return {"status": "not indexed"}
+    filters = Filters(search.excludes, search.sensitive_patterns, search.max_filesize)
+    lookup = grep_candidates(search, filters, live=live)
+    return {"status": lookup.status, "paths": lookup.paths}
+
+
+def _probe_reply(live: LiveIndex, data: str, directory: Any) -> dict[str, Any]:
+    if not isinstance(directory, str):
+        raise ValueError("not a directory")
+    if data != live.file.path or not inside(directory, live.root):
+        return {"status": "other"}
+    with live.lock:
+        try:
+            live.refresh()
+            scope = live.probe_scope(directory)
+        except (Unusable, OSError):
+            scope = None
+    if scope is None:
+        return {"status": "walk"}
+    return {"status": "fresh", "search": scope.search, "too_large": scope.too_large}
+
+
+def reply_to(live: LiveIndex, request: dict[str, Any]) -> dict[str, Any]:
+    """The server's reply to one request: candidates ("grep"), the probe's scope ("probe"), or
+    what changed since the build; ValueError for a malformed one."""
+    data = request["data"]
+    if "grep" in request:
+        return _grep_reply(live, data, request["grep"])
+    if "probe" in request:
+        return _probe_reply(live, data, request["probe"])
+    return answer(live, data)
 
 
 class Server:
@@ -196,27 +324,28 @@ class Server:
             with conn:
                 self._serve(conn)
         except Exception:  # whatever a client sent, the server goes on serving the others
-            log.debug("a watch request failed", exc_info=True)
+            import logging  # here only: an asking process never loads logging
+
+            logging.getLogger(__name__).debug("a watch request failed", exc_info=True)
         finally:
             slots.release()
 
     def _serve(self, conn: socket.socket) -> None:
         request = _request(conn, time.monotonic() + ASK_TIMEOUT)
-        if request is None:
-            conn.sendall(json.dumps({"status": "bad request"}).encode())
-            return
-        try:
-            live = self._open(self.root)
-        except Unusable as exc:
-            reply: dict[str, Any] = {"status": exc.reason}
-        else:
-            reply = answer(live, request)
+        reply: dict[str, Any] = {"status": "bad request"}
+        if request is not None:
+            try:
+                reply = reply_to(self._open(self.root), request)
+            except Unusable as exc:
+                reply = {"status": exc.reason}
+            except ValueError:
+                pass
         conn.sendall(json.dumps(reply).encode())
 
 
-def _request(conn: socket.socket, deadline: float) -> str | None:
-    """The data file a client asks about: one line of JSON, `{"data": path}`, read by `deadline`
-    (None for anything else: junk, deep nesting, silence, more than 64 KiB)."""
+def _request(conn: socket.socket, deadline: float) -> dict[str, Any] | None:
+    """A client's request: one line of JSON, `{"data": path, ...}`, read by `deadline` (None for
+    anything else: junk, deep nesting, silence, more than 64 KiB)."""
     data = b""
     while b"\n" not in data and len(data) < 1 << 16:
         left = deadline - time.monotonic()
@@ -236,4 +365,4 @@ def _request(conn: socket.socket, deadline: float) -> str | None:
         return None
     if not isinstance(request, dict) or not isinstance(request.get("data"), str):
         return None
-    return str(request["data"])
+    return request

@@ -31,7 +31,8 @@ from .._syntax.sources import read_source as read_bounded
 from . import store
 
 if TYPE_CHECKING:
-    from .._grep.command import GrepQuery
+    from collections.abc import Sequence
+
     from .._index.status import IndexStatus
 
 PARSERS = 2  # threads parsing files: tree-sitter parses without the GIL
@@ -127,7 +128,7 @@ def _candidates(
 ) -> tuple[list[str], IndexStatus, list[str], bool]:
     """The files that may hold `word`, how the index served, the warnings, whether the search ran out of time."""
     from .._grep.command import GrepQuery
-    from .._grep.grep import _report_skipped, _search
+    from .._grep.grep import _report_skipped, _search, plugged
     from .._walk.rules import walk_rules
 
     rules = walk_rules(ctx, spec)
@@ -139,27 +140,28 @@ def _candidates(
         max_filesize=ctx.grep_max_filesize,  # Grep's, so the search index (built with it) can answer
         excludes=rules.rg_excludes(),
     )
-    indexed = _indexed(ctx, spec, query)
+    asked = plugged()[0].candidates(ctx, query)
+    indexed = _indexed(ctx, spec, *asked)
     if indexed is not None:
         return indexed, "used", [], False
-    out, index = _search(ctx, query, rules, content=False, offset=0, head_limit=0, line_numbers=False)
+    out, index = _search(ctx, query, rules, content=False, offset=0, head_limit=0, line_numbers=False, asked=asked)
     _, warnings = _report_skipped(ctx, out, query)
     warnings = [w for w in warnings if not w.startswith(("1 binary", "binary")) and "binary file(s)" not in w]
     paths = sorted(hit.path for hit in out.files if _language(hit.path) is not None)
     return paths, index, warnings, out.timed_out
 
 
-def _indexed(ctx: ExecutionContext, spec: ToolSpec, query: GrepQuery) -> list[str] | None:
-    """The candidate source files, when Grep's candidate source (the index) answers; None: search with rg.
+def _indexed(
+    ctx: ExecutionContext, spec: ToolSpec, candidates: Sequence[str] | None, status: IndexStatus
+) -> list[str] | None:
+    """The candidate source files, when Grep's candidate source (the index) answered; None: search with rg.
 
     The candidates are a superset of the files holding the word (trigrams, not words): the
     parse decides, and a warm store makes the extra files cost a stat each. They were listed
     with Grep's rules (secrets never indexed); the deny rules are applied here.
     """
     from .._core.permissions import drop_denied
-    from .._grep.grep import plugged
 
-    candidates, status = plugged()[0].candidates(ctx, query)
     if candidates is None or status != "used":
         return None
     return sorted(p for p in drop_denied(ctx, spec, list(candidates)) if _language(p) is not None)

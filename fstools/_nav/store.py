@@ -31,7 +31,10 @@ from .._syntax.names import FileNames
 KIND = "symbols-v1"
 DATABASE = "names.sqlite"
 RACY_NS = 2_000_000_000
-MEMORY_FILES = 4096  # files kept parsed in this process
+# Files kept parsed in this process. The byte bound holds memory; the count only caps the per-entry
+# overhead. A name's candidates are read in path order each call, so a cap below a working set (five
+# kernels: ~4,200 files for one name) would evict each file just before it is needed again.
+MEMORY_FILES = 1 << 18
 MEMORY_BYTES = 1024 * 1024 * 1024  # and the estimated size of what they hold (`weight`)
 Fingerprint = tuple[int, int, int, int]
 

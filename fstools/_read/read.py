@@ -25,7 +25,7 @@ from .._core.paths import SafePath, resolve_path
 from .._core.permissions import authorize
 from .._core.public import session, tool
 from .._core.result import Image, ToolResult
-from .._syntax.outline import find_symbol
+from .._syntax.outline import Symbol, find_symbol
 from .kinds import image_mime, is_pdf
 from .window import MAX_LINE_CHARS, MAX_READ_CHARS, NOTICE_ROOM, TextWindow, file_chunks, read_window
 
@@ -124,6 +124,12 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
         ),
         ResultField("symbol", "string", "The definition read, by its qualified name (symbol)"),
         ResultField("kind", "string", "Its kind: class, function, method, struct, impl, ... (symbol)"),
+        ResultField(
+            "definitions",
+            "array",
+            "When the name has several definitions no name tells apart (one per #if branch): each one's "
+            "name, kind, start_line, end_line, parent, all shown in file order (symbol)",
+        ),
     ),
 )
 @note_hard_links
@@ -353,6 +359,8 @@ def _read_symbol(
             symbols=[s.as_dict() for s in found.symbols[:shown]],
             count=len(found.symbols),
         )
+    if len(matches) > 1 and len({s.qualified for s in matches}) == 1:
+        return _read_alternatives(ctx, target, fd, st, data, matches, limit)
     if len(matches) > 1:
         listed = "\n".join(f"{s.line()}   ({s.qualified})" for s in matches[:MAX_CANDIDATES])
         more = len(matches) - MAX_CANDIDATES
@@ -373,6 +381,61 @@ def _read_symbol(
         result.metadata.pop("next_offset", None)
     result.metadata.update(symbol=chosen.qualified, kind=chosen.kind, truncated=not whole)
     return result
+
+
+def _read_alternatives(
+    ctx: ExecutionContext,
+    target: SafePath,
+    fd: int,
+    st: os.stat_result,
+    data: bytes,
+    matches: list[Symbol],
+    limit: int,
+) -> ToolResult:
+    """The definitions of one qualified name that no name tells apart (a C macro or function per `#if`
+    branch, a redefinition, `typing.overload`): each in file order, numbered as Read numbers it, `--`
+    between two. At most `limit` lines and MAX_CANDIDATES definitions: the one cut carries Read's
+    notice, the rest are counted."""
+    pieces: list[str] = []
+    left = limit
+    cut: ToolResult | None = None
+    for symbol in matches[:MAX_CANDIDATES]:
+        if left <= 0:
+            break
+        count = symbol.end_line - symbol.start_line + 1
+        piece = _read_text(ctx, target, fd, st, data[:SNIFF_BYTES], symbol.start_line, min(count, left))
+        whole = count <= left and not piece.metadata.get("partial")
+        pieces.append("\n".join(piece.output.split("\n")[: piece.metadata["lines_read"]]) if whole else piece.output)
+        left -= piece.metadata["lines_read"]
+        if not whole:
+            cut = piece
+            break
+    rest = matches[len(pieces) :]
+    return ToolResult.ok(
+        "\n--\n".join(pieces) + "\n" + _alternatives_note(ctx, matches, rest, limit if cut or rest else None),
+        file_path=target.display,
+        symbol=matches[0].qualified,
+        kind=", ".join(sorted({s.kind for s in matches})),
+        definitions=[s.as_dict() for s in matches[:MAX_CANDIDATES]],
+        lines_read=limit - left,
+        truncated=cut is not None or bool(rest),
+        **({"next_offset": cut.metadata["next_offset"]} if cut and "next_offset" in cut.metadata else {}),
+    )
+
+
+def _alternatives_note(ctx: ExecutionContext, matches: list[Symbol], rest: list[Symbol], cut_at: int | None) -> str:
+    """The last line of `_read_alternatives`: every definition's lines (the first MAX_CANDIDATES), what was left."""
+    where = ", ".join(f"{s.start_line}-{s.end_line}" for s in matches[:MAX_CANDIDATES])
+    more = len(matches) - MAX_CANDIDATES
+    where += f" and {more:,} more" if more > 0 else ""
+    note = f"[{matches[0].qualified} has {len(matches):,} definitions here (lines {where}), shown in file order"
+    if cut_at is not None:
+        note += f"; cut at {setting(ctx, 'limit', cut_at)}"
+    if len(rest) == 1:
+        note += f"; not shown: the one at line {rest[0].start_line}"
+    elif rest:
+        note += f"; not shown: {len(rest):,}, from line {rest[0].start_line}"
+    return note + "]"
 
 
 def _hash_fd(fd: int, size: int) -> bytes:

@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .languages import overdue
+
 # What the scan sees: strings, characters and comments (skipped, so that their brackets do not
 # count), conditional directives, other directives (skipped whole: a macro body's braces are text),
 # and brackets.
@@ -48,6 +50,7 @@ _ALWAYS_FALSE = re.compile(rb"\s*(?:0|\(\s*0\s*\)|defined\s*\(?\s*__cplusplus\s*
 # (`#` first: the regex engine looks for it at C speed; whether it starts its line is checked apart.)
 _DIRECTIVES = re.compile(rb"#[ \t]*(ifdef|ifndef|if|elifdef|elifndef|elif|else|endif)\b")
 _BLANK = b" \t\r\n"
+STEP = 4096  # tokens or directives between two looks at the deadline (a huge generated file has millions)
 
 
 @dataclass
@@ -83,23 +86,28 @@ class Hidden:
     alternatives: list[tuple[tuple[int, int], list[tuple[int, int]]]] = field(default_factory=list)
 
 
-def hidden(source: bytes) -> Hidden:
-    """The byte ranges of the groups to resolve in C `source`: see the module docstring."""
-    if not _worth_a_scan(source):
+def hidden(source: bytes, deadline: float | None = None) -> Hidden:
+    """The byte ranges of the groups to resolve in C `source`: see the module docstring.
+
+    Parameters: `source`, the file's bytes; `deadline`, the time.monotonic() past which ParseTimeout.
+    """
+    if not _worth_a_scan(source, deadline):
         return Hidden()
-    top = _scan(source)
+    top = _scan(source, deadline)
     found = Hidden()
-    _walk(source, top, [], found, {})
+    _walk(source, top, [], found, {}, deadline)
     return found
 
 
-def _worth_a_scan(source: bytes) -> bool:
+def _worth_a_scan(source: bytes, deadline: float | None) -> bool:
     """Whether a group may need resolving, judged from the raw text (strings and comments counted
     too): a branch whose brackets do not balance or close first, or a group after a `,`, `(`, `[`,
     `=` or an initializer's `{`, or after a comment. Most files have none and skip the full scan."""
     groups: list[list[int]] = []  # per open group: the ends of its directive lines so far
     looked: dict[int, int] = {}
-    for match in _DIRECTIVES.finditer(source):
+    for count, match in enumerate(_DIRECTIVES.finditer(source)):
+        if not count % STEP:
+            overdue(deadline)
         line_start = source.rfind(b"\n", 0, match.start()) + 1
         if source[line_start : match.start()].strip(b" \t"):
             continue  # not a directive: text before it on its line
@@ -199,17 +207,19 @@ def _code_before(source: bytes, line_start: int, looked: dict[int, int]) -> int:
     return at
 
 
-def blanked(source: bytes, ranges: list[tuple[int, int]]) -> bytes:
-    """`source` with each range replaced by spaces, its line breaks kept."""
+def blanked(source: bytes, ranges: list[tuple[int, int]], deadline: float | None = None) -> bytes:
+    """`source` with each range replaced by spaces, its line breaks kept (past `deadline`, ParseTimeout)."""
     if not ranges:
         return source
     out = bytearray(source)
-    for start, end in ranges:
+    for count, (start, end) in enumerate(ranges):
+        if not count % STEP:
+            overdue(deadline)
         out[start:end] = re.sub(rb"[^\n]", b" ", source[start:end])
     return bytes(out)
 
 
-def _scan(source: bytes) -> list[int | _Group]:
+def _scan(source: bytes, deadline: float | None) -> list[int | _Group]:
     """The file's brackets and conditional groups, nested; each branch's depths computed."""
     top: list[int | _Group] = []
     open_groups: list[_Group] = []
@@ -217,7 +227,9 @@ def _scan(source: bytes) -> list[int | _Group]:
     def items() -> list[int | _Group]:
         return open_groups[-1].branches[-1].items if open_groups else top
 
-    for match in _TOKENS.finditer(source):
+    for count, match in enumerate(_TOKENS.finditer(source)):
+        if not count % STEP:
+            overdue(deadline)
         directive = match.group("directive")
         if directive is None:
             if source[match.start()] in b"{}()[]":
@@ -269,21 +281,29 @@ def _measure(source: bytes, branch: _Branch) -> None:
     branch.low, branch.net = (low_braces, low_parens), (braces, parens)
 
 
-def _walk(source: bytes, items: list[int | _Group], stack: list[str], found: Hidden, looked: dict[int, int]) -> None:
+def _walk(
+    source: bytes,
+    items: list[int | _Group],
+    stack: list[str],
+    found: Hidden,
+    looked: dict[int, int],
+    deadline: float | None,
+) -> None:
     """Follow the brackets in order (the context of each group), resolving the groups that need it."""
     for item in items:
         if isinstance(item, int):
             _bracket(source, item, stack)
             continue
+        overdue(deadline)
         if item.endif is None:  # no `#endif` in the file: leave it to the parser
             for branch in item.branches:
-                _walk(source, branch.items, stack, found, looked)
+                _walk(source, branch.items, stack, found, looked, deadline)
             continue
         inside = bool(stack) and stack[-1] != "block"
         bodies = not stack and _bodies_after_a_head(source, item.branches[0].head[0], looked)
         if not (inside or bodies or _unbalanced(item)):
             for branch in item.branches:
-                _walk(source, branch.items, stack, found, looked)
+                _walk(source, branch.items, stack, found, looked, deadline)
             continue
         kept = item.kept
         others: list[tuple[int, int]] = []
@@ -292,7 +312,7 @@ def _walk(source: bytes, items: list[int | _Group], stack: list[str], found: Hid
             found.blank.append((start, line_end))
             found.words.append((keyword_end, line_end))
             if index == kept:
-                _walk(source, branch.items, stack, found, looked)
+                _walk(source, branch.items, stack, found, looked, deadline)
             else:
                 found.blank.append((line_end, branch.end))
                 found.words.append((line_end, branch.end))

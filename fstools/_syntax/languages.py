@@ -240,6 +240,15 @@ class ParseTimeout(Exception):
     """A parse or an outline ran past its deadline."""
 
 
+def overdue(deadline: float | None) -> None:
+    """ParseTimeout when `deadline` (time.monotonic()) has passed: what every phase of a parse checks between
+    two steps, so no phase overshoots a call's time limit by more than one step."""
+    import time
+
+    if deadline is not None and time.monotonic() > deadline:
+        raise ParseTimeout
+
+
 # The source is handed to tree-sitter in chunks, through Python callbacks: tree-sitter holds the GIL
 # for a whole parse, which a few kilobytes of ambiguous C can stretch to seconds, and a parse given
 # bytes runs with no callback at all. Its progress callback runs every hundred or so steps of the

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from .conditionals import Hidden, blanked, hidden
-from .languages import Language, ParseTimeout, grammar, parse
+from .conditionals import STEP, Hidden, blanked, hidden
+from .languages import Language, grammar, overdue, parse
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -206,10 +206,10 @@ def extract(language: Language, source: bytes, *, deadline: float | None = None)
     grammar. Past `deadline` (time.monotonic()) ParseTimeout."""
     if not supports(language):
         return None
-    found = _extract(language, source, prepare(language, source), deadline)
+    found = _extract(language, source, prepare(language, source, deadline=deadline), deadline)
     if found is None or found.blanked_branches == () or found.swallowed < 2:
         return found
-    plain = _extract(language, source, prepare(language, source, conditionals=False), deadline)
+    plain = _extract(language, source, prepare(language, source, conditionals=False, deadline=deadline), deadline)
     return plain if plain is not None and _derailed(found, plain) else found
 
 
@@ -242,7 +242,6 @@ def _extract(language: Language, source: bytes, ready: Prepared, deadline: float
     tree = parse(language, parsed, deadline=deadline) if query is not None else None
     if query is None or tree is None:
         return None
-    import time
 
     import tree_sitter
 
@@ -250,16 +249,14 @@ def _extract(language: Language, source: bytes, ready: Prepared, deadline: float
     cursor = tree_sitter.QueryCursor(query)
     end = max(len(parsed), 1)
     for start in range(0, end, WINDOW_BYTES):
-        if deadline is not None and time.monotonic() > deadline:
-            raise ParseTimeout
+        overdue(deadline)
         cursor.set_byte_range(start, min(start + WINDOW_BYTES, end))
-        for _, captures in cursor.matches(tree.root_node):
+        for _, captures in cursor.matches(tree.root_node):  # another thread waiting gets the GIL after it
             _take_definition(language, parsed, captures, found)
-        time.sleep(0)  # let other threads in between two windows
-    symbols = list(_nested(language, ready.shown or source, list(found.values())))
+    symbols = list(_nested(language, ready.shown or source, list(found.values()), deadline))
     if ready.hidden is None:
         return Extraction(symbols, error_lines(tree), tree, parsed, ready.blanked)
-    heads = _other_heads(source, symbols, ready.hidden)
+    heads = _other_heads(source, symbols, ready.hidden, deadline)
     hide, errors = ready.hidden, error_lines(tree)
     swallowed = _swallowed(list(found.values()), symbols)
     return Extraction(
@@ -290,13 +287,15 @@ def _take_definition(language: Language, parsed: bytes, captures: dict[str, Any]
         found[key] = (definition, kind, named)
 
 
-def _other_heads(source: bytes, symbols: list[Symbol], hide: Hidden) -> dict[int, int]:
+def _other_heads(source: bytes, symbols: list[Symbol], hide: Hidden, deadline: float | None = None) -> dict[int, int]:
     """The function names in blanked branches that head the same function in another configuration
     (`#ifdef X int f(int a) { #else int f(long a) { #endif`): their byte -> that of the function's name."""
     heads: dict[int, int] = {}
     functions = sorted((symbol for symbol in symbols if symbol.kind == "function"), key=lambda s: s.name_byte)
     starts = [symbol.name_byte for symbol in functions]
-    for kept, others in hide.alternatives:  # thousands in a file of tables: each looks only at its own functions
+    for count, (kept, others) in enumerate(hide.alternatives):  # thousands in a file of tables: each looks only
+        if not count % STEP:  # at its own functions
+            overdue(deadline)
         if not others:
             continue
         for symbol in functions[bisect_left(starts, kept[0]) : bisect_left(starts, kept[1])]:
@@ -390,22 +389,27 @@ def prepared(language: Language, source: bytes) -> bytes:
     return prepare(language, source).data
 
 
-def prepare(language: Language, source: bytes, *, conditionals: bool = True) -> Prepared:
-    """`prepared` with where the blanked macro names were and what conditional compilation hid
-    (`conditionals` false: every branch kept, the file read as written)."""
+def prepare(language: Language, source: bytes, *, conditionals: bool = True, deadline: float | None = None) -> Prepared:
+    """`prepared` with where the blanked macro names were and what conditional compilation hid.
+
+    Parameters: `language` and `source`, the file's; `conditionals` false: every branch kept, the
+    file read as written; `deadline`, the time.monotonic() past which ParseTimeout.
+    """
     if language.name != "c":
         return Prepared(source)
     if source.startswith(b"\xef\xbb\xbf"):  # a byte order mark: no C token, and a directive after it is still one
         source = b"   " + source[3:]
-    found = hidden(source) if conditionals else Hidden()
+    found = hidden(source, deadline) if conditionals else Hidden()
     hide = found if found.blank else None
-    shown = blanked(source, found.blank)
+    shown = blanked(source, found.blank, deadline)
     if b"__" not in shown:
         return Prepared(shown, (), shown if hide else None, hide)
     source = shown  # attribute macros are looked for in the code compiled, where the grammar reads them
     out = bytearray(source)
     blanked_names: list[tuple[int, int]] = []
-    for match in _UNDERSCORED.finditer(source):
+    for count, match in enumerate(_UNDERSCORED.finditer(source)):
+        if not count % STEP:
+            overdue(deadline)
         start, end = match.span()
         if match.group(0) in _GRAMMAR_WORDS:
             continue
@@ -419,7 +423,8 @@ def prepare(language: Language, source: bytes, *, conditionals: bool = True) -> 
             stop = end
         else:
             continue
-        if any(byte in b"\"'" for byte in source[line_start:start]) or b"//" in source[line_start:start]:
+        before = source[line_start:start]
+        if b'"' in before or b"'" in before or b"//" in before:
             continue  # perhaps in a string or a comment: nothing to blank there
         out[start:stop] = b" " * (stop - start)
         blanked_names.append((start, end))
@@ -523,11 +528,16 @@ def _last_code(node: tree_sitter.Node) -> tree_sitter.Node:
 
 
 def _nested(
-    language: Language, source: bytes, found: list[tuple[tree_sitter.Node, str, tree_sitter.Node]]
+    language: Language,
+    source: bytes,
+    found: list[tuple[tree_sitter.Node, str, tree_sitter.Node]],
+    deadline: float | None,
 ) -> Iterator[Symbol]:
     found.sort(key=lambda item: (item[0].start_byte, -item[0].end_byte))
     stack: list[Symbol] = []
-    for node, kind, named in found:
+    for count, (node, kind, named) in enumerate(found):
+        if not count % STEP:
+            overdue(deadline)
         name = _text(source, named)
         span = _span(language, node)
         while stack and not (stack[-1].start_byte <= span.start_byte and span.end_byte <= stack[-1].end_byte):

@@ -140,3 +140,15 @@ def test_the_context_signature_names_the_default_patterns_instead_of_listing_the
     assert orjson.loads(orjson.dumps(ctx.sensitive_patterns)) == list(DEFAULT_SENSITIVE_PATTERNS)
     assert ctx.sensitive.matches("/tmp/.env") and not ctx.sensitive.matches("/tmp/.env.example")
     assert ExecutionContext(working_dir="/tmp", sensitive_patterns=()).sensitive_patterns == ()
+
+
+def test_an_exemption_is_tested_against_literal_patterns_without_compiling_them() -> None:
+    """The split's shortcut for plain-name patterns answers as glob_match does, on every default pattern."""
+    from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS, _exempts
+    from fstools._globs.globmatch import glob_match
+
+    names = [".env.example", ".env", ".npmrc", "id_rsa", "credentials", "config", ".ssh", "x.pem", "a.key.bak"]
+    patterns = [p.lstrip("!").lower() for p in DEFAULT_SENSITIVE_PATTERNS] + ["a/b", "/.env", "**/id_rsa"]
+    for pattern in patterns:
+        for name in names:
+            assert _exempts(pattern, name) == glob_match(pattern, name), (pattern, name)

@@ -135,3 +135,26 @@ def test_symbols_take_their_candidates_from_the_same_source(tree: Path, monkeypa
     narrowed = fstools.symbols("needle", path=str(tree), ctx=ctx)
     assert str(tree / "two.py") in narrowed.output and str(tree / "one.py") not in narrowed.output
     assert source.queries and isinstance(source.queries[0], GrepQuery)
+
+
+class CountedNone(NoCandidates):
+    """A candidate source that never narrows, counting how often it is asked."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def candidates(self, ctx: ExecutionContext, query: GrepQuery) -> tuple[Sequence[str] | None, str]:
+        self.asked += 1
+        return super().candidates(ctx, query)
+
+
+@pytest.mark.parametrize("tool", ["symbols", "references"])
+def test_navigation_without_candidates_asks_the_source_once(tree: Path, monkeypatch: pytest.MonkeyPatch, tool: str):
+    write(tree / "one.py", "def needle():\n    return 1\n")
+    ctx = ExecutionContext(working_dir=str(tree))
+    source = CountedNone()
+    monkeypatch.setattr(grep_module, "candidate_source", source)
+    result = getattr(fstools, tool)("needle", path=str(tree), ctx=ctx)
+    assert result.success and str(tree / "one.py") in result.output  # rg's walk found it
+    assert result.metadata["index"] == "none"  # the answer it gave is the one reported
+    assert source.asked == 1

@@ -319,8 +319,17 @@ def test_the_probe_after_an_empty_result_through_the_watcher(
         assert comparable(with_index) == comparable(without), (i, with_index.metadata, without.metadata)
         assert live_asks(root), i
         used.append(with_index.metadata["index"])
-        assert with_index.metadata["index"] == "stale" or open_live(str(root)).probe_ok == (i < 6), i
+        assert with_index.metadata["index"] == "stale" or _refreshed(root).probe_ok == (i < 6), i
     assert used == ["used"] * (len(changes) - 1) + ["stale"], used
+
+
+def _refreshed(root: Path) -> LiveIndex:
+    """This process's index of `root`, brought to the watcher's state (the Grep above asked the
+    watcher for its candidates and opened none)."""
+    live = open_live(str(root))
+    with live.lock:
+        live.refresh()
+    return live
 
 
 def live_asks(root: Path) -> bool:
@@ -480,3 +489,134 @@ def test_a_server_in_this_process_answers_junk_and_questions_alike(tmp_path: Pat
     finally:
         server.stop()
         _forget(root)
+
+
+def _other_process_writes(path: Path, text: str) -> None:
+    subprocess.run([sys.executable, "-c", f"open({str(path)!r}, 'w').write({text!r})"], check=True)
+
+
+def test_a_fresh_process_takes_its_candidates_from_the_watcher(
+    served: tuple[Path, subprocess.Popen[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher's candidates, its own index's (opened in this process) and the scan give the
+    same results, after changes from this process, from fstools' own writes and from another process."""
+    root, _ = served
+    asked: list[str] = []
+    real_ask = watchd.ask_candidates
+    monkeypatch.setattr(watchd, "ask_candidates", lambda *a: asked.append("ask") or real_ask(*a))
+    on, off = _contexts(root)
+    registry_ = fstools.create_registry()
+    rng = random.Random(21)
+    for i in range(30):
+        change = mutate(root, rng)
+        if i % 3 == 1:
+            _other_process_writes(root / "src" / f"o{i}.c", f"int ZQOTHER_{i};\nPM_RESUME\n")
+        elif i % 3 == 2:
+            registry_.run("Write", on, file_path=str(root / f"w{i}.c"), content=f"alpha ZQOWN_{i}\n")
+        args = {**random_query(rng), **MODES[i % len(MODES)]}
+        _forget(root)
+        from_watcher = registry_.run("Grep", on, **args)
+        assert str(root) not in registry.open_indexes, "a fresh process opens no index of its own"
+        open_live(str(root))
+        from_own_index = registry_.run("Grep", on, **args)
+        without = registry_.run("Grep", off, **args)
+        assert comparable(from_watcher) == comparable(without) == comparable(from_own_index), (change, args)
+        assert from_watcher.metadata["index"] == from_own_index.metadata["index"], (change, args)
+    assert len(asked) == 30
+
+
+def test_a_fresh_command_line_grep_loads_no_numpy_when_the_watcher_answers(
+    served: tuple[Path, subprocess.Popen[bytes]],
+) -> None:
+    root, _ = served
+    build(str(root))  # with the command line's size limit; the watcher opens the new data file
+    (root / "src" / "late.c").write_text("int ZQLATE;\nalpha beta\n")
+    (root / "docs").mkdir(exist_ok=True)
+    (root / "docs" / "second.md").write_text("ZQSECOND and ZQLATE\n")
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    script = "import sys, runpy; sys.argv = ['fstools', *sys.argv[1:]]\ntry:\n    runpy.run_module('fstools', run_name='__main__')\nfinally:\n    print('numpy' in sys.modules, file=sys.stderr)"
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", script, "grep", *args], cwd=root, env=env, capture_output=True, text=True
+        )
+
+    for pattern in ("ZQLATE", "ZQSECOND|ZQLAT[E]", "ZQ_NOWHERE_42"):
+        asked, scanned = run(pattern, str(root)), run(pattern, str(root), "--index", "off")
+        assert (asked.stdout, asked.returncode) == (scanned.stdout, scanned.returncode), pattern
+        assert "answered from the search index" in asked.stderr and asked.stderr.endswith("False\n"), asked.stderr
+
+
+class _Broken:
+    """A watcher's socket that answers every question with `reply` (bytes), then hangs up."""
+
+    def __init__(self, root: Path, reply: bytes) -> None:
+        import socket
+        import threading
+
+        path = watchd.socket_path(str(root))
+        assert path is not None
+        self.path, self.reply, self.asked = path, reply, 0
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(path)
+        self.sock.listen(4)
+        threading.Thread(target=self._loop, daemon=True).start()
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(1 << 16)
+                self.asked += 1
+                conn.sendall(self.reply)
+
+    def close(self) -> None:
+        self.sock.close()
+        os.unlink(self.path)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        b'{"status": "used", "paths": ["',  # died mid-answer
+        b'{"status": "stale"}',
+        b'{"status": "other"}',
+        b'{"status": "used", "paths": ["/elsewhere/x.c"]}',
+        b'{"status": "used", "paths": 5}',
+    ],
+)
+def test_a_watcher_that_dies_mid_answer_or_answers_nothing_usable(tmp_path: Path, reply: bytes) -> None:
+    root = (tmp_path / "proj").resolve()
+    root.mkdir()
+    make_tree(root, seed=5, files=12)
+    build(str(root), max_filesize=MAX_FILESIZE)
+    (root / "src").mkdir(exist_ok=True)
+    (root / "src" / "after.c").write_text("alpha after the build\n")
+    _forget(root)
+    broken = _Broken(root, reply)
+    try:
+        on, off = _contexts(root)
+        with_index = fstools.grep("alpha", ctx=on)
+        assert comparable(with_index) == comparable(fstools.grep("alpha", ctx=off))
+        assert broken.asked and with_index.metadata["index"] == "used"
+        assert str(root) in registry.open_indexes, "the process checked by itself"
+    finally:
+        broken.close()
+        _forget(root)
+
+
+def test_the_watcher_answers_after_a_rebuild_with_the_new_data_file(
+    served: tuple[Path, subprocess.Popen[bytes]],
+) -> None:
+    root, _ = served
+    on, off = _contexts(root)
+    (root / "src" / "rebuilt.c").write_text("ZQREBUILT before\n")
+    build(str(root), max_filesize=MAX_FILESIZE)
+    (root / "src" / "rebuilt.c").write_text("ZQREBUILT after\n")
+    _forget(root)
+    with_index = fstools.grep("ZQREBUILT", ctx=on, output_mode="content")
+    assert comparable(with_index) == comparable(fstools.grep("ZQREBUILT", ctx=off, output_mode="content"))
+    assert "after" in with_index.output and str(root) not in registry.open_indexes

@@ -103,3 +103,60 @@ def test_a_search_for_the_files_cut_short_by_the_timeout_marks_the_result_timed_
         assert result.success, result.error
         # The search for the files is cut short (or, when an index names them, their parse is): partial either way.
         assert result.metadata.get("timed_out") is True, (tool, result.metadata["warnings"])
+
+
+def _generated_c(size: int) -> str:
+    """Generated C of about `size` bytes that exercises every phase before and after the parse: conditional
+    groups inside initializers and split `if` heads (resolved), attribute macros (blanked), many functions."""
+    unit = (
+        "static const struct ops ops_{n} = {{\n\t.open = open_{n},\n#ifdef CONFIG_COMPAT_{n}\n"
+        "\t.compat = compat_{n},\n#endif\n}};\n"
+        "static __always_inline int __init f_{n}(char __user *buf, int a)\n{{\n"
+        "#ifdef CONFIG_X\n\tif (a) {{\n#else\n\tif (!a) {{\n#endif\n"
+        "\t\treturn __g_{n}(buf, a) + parse_config(a);\n\t}}\n\treturn 0;\n}}\n"
+    )
+    parts, total = [], 0
+    while total < size:
+        parts.append(unit.format(n=len(parts)))
+        total += len(parts[-1])
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("tool", [fstools.symbols, fstools.references])
+def test_a_huge_c_file_ends_at_the_calls_timeout_in_every_phase(tree, tool):
+    """The preparation before the parse (conditional groups, attribute macros) and the passes after it
+    check the deadline too: a 6 MB file took seconds past a small timeout in them."""
+    store.forget()
+    huge = tree / "generated.c"
+    write(huge, _generated_c(6 * 1024 * 1024))
+    timeout = 0.5
+    ctx = fstools.ExecutionContext(working_dir=str(tree), timeout=timeout)
+    started = time.monotonic()
+    result = tool("parse_config", path=str(huge), ctx=ctx)
+    elapsed = time.monotonic() - started
+    assert result.success, result.error
+    assert result.metadata["timed_out"] is True
+    assert any(w.startswith("timeout:") and str(huge) in w for w in result.metadata["warnings"])
+    assert elapsed < 4 * timeout, elapsed  # reading 6 MB and the checks between steps: well within
+
+
+def test_each_phase_of_a_c_parse_stops_past_its_deadline():
+    from fstools._syntax import conditionals, outline
+
+    source = _generated_c(64 * 1024).encode()
+    past = time.monotonic() - 1
+    for phase in (
+        lambda: conditionals.hidden(source, past),
+        lambda: outline.prepare(LANGUAGES["c"], source, deadline=past),
+        lambda: outline.prepare(LANGUAGES["c"], source, conditionals=False, deadline=past),
+        lambda: file_names(LANGUAGES["c"], source, deadline=past),
+    ):
+        with pytest.raises(ParseTimeout):
+            phase()
+    assert conditionals.hidden(source).blank  # with time left, the same file's groups are resolved
+
+
+@pytest.mark.parametrize("source", [b"", b"x", b"\n", b"a\nb", b"a\r\nb\n\n", b"\n\nlast\xc3\xa9\n"])
+def test_line_starts_are_one_past_each_line_feed(source):
+    plain = [0] + [at + 1 for at, byte in enumerate(source) if byte == ord("\n")]
+    assert names_module._line_starts(source) == plain

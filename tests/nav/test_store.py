@@ -9,6 +9,7 @@ from pathlib import Path
 
 import fstools
 from fstools._nav import files, store
+from fstools._syntax.names import FileNames
 from tests.helpers.processes import fstools_cmd
 from tests.helpers.tools import agent_read
 from tests.helpers.trees import write
@@ -160,3 +161,18 @@ def test_a_link_planted_in_the_cache_directory_is_not_followed(tree, nav_ctx, mo
         assert store._database("/some/other/root") is None and not list(elsewhere.iterdir())
     finally:
         store.forget()
+
+
+def test_a_working_set_of_many_small_files_stays_in_memory(monkeypatch):
+    """A name's candidates on a big tree are thousands of files (five kernels: ~4,200 for `pci_enable_device`),
+    read in path order each call: a count bound below that would evict each file just before the next call
+    needs it, so every warm call would load them all from the disk again. Memory is held by the byte bound."""
+    monkeypatch.setattr(store, "_database", lambda root: None)
+    store.forget()
+    names = FileNames("c", [], {}, [], [], complete=False)
+    stamp = (1, 1, 1, 1)
+    parsed = [(f"/t/f{i:05}.c", stamp, 10**19, names) for i in range(20_000)]
+    store.store("/t", parsed)
+    held = store.lookup("/t", {path: stamp for path, *_ in parsed}, False)
+    store.forget()
+    assert len(held) == len(parsed)

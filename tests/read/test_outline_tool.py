@@ -149,3 +149,43 @@ def test_an_empty_source_file(project, ctx):
     path = write(project / "empty.py", "X = 1\n")
     r = outline(str(path), ctx=ctx)
     assert r.success and r.output == f"(no definitions found in {path})" and r.metadata["symbols"] == []
+
+
+MACRO_PER_BRANCH = """#include <x.h>
+#ifdef CONFIG_X
+#define FOO(a) 1
+#else
+#define FOO(a) \\
+	0
+#endif
+int use(int a) { return FOO(a); }
+"""
+
+
+def test_a_macro_defined_in_each_branch_reads_every_definition_in_file_order(project, ctx):
+    """No qualified name tells `#if` branches apart: Read shows each, as Outline and Symbols list each."""
+    path = write(project / "foo.c", MACRO_PER_BRANCH)
+    r = fstools.read(str(path), symbol="FOO", ctx=ctx)
+    assert r.success, r.error
+    assert r.output == (
+        "     3\t#define FOO(a) 1\n--\n     5\t#define FOO(a) \\\n     6\t\t0\n"
+        "[FOO has 2 definitions here (lines 3-3, 5-6), shown in file order]"
+    )
+    assert r.metadata["symbol"] == "FOO" and r.metadata["kind"] == "macro" and r.metadata["truncated"] is False
+    assert [(d["start_line"], d["end_line"]) for d in r.metadata["definitions"]] == [(3, 3), (5, 6)]
+    lines = [s for s in fstools.outline(str(path), ctx=ctx).metadata["symbols"] if s["name"] == "FOO"]
+    assert [(s["start_line"], s["end_line"]) for s in lines] == [(3, 3), (5, 6)]
+    found = fstools.symbols("FOO", path=str(project), exact=True, ctx=ctx).metadata["symbols"]
+    assert [(s["start_line"], s["end_line"]) for s in found] == [(3, 3), (5, 6)]
+
+
+def test_the_definitions_of_one_name_are_cut_at_limit_and_the_rest_named(project, ctx):
+    path = write(project / "foo.c", MACRO_PER_BRANCH)
+    r = fstools.read(str(path), symbol="FOO", limit=2, ctx=ctx)
+    assert r.success and r.metadata["truncated"] is True and r.metadata["lines_read"] == 2
+    assert r.output == (
+        "     3\t#define FOO(a) 1\n--\n     5\t#define FOO(a) \\\n[Showing lines 5-5 of 8. Use offset=6 to read "
+        "more.]\n[FOO has 2 definitions here (lines 3-3, 5-6), shown in file order; cut at limit=2]"
+    )
+    first = fstools.read(str(path), symbol="FOO", limit=1, ctx=ctx)
+    assert first.output.endswith("cut at limit=1; not shown: the one at line 5]")
