@@ -22,7 +22,7 @@ from fstools._index import opened as registry
 from fstools._index import watchd
 from fstools._index.build import build
 from fstools._index.live import LiveIndex
-from fstools._index.service import open_live
+from fstools._index.service import open_live, watched_candidates
 from tests.helpers.indexed import MAX_FILESIZE, comparable, make_tree, mutate, random_query
 
 MODES = [
@@ -480,7 +480,7 @@ def test_a_server_in_this_process_answers_junk_and_questions_alike(tmp_path: Pat
     make_tree(root, seed=4, files=5)
     build(str(root), max_filesize=MAX_FILESIZE)
     _forget(root)
-    server = watchd.Server(str(root), open_live).start()
+    server = watchd.Server(str(root), open_live, watched_candidates).start()
     assert server is not None and server.path is not None
     try:
         for junk in JUNK:
