@@ -49,7 +49,9 @@ class Row:
     value: float | None = None  # the budgeted quantity: ms, MB, or a ratio
     fstools_ms: float | None = None
     refs: list[RefTime] = field(default_factory=list)
-    status: str = "PASS"  # PASS, FAIL, ERROR (wrong result, crash), MISSING (tool not landed), SKIP (no corpus)
+    # PASS, FAIL, ERROR (wrong result, crash), MISSING (tool not landed), SKIP (no corpus),
+    # CONTEXT (measured beside a budget, holding none)
+    status: str = "PASS"
     note: str = ""
     floor: float | None = None  # what the like-for-like baseline itself reached here, in the budget's unit
 
@@ -66,11 +68,16 @@ class Row:
 
     def beyond(self, margin: float) -> bool:
         """An error, or a budget missed by more than the CI limit: what fails `--check`."""
+        if self.status == "CONTEXT":
+            return False
         return self.status == "ERROR" or (self.value is not None and self.value > self.ci_limit(margin))
 
 
 def _row(group: str, id: str, title: str, budget: Budget, **kw: Any) -> Row:
-    return Row(group, id, title, budget.text, budget.unit, budget.limit, **kw)
+    row = Row(group, id, title, budget.text, budget.unit, budget.limit, **kw)
+    if budget.context and row.status == "PASS":
+        row.status = "CONTEXT"  # judged by nothing: judge() and beyond() leave it alone
+    return row
 
 
 def _failure(exc: BaseException) -> str:

@@ -116,7 +116,7 @@ def table(rows: list[Row]) -> str:
             "| --- | ---: | --- | --- | ---: | --- |",
         ]
         for r in mine:
-            result = f"**{r.status}**"
+            result = "context, no budget" if r.status == "CONTEXT" else f"**{r.status}**"
             if r.status == "FAIL":
                 result += f" (CI fails past {fmt(r.unit, r.ci_limit(CI_MARGIN))})"
             result += f" — {r.note}" if r.note else ""

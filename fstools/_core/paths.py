@@ -110,7 +110,7 @@ def absolute_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path
 def refuse_sensitive(ctx: ExecutionContext, path: str, display: str) -> None:
     """ToolError when `path` (as used) or `display` (as given) names a secret: a link cannot hide one."""
     if ctx.sensitive:
-        hit = ctx.sensitive.first_match(path) or ctx.sensitive.first_match(display)
+        hit = ctx.sensitive.first_match(path) or (ctx.sensitive.first_match(display) if display != path else None)
         if hit is not None:
             raise ToolError(
                 ErrorCode.SENSITIVE_PATH,
@@ -119,9 +119,47 @@ def refuse_sensitive(ctx: ExecutionContext, path: str, display: str) -> None:
 
 
 def resolve_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path") -> SafePath:
-    """Validate and canonicalise a user-supplied path, or raise ToolError saying why not."""
+    """Validate and canonicalise a user-supplied path, or raise ToolError saying why not.
+
+    Args:
+        ctx: The call's context: its roots, working directory and secrets.
+        raw: The path as the caller gave it (relative ones are joined to the working directory).
+        param: The parameter's name, for the messages.
+    """
     raw = absolute_path(ctx, raw, param=param)
     display = os.path.abspath(raw)
+    found = _without_links(ctx, raw, display)
+    if found is None:
+        found = _resolved(ctx, raw, display)
+    if found.stat is not None:
+        for check, kind in _SPECIAL_KINDS:
+            if check(found.stat.st_mode):
+                raise ToolError(ErrorCode.INVALID_PATH, f"Refusing to open {kind}: {display}")
+    return found
+
+
+def _without_links(ctx: ExecutionContext, raw: str, display: str) -> SafePath | None:
+    """The path as written, when the kernel proves it canonical: reached with openat2 refusing every
+    symlink on the way, a path with no `..` is its own realpath (one call instead of an lstat per
+    component). None when that cannot be shown (a link, `..`, outside the roots as written, no
+    openat2): `_resolved` then resolves it."""
+    if "/.." in raw or display.startswith("//") or not sandbox.openat2.usable():
+        return None
+    root = root_of(ctx, display)
+    if root is None:
+        return None  # a link on the way may lead inside a root: resolved, it is judged there
+    try:
+        st: os.stat_result | None = sandbox.stat_beneath(root, display)
+    except (FileNotFoundError, NotADirectoryError):
+        st = None  # resolution stopped before any link: the rest is as literal as realpath leaves it
+    except OSError:
+        return None  # a symlink on the way (ELOOP), a refusal, another failure: the resolving path decides
+    refuse_sensitive(ctx, display, display)  # only now: a path through a link is judged where it leads
+    return SafePath(display, display, st, root)
+
+
+def _resolved(ctx: ExecutionContext, raw: str, display: str) -> SafePath:
+    """`raw` with its symlinks resolved, checked against the roots and secrets, and stat'ed beneath its root."""
     for attempt in range(_RESOLVE_ATTEMPTS):
         canonical = os.path.realpath(raw)
         root = _allowed(ctx, display, canonical)
@@ -136,10 +174,6 @@ def resolve_path(ctx: ExecutionContext, raw: object, *, param: str = "file_path"
                 continue  # a component became a symlink since realpath saw it: resolve again
             raise ToolError(ErrorCode.INVALID_PATH, f"Invalid path: {display} ({exc.strerror})") from None
         break
-    if st is not None:
-        for check, kind in _SPECIAL_KINDS:
-            if check(st.st_mode):
-                raise ToolError(ErrorCode.INVALID_PATH, f"Refusing to open {kind}: {display}")
     return SafePath(canonical, display, st, root)
 
 

@@ -90,6 +90,10 @@ def collapse_stars(pattern: str) -> str:
                 out.append(part[i : i + 2])
                 i += 2
                 continue
+            if c == "[" and (end := _class_end(part, i)) != -1:
+                out.append(part[i : end + 1])  # a `*` in a class is a character: `[*-**-!]` keeps its ranges
+                i = end + 1
+                continue
             if not (c == "*" and out and out[-1] == "*"):
                 out.append(c)
             i += 1

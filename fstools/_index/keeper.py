@@ -59,9 +59,9 @@ class Keeper:
     def _serve(self, root: str) -> None:
         """Other processes (a CLI call, a script) ask this one instead of checking every file."""
         if root not in self._servers and not self._stop.is_set():
-            from .service import open_live
+            from .service import open_live, watched_candidates
 
-            server = Server(root, open_live).start()
+            server = Server(root, open_live, watched_candidates).start()
             if server is not None:
                 self._servers[root] = server
 

@@ -28,6 +28,7 @@ from .store import CorruptIndex, open_index
 
 if TYPE_CHECKING:
     from .build import BuildReport, Progress
+    from .watchd import AskedSearch
 
 _watching = True
 # Candidates past this share of the files below the searched directory: rg walks instead
@@ -110,6 +111,14 @@ def _checked(live: LiveIndex, path: str, filters: Filters) -> LiveIndex:
     if not live.covers(path):
         raise Unusable("not indexed")
     return live
+
+
+def watched_candidates(search: AskedSearch, live: LiveIndex) -> tuple[str, list[str] | None]:
+    """A watcher's answer to another process's search: the status and candidates on `live`, its index."""
+    lookup = grep_candidates(
+        search, Filters(search.excludes, search.sensitive_patterns, search.max_filesize), live=live
+    )
+    return lookup.status, lookup.paths
 
 
 def grep_candidates(search: SearchedPattern, filters: Filters, live: LiveIndex | None = None) -> Lookup:

@@ -193,14 +193,24 @@ def ask_candidates(root: str, data: str, search: AskedSearch) -> tuple[IndexStat
     `search` the Grep's pattern, directory and file set.
     """
     reply = _exchange(root, {"data": data, "grep": search.as_json()})
-    if reply is None or reply.get("status") not in FINAL:
+    if reply is None or not isinstance(reply.get("status"), str) or reply["status"] not in FINAL:
         return None
     paths = reply.get("paths")
     if reply["status"] != "used":
         return reply["status"], None
-    if not isinstance(paths, list) or not all(isinstance(p, str) and inside(p, search.root) for p in paths):
+    if not _below(paths, search.root):
         return None
     return "used", paths
+
+
+def _below(paths: Any, directory: str) -> bool:
+    """Whether `paths` is a list of paths below `directory` spelled as the index spells them: no
+    `.` or `..` component (`dir/../x` starts with `dir/` but is not below it), no empty one, no NUL."""
+    if not isinstance(paths, list) or not all(isinstance(p, str) and inside(p, directory) for p in paths):
+        return False
+    # One joined string answers for every path in a few C-level scans; each ends in "/" there.
+    blob = "/\0".join(paths) + "/\0" if paths else ""
+    return blob.count("\0") == len(paths) and not any(s in blob for s in ("//", "/./", "/../"))
 
 
 def ask_probe(root: str, data: str, directory: str) -> ProbeScope | None:
@@ -209,24 +219,25 @@ def ask_probe(root: str, data: str, directory: str) -> ProbeScope | None:
     if reply is None or reply.get("status") != "fresh":
         return None
     search, too_large = reply.get("search"), reply.get("too_large")
-    if not all(isinstance(v, list) and all(isinstance(p, str) for p in v) for v in (search, too_large)):
+    if not (_below(search, directory) and _below(too_large, directory)):
         return None
     return ProbeScope(list(search), list(too_large))  # type: ignore[arg-type]
 
 
-def _grep_reply(live: LiveIndex, data: str, value: Any) -> dict[str, Any]:
-    """The candidates of the search a client sent, computed on this process's (watched) index."""
-    from .listing import Filters
-    from .service import grep_candidates
+# The candidates of a client's search on this process's index: (status, paths). The service's
+# `watched_candidates`, handed down by the keeper (this module sits below the service).
+Candidates = Callable[["AskedSearch", "LiveIndex"], tuple[str, "list[str] | None"]]
 
+
+def _grep_reply(live: LiveIndex, data: str, value: Any, candidates: Candidates) -> dict[str, Any]:
+    """The candidates of the search a client sent, computed on this process's (watched) index."""
     search = AskedSearch.of_json(value)
     if data != live.file.path:
         return {"status": "other"}
     if not inside(search.root, live.root):
         return {"status": "not indexed"}
-    filters = Filters(search.excludes, search.sensitive_patterns, search.max_filesize)
-    lookup = grep_candidates(search, filters, live=live)
-    return {"status": lookup.status, "paths": lookup.paths}
+    status, paths = candidates(search, live)
+    return {"status": status, "paths": paths}
 
 
 def _probe_reply(live: LiveIndex, data: str, directory: Any) -> dict[str, Any]:
@@ -245,12 +256,12 @@ def _probe_reply(live: LiveIndex, data: str, directory: Any) -> dict[str, Any]:
     return {"status": "fresh", "search": scope.search, "too_large": scope.too_large}
 
 
-def reply_to(live: LiveIndex, request: dict[str, Any]) -> dict[str, Any]:
-    """The server's reply to one request: candidates ("grep"), the probe's scope ("probe"), or
-    what changed since the build; ValueError for a malformed one."""
+def reply_to(live: LiveIndex, request: dict[str, Any], candidates: Candidates) -> dict[str, Any]:
+    """The server's reply to one request: candidates ("grep", computed by `candidates`), the probe's
+    scope ("probe"), or what changed since the build; ValueError for a malformed one."""
     data = request["data"]
     if "grep" in request:
-        return _grep_reply(live, data, request["grep"])
+        return _grep_reply(live, data, request["grep"], candidates)
     if "probe" in request:
         return _probe_reply(live, data, request["probe"])
     return answer(live, data)
@@ -258,11 +269,13 @@ def reply_to(live: LiveIndex, request: dict[str, Any]) -> dict[str, Any]:
 
 class Server:
     """Serves one root's index from this process (its live index must keep an inotify watch),
-    opened for each question by `opener` (the service's `open_live`, handed down by the keeper)."""
+    opened for each question by `opener` (the service's `open_live`, handed down by the keeper),
+    its candidates for a client's search computed by `candidates` (the service's `watched_candidates`)."""
 
-    def __init__(self, root: str, opener: Callable[[str], LiveIndex]) -> None:
+    def __init__(self, root: str, opener: Callable[[str], LiveIndex], candidates: Candidates) -> None:
         self.root = root
         self._open = opener
+        self._candidates = candidates
         self.path = socket_path(root)
         self._sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
@@ -335,7 +348,7 @@ class Server:
         reply: dict[str, Any] = {"status": "bad request"}
         if request is not None:
             try:
-                reply = reply_to(self._open(self.root), request)
+                reply = reply_to(self._open(self.root), request, self._candidates)
             except Unusable as exc:
                 reply = {"status": exc.reason}
             except ValueError:

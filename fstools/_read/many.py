@@ -78,7 +78,7 @@ class _Part:
 
 
 def _is_pattern(path: str) -> bool:
-    return any(char in _GLOB_CHARS for char in path)
+    return not _GLOB_CHARS.isdisjoint(path)
 
 
 def _absolute(ctx: ExecutionContext, raw: str) -> str:
@@ -411,6 +411,7 @@ def read_many(
             WORKERS * 2,
             weigh=_size,
             capacity=max_chars,
+            inline=True,
         )
         try:
             _fill(ctx, answer, reader, budget)

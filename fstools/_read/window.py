@@ -78,9 +78,9 @@ class TextWindow:
         MAX_LINE_CHARS characters and its number."""
         budget = max_chars - NOTICE_ROOM
         per_line = max(6, len(str(self.first_line + len(self.lines)))) + 2  # the widest number, tab, newline
-        ends = list(accumulate(map(len, self.lines)))  # in C: 10,000 lines cost no Python loop
-        if not ends or ends[-1] + per_line * len(ends) <= budget:
+        if sum(map(len, self.lines)) + per_line * len(self.lines) <= budget:  # in C, and no list: the usual case
             return self
+        ends = list(accumulate(map(len, self.lines)))  # in C: 10,000 lines cost no Python loop
         fit = max(bisect_right(range(len(ends)), budget, key=lambda i: ends[i] + per_line * (i + 1)), 1)
         shown = self.lines[:fit]
         return replace(self, lines=shown, lines_cut=sum(len(s) > MAX_LINE_CHARS for s in shown), partial=True)

@@ -288,3 +288,53 @@ def test_is_within_is_separator_aware():
 def test_working_dir_must_be_absolute():
     with pytest.raises(ValueError):
         fstools.ExecutionContext(working_dir="relative")
+
+
+def _outcome(ctx, raw):
+    try:
+        sp = resolve_path(ctx, raw)
+    except ToolError as exc:
+        return ("error", exc.code, exc.message)
+    st = sp.stat
+    return (sp.path, sp.display, sp.root, None if st is None else (st.st_ino, st.st_mode))
+
+
+def test_a_path_taken_as_written_resolves_as_realpath_resolves_it(tmp_path, monkeypatch):
+    """Differential: the path taken as written when openat2 proves it has no link gives the same
+    SafePath (or the same refusal) as resolving every link, over links in the middle, at the end,
+    into the root from outside, out of it, `..`, `.`, missing names and secrets."""
+    from fstools._core import paths
+
+    if not sandbox.openat2.usable():
+        pytest.skip("no openat2 here: every path is resolved")
+    proj, elsewhere = tmp_path / "proj", tmp_path / "elsewhere"
+    (proj / "src" / "pkg").mkdir(parents=True)
+    elsewhere.mkdir()
+    (proj / "src" / "pkg" / "mod.py").write_text("x = 1\n")
+    (proj / ".env").write_text("KEY=1\n")
+    (elsewhere / "out.txt").write_text("no\n")
+    (proj / "src" / "alias").symlink_to(proj / "src" / "pkg")
+    (proj / "src" / "link.py").symlink_to(proj / "src" / "pkg" / "mod.py")
+    (proj / "src" / "env").symlink_to(proj / ".env")
+    (proj / "out").symlink_to(elsewhere)
+    (elsewhere / "in").symlink_to(proj / "src")
+    ctx = fstools.ExecutionContext(working_dir=str(proj))
+    raws = [
+        f"{proj}/src/pkg/mod.py", f"{proj}/src/alias/mod.py", f"{proj}/src/link.py", f"{proj}/src/env",
+        f"{proj}/.env", f"{proj}/out/out.txt", f"{elsewhere}/in/pkg/mod.py", f"{proj}/src/pkg/../link.py",
+        f"{proj}/./src//pkg/mod.py", f"{proj}/src/pkg/", f"{proj}/src/missing/new.py", f"{proj}/src/alias/new.py",
+        f"{proj}/src/pkg/mod.py/x", "src/pkg/mod.py", "src/alias/../pkg/mod.py", f"{proj}", f"//{proj}/src",
+    ]  # fmt: skip
+    taken = [_outcome(ctx, raw) for raw in raws]
+    monkeypatch.setattr(paths, "_without_links", lambda *_: None)
+    assert taken == [_outcome(ctx, raw) for raw in raws]
+
+
+def test_a_path_with_no_link_is_proven_by_one_open_not_a_stat_per_component(tree, monkeypatch):
+    _, proj, ctx = tree
+    if not sandbox.openat2.usable():
+        pytest.skip("no openat2 here: every path is resolved")
+    calls = []
+    monkeypatch.setattr(os.path, "realpath", lambda p, **kw: calls.append(p) or p)
+    assert resolve_path(ctx, str(proj / "inside.txt")).is_file
+    assert calls == []

@@ -189,16 +189,20 @@ def test_new_file_whose_parent_links_out_is_refused(tree, mode):
 def test_a_component_swapped_after_the_check_is_not_followed(tree, mode, monkeypatch):
     """The race staged deterministically: the check sees a directory, the open finds a symlink out."""
     proj, outside, ctx = tree
-    real_realpath = os.path.realpath
 
-    def check_then_swap(path, *args, **kwargs):
-        canonical = real_realpath(path, *args, **kwargs)
-        if (proj / "sub").is_dir() and not (proj / "sub").is_symlink():
-            os.rename(proj / "sub", proj / "moved")
-            (proj / "sub").symlink_to(outside)
-        return canonical
+    def then_swap(check):
+        def checked(*args, **kwargs):
+            found = check(*args, **kwargs)
+            if (proj / "sub").is_dir() and not (proj / "sub").is_symlink():
+                os.rename(proj / "sub", proj / "moved")
+                (proj / "sub").symlink_to(outside)
+            return found
 
-    monkeypatch.setattr(os.path, "realpath", check_then_swap)
+        return checked
+
+    # The check is realpath, or (a path proven to hold no link) the stat beneath the root.
+    monkeypatch.setattr(os.path, "realpath", then_swap(os.path.realpath))
+    monkeypatch.setattr(sandbox, "stat_beneath", then_swap(sandbox.stat_beneath))
     (outside / "file.txt").write_text("outside\n")
     r = fstools.read(str(proj / "sub" / "file.txt"), ctx=ctx)
     assert not r.success and "outside" not in r.output

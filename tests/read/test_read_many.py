@@ -288,3 +288,19 @@ def test_pattern_expansion_honours_the_timeout(project):
     ctx = fstools.ExecutionContext(working_dir=str(project), timeout=1e-9)
     r = fstools.read_many(["d0/*.txt", "d1/*.txt"], ctx=ctx)
     assert "ran out of its time" in r.output, r.output
+
+
+def test_read_inline_or_on_the_pool_the_answer_is_the_same(project, ctx, mixed, monkeypatch):
+    """Differential: the files read in the calling thread (warm, nothing sleeps) and all on the pool (as
+    from the first read that waits for the disk) give the same answer, byte for byte, and read records."""
+    from fstools._read import ahead
+
+    paths = [str(p) for name, p in mixed.items() if name != "code"] + [str(project / "missing.py"), str(mixed["code"])]
+    inline = read_many(paths, ctx=ctx, max_chars=10_000)
+    inline_records = {p: ctx.read_record(p) for p in paths}
+    monkeypatch.setattr(ahead, "_THREAD_USAGE", None)  # as where a thread's sleeps cannot be told: the pool
+    pooled_ctx = fstools.ExecutionContext(working_dir=ctx.working_dir)
+    pooled = read_many(paths, ctx=pooled_ctx, max_chars=10_000)
+    assert inline.output == pooled.output and inline.metadata == pooled.metadata
+    assert inline.metadata["not_shown"]  # the budget cut the list: what was read ahead was handed back
+    assert {p: pooled_ctx.read_record(p) is None for p in paths} == {p: r is None for p, r in inline_records.items()}

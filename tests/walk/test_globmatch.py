@@ -241,3 +241,12 @@ def test_nested_braces_widen_for_a_byte_engine():
     assert byte_glob_superset("{a,b{c,d}}") == "*"
     assert byte_glob_superset("x{a,b{c,d}}y{e,f}") == "x*y{e,f}"
     assert byte_glob_superset("{[}],foo}") == "{*,foo}"
+
+
+def test_a_star_run_inside_a_class_is_characters_not_a_wildcard():
+    # Found by the automaton test above: collapsing `**` inside `[*-**-!]` turned its reversed range `*-!`
+    # (an invalid glob, as the regex says) into the characters `-` and `!`.
+    with pytest.raises(GlobError):
+        GlobMatcher("[*-**-!]")
+    assert GlobMatcher("a[**x]b").match("a*b") and not GlobMatcher("a[**x]b").match("a**b")
+    assert GlobMatcher("a**b").match("aXYb")

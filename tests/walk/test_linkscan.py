@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from fstools._walk import linkscan
+from fstools._walk.excludes import DEFAULT_EXCLUDES
 from tests.helpers.trees import write
 
 DIRS = ["", "a", "a/b", "a/b/c", "d", ".hid", ".hid/e", "node_modules"]
@@ -54,3 +55,64 @@ def test_the_remembered_walk_equals_a_fresh_one(tmp_path, monkeypatch):
             assert remembered == fresh
             found += bool(fresh)
     assert found > 100  # the trees compared mostly hold links
+
+
+def _reference(root: str, hidden: bool) -> tuple[list[str], list[str]]:
+    """The ignore-file links and the repositories below `root`, by os.walk: every directory but
+    the default excludes (by name), hidden ones only when `hidden`, nothing below a `.git` or an
+    entry named like an ignore file."""
+    named = {".gitignore", ".ignore", ".rgignore", ".git"}
+    links: list[str] = []
+    repositories: list[str] = []
+    for directory, dirs, files in os.walk(root):
+        for name in [*dirs, *files]:
+            path = os.path.join(directory, name)
+            if name == ".git":
+                repositories += [directory] if directory != root else []
+                links += [path + "/info/exclude"] if os.path.islink(path + "/info/exclude") else []
+            elif name in named and os.path.islink(path):
+                links.append(path)
+        dirs[:] = [
+            d
+            for d in dirs
+            if d not in named
+            and d not in DEFAULT_EXCLUDES
+            and (hidden or not d.startswith("."))
+            and not os.path.islink(os.path.join(directory, d))
+        ]
+    return sorted(links), sorted(repositories)
+
+
+def test_the_walk_finds_what_a_plain_walk_finds(tmp_path, monkeypatch):
+    # Links at several depths, in hidden, gitignored, excluded and nested-repository directories,
+    # a directory named like an ignore file, a link to a directory (not walked): the scan must
+    # find exactly what a plain os.walk finds, on a first walk and on a remembered one.
+    root = tmp_path.resolve()
+    write(root / "target", "x\n")
+    for d in ["a/b/c/d", ".hid/deep", "built", "node_modules/pkg", "sub/.git/info", "x.egg-info", ".gitignore.d"]:
+        (root / d).mkdir(parents=True)
+    write(root / ".gitignore", "built/\n")
+    (root / ".git").mkdir()
+    (root / ".ignore").mkdir()  # a directory of that name: never entered, not a link
+    write(root / ".ignore" / "inner" / ".gitignore", "")
+    os.symlink(root / "a", root / "dirlink")  # a link to a directory is not walked through
+    for rel in [
+        "a/.rgignore",
+        "a/b/c/d/.gitignore",
+        ".hid/deep/.ignore",
+        "built/.gitignore",
+        "node_modules/pkg/.gitignore",
+        "sub/.gitignore",
+        "x.egg-info/.ignore",
+        ".gitignore.d/.rgignore",
+    ]:
+        os.symlink(root / "target", root / rel)
+    os.symlink(root / "target", root / "sub/.git/info/exclude")
+    write(root / "a/b/plain.gitignore", "")
+    monkeypatch.setattr(linkscan, "FRESH_NS", 0)
+    for hidden in (False, True):
+        expected = _reference(str(root), hidden)
+        for _ in range(2):  # the first walk lists every directory, the second reuses the remembered listings
+            found = sorted(linkscan.linked_ignore_files(str(root), hidden=hidden))
+            assert (found, linkscan.repositories_below(str(root), hidden=hidden)) == expected
+    assert str(root / "built/.gitignore") in expected[0] and str(root / "sub") in expected[1]
