@@ -129,7 +129,7 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
             "definitions",
             "array",
             "When the name has several definitions no name tells apart (one per #if branch): each one's "
-            "name, kind, start_line, end_line, parent, all shown in file order (symbol)",
+            "name, kind, start_line, end_line, parent, in file order, at most 50 (symbol)",
         ),
     ),
 )
