@@ -34,6 +34,7 @@ MAX_LIMIT = 10000
 # Page images are large (a page is a ~1000x1300 px PNG): a few a call, the rest on request.
 PDF_MAX_PAGE_IMAGES = 5
 MAX_CANDIDATES = 50  # definitions an ambiguous symbol lists
+ALTERNATIVES_NOTE_ROOM = 2000  # of MAX_READ_CHARS, kept for the note after a name's several definitions
 MAX_SYMBOL_LISTING = 10_000  # characters of outline a symbol not found shows
 PAGE_IMAGE_MODES = ("auto", "all", "none")
 
@@ -128,7 +129,7 @@ PAGE_IMAGE_MODES = ("auto", "all", "none")
             "definitions",
             "array",
             "When the name has several definitions no name tells apart (one per #if branch): each one's "
-            "name, kind, start_line, end_line, parent, all shown in file order (symbol)",
+            "name, kind, start_line, end_line, parent, in file order, at most 50 (symbol)",
         ),
     ),
 )
@@ -279,6 +280,7 @@ def _read_text(
     offset: int,
     limit: int,
     chosen_limit: bool = False,
+    max_chars: int = MAX_READ_CHARS,
 ) -> ToolResult:
     whole = read_window(target.path, fd, st, head, offset, limit)
     if whole.past_end:
@@ -287,7 +289,7 @@ def _read_text(
             f"offset {offset} is past the end of {target.display}: it has {whole.total_lines} line(s)",
             total_lines=whole.total_lines,
         )
-    window = whole.fitted()
+    window = whole.fitted(max_chars)
     if window.partial and chosen_limit:
         raise _over_bound(ctx, target, whole, len(window.lines))
     remember_digest(ctx, target.path, st, window.digest)
@@ -398,21 +400,30 @@ def _read_alternatives(
     notice, the rest are counted."""
     pieces: list[str] = []
     left = limit
+    chars = MAX_READ_CHARS - ALTERNATIVES_NOTE_ROOM  # the page's bound holds for all the pieces together
     cut: ToolResult | None = None
     for symbol in matches[:MAX_CANDIDATES]:
-        if left <= 0:
+        if left <= 0 or chars < NOTICE_ROOM + MAX_LINE_CHARS + 16:  # the room for one line and its notice
             break
         count = symbol.end_line - symbol.start_line + 1
-        piece = _read_text(ctx, target, fd, st, data[:SNIFF_BYTES], symbol.start_line, min(count, left))
+        head = data[:SNIFF_BYTES]
+        piece = _read_text(ctx, target, fd, st, head, symbol.start_line, min(count, left), max_chars=chars)
         whole = count <= left and not piece.metadata.get("partial")
         pieces.append("\n".join(piece.output.split("\n")[: piece.metadata["lines_read"]]) if whole else piece.output)
         left -= piece.metadata["lines_read"]
+        chars -= len(pieces[-1]) + len("\n--\n")
         if not whole:
             cut = piece
             break
     rest = matches[len(pieces) :]
+    if left <= 0 and (cut or rest):
+        why = f"cut at {setting(ctx, 'limit', limit)}"
+    elif cut or len(pieces) < min(len(matches), MAX_CANDIDATES):
+        why = f"a page stops at {MAX_READ_CHARS:,} characters"
+    else:
+        why = ""
     return ToolResult.ok(
-        "\n--\n".join(pieces) + "\n" + _alternatives_note(ctx, matches, rest, limit if cut or rest else None),
+        "\n--\n".join(pieces) + "\n" + _alternatives_note(matches, rest, why),
         file_path=target.display,
         symbol=matches[0].qualified,
         kind=", ".join(sorted({s.kind for s in matches})),
@@ -423,14 +434,14 @@ def _read_alternatives(
     )
 
 
-def _alternatives_note(ctx: ExecutionContext, matches: list[Symbol], rest: list[Symbol], cut_at: int | None) -> str:
-    """The last line of `_read_alternatives`: every definition's lines (the first MAX_CANDIDATES), what was left."""
+def _alternatives_note(matches: list[Symbol], rest: list[Symbol], why: str) -> str:
+    """The last line of `_read_alternatives`: every definition's lines (the first MAX_CANDIDATES), why the
+    definitions shown stop where they do (`why`: the limit, the page's characters), what was left."""
     where = ", ".join(f"{s.start_line}-{s.end_line}" for s in matches[:MAX_CANDIDATES])
     more = len(matches) - MAX_CANDIDATES
     where += f" and {more:,} more" if more > 0 else ""
     note = f"[{matches[0].qualified} has {len(matches):,} definitions here (lines {where}), shown in file order"
-    if cut_at is not None:
-        note += f"; cut at {setting(ctx, 'limit', cut_at)}"
+    note += f"; {why}" if why else ""
     if len(rest) == 1:
         note += f"; not shown: the one at line {rest[0].start_line}"
     elif rest:

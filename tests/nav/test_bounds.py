@@ -160,3 +160,14 @@ def test_each_phase_of_a_c_parse_stops_past_its_deadline():
 def test_line_starts_are_one_past_each_line_feed(source):
     plain = [0] + [at + 1 for at, byte in enumerate(source) if byte == ord("\n")]
     assert names_module._line_starts(source) == plain
+
+
+@pytest.mark.parametrize("uses", [False, True])
+def test_the_pass_over_the_definitions_after_the_parse_stops_past_its_deadline(monkeypatch, uses):
+    """An 8 MB file of small functions has 300,000 definitions, each given its line's text after the
+    parse: seconds, so that pass checks the deadline too (here the parse itself is given no deadline)."""
+    real = names_module.extract
+    monkeypatch.setattr(names_module, "extract", lambda language, source, deadline=None: real(language, source))
+    source = "".join(f"def f{n}(a):\n    return a\n" for n in range(100)).encode()
+    with pytest.raises(ParseTimeout):
+        file_names(LANGUAGES["python"], source, uses=uses, deadline=time.monotonic() - 1)

@@ -189,3 +189,27 @@ def test_the_definitions_of_one_name_are_cut_at_limit_and_the_rest_named(project
     )
     first = fstools.read(str(path), symbol="FOO", limit=1, ctx=ctx)
     assert first.output.endswith("cut at limit=1; not shown: the one at line 5]")
+
+
+def _macro_per_branch(branches: int, lines: int) -> str:
+    """A macro of `lines` long continuation lines defined once in each of `branches` `#if` branches."""
+    body = "".join(f"\tx{i} = {'y' * 90}; \\\n" for i in range(lines))
+    heads = ["#if V == 0"] + [f"#elif V == {n}" for n in range(1, branches)]
+    groups = "".join(f"{head}\n#define FOO(a) \\\n{body}\t{n}\n" for n, head in enumerate(heads))
+    return f"{groups}#endif\nint use(int a) {{ return FOO(a); }}\n"
+
+
+@pytest.mark.parametrize(("branches", "lines"), [(2, 600), (12, 120)])
+def test_the_definitions_of_one_name_share_one_page_of_characters(project, ctx, branches, lines):
+    """Each definition fits a page, all of them together do not: the page's bound holds for the whole
+    answer (cut inside a definition or between two), and the note says it was the page, not the limit."""
+    from fstools._read.window import MAX_READ_CHARS
+
+    path = write(project / "foo.c", _macro_per_branch(branches, lines))
+    r = fstools.read(str(path), symbol="FOO", ctx=ctx)
+    assert r.success, r.error
+    assert len(r.output) <= MAX_READ_CHARS, len(r.output)
+    assert r.metadata["truncated"] is True and len(r.metadata["definitions"]) == branches
+    assert r.output.endswith(f"shown in file order; a page stops at {MAX_READ_CHARS:,} characters]") or (
+        f"; a page stops at {MAX_READ_CHARS:,} characters; not shown:" in r.output.split("\n")[-1]
+    )
