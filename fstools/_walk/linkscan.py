@@ -163,9 +163,14 @@ def _walked(root: str, hidden: bool) -> dict[str, _Listing]:
 def _unchanged(known: dict[str, _Listing]) -> bool:
     """Whether every remembered directory has its remembered signature: the walk from the root
     would then reach exactly these directories and list none of them again. One flat pass of
-    lstat calls, the usual case when the memory lapses (~5k on the Linux kernel's tree)."""
+    lstat calls, the usual case when the memory lapses (~5k on the Linux kernel's tree). A directory
+    its parent names but whose listing failed (unreadable then: a chmod since changes only its own
+    ctime) is not remembered: the walk would list it again, so this answers no."""
     return bool(known) and all(
-        listing.sig is not None and listing.sig == _current(directory) for directory, listing in known.items()
+        listing.sig is not None
+        and all(subdir in known for subdir in listing.subdirs)
+        and listing.sig == _current(directory)
+        for directory, listing in known.items()
     )
 
 

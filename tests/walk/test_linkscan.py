@@ -116,3 +116,27 @@ def test_the_walk_finds_what_a_plain_walk_finds(tmp_path, monkeypatch):
             found = sorted(linkscan.linked_ignore_files(str(root), hidden=hidden))
             assert (found, linkscan.repositories_below(str(root), hidden=hidden)) == expected
     assert str(root / "built/.gitignore") in expected[0] and str(root / "sub") in expected[1]
+
+
+def test_a_directory_that_could_not_be_listed_is_listed_again(tmp_path, monkeypatch):
+    # A directory whose listing failed (unreadable: made readable later by a chmod, which changes
+    # only its own ctime, not its parent's) is not remembered; a later walk must try it again even
+    # when every remembered directory is unchanged. The refusal is staged: root reads anything.
+    monkeypatch.setattr(linkscan, "RACY_NS", 0)
+    monkeypatch.setattr(linkscan, "FRESH_NS", 0)
+    root = tmp_path.resolve()
+    write(root / "target", "x\n")
+    (root / "locked").mkdir()
+    os.symlink(root / "target", root / "locked" / ".gitignore")
+    real_open_at = linkscan.sandbox.open_at
+
+    def unreadable(dir_fd, rel, *args, **kwargs):
+        if rel == "locked":
+            raise PermissionError(13, "Permission denied", rel)
+        return real_open_at(dir_fd, rel, *args, **kwargs)
+
+    monkeypatch.setattr(linkscan.sandbox, "open_at", unreadable)
+    time.sleep(0.01)
+    assert linkscan.linked_ignore_files(str(root), hidden=False) == []
+    monkeypatch.setattr(linkscan.sandbox, "open_at", real_open_at)  # chmod'ed readable
+    assert linkscan.linked_ignore_files(str(root), hidden=False) == [str(root / "locked" / ".gitignore")]
