@@ -140,3 +140,26 @@ def test_a_directory_that_could_not_be_listed_is_listed_again(tmp_path, monkeypa
     assert linkscan.linked_ignore_files(str(root), hidden=False) == []
     monkeypatch.setattr(linkscan.sandbox, "open_at", real_open_at)  # chmod'ed readable
     assert linkscan.linked_ignore_files(str(root), hidden=False) == [str(root / "locked" / ".gitignore")]
+
+
+def test_an_info_exclude_made_a_link_later_is_found(tmp_path, monkeypatch):
+    # A repository's .git/info/exclude turned into a link (or its info directory made) changes
+    # .git/info's (or .git's) mtime, not the repository directory's: the remembered listing of
+    # that directory must not hide it, at the root and below it.
+    monkeypatch.setattr(linkscan, "RACY_NS", 0)
+    monkeypatch.setattr(linkscan, "FRESH_NS", 0)
+    root = tmp_path.resolve()
+    write(root / "target", "x\n")
+    (root / ".git" / "info").mkdir(parents=True)
+    (root / "sub" / ".git").mkdir(parents=True)
+    time.sleep(0.01)
+    assert linkscan.linked_ignore_files(str(root), hidden=False) == []
+    os.symlink(root / "target", root / ".git" / "info" / "exclude")
+    (root / "sub" / ".git" / "info").mkdir()
+    os.symlink(root / "target", root / "sub" / ".git" / "info" / "exclude")
+    time.sleep(0.01)
+    expected = [str(root / ".git/info/exclude"), str(root / "sub/.git/info/exclude")]
+    assert sorted(linkscan.linked_ignore_files(str(root), hidden=False)) == expected
+    os.unlink(root / "sub" / ".git" / "info" / "exclude")
+    time.sleep(0.01)
+    assert linkscan.linked_ignore_files(str(root), hidden=False) == expected[:1]
