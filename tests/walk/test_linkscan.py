@@ -163,3 +163,22 @@ def test_an_info_exclude_made_a_link_later_is_found(tmp_path, monkeypatch):
     os.unlink(root / "sub" / ".git" / "info" / "exclude")
     time.sleep(0.01)
     assert linkscan.linked_ignore_files(str(root), hidden=False) == expected[:1]
+
+
+def test_grep_applies_no_nested_info_exclude_made_a_link_to_a_secret_later(tmp_path, monkeypatch):
+    # End to end: the link made after a first Grep would have rg apply the secret's lines as rules.
+    import fstools
+
+    monkeypatch.setattr(linkscan, "RACY_NS", 0)
+    monkeypatch.setattr(linkscan, "FRESH_NS", 0)
+    root = tmp_path.resolve()
+    write(root / ".env", "*.py\n")
+    write(root / "sub" / "a.py", "needle\n")
+    (root / "sub" / ".git" / "info").mkdir(parents=True)
+    ctx = fstools.ExecutionContext(working_dir=str(root))
+    time.sleep(0.01)
+    assert str(root / "sub" / "a.py") in fstools.grep("needle", path=str(root), ctx=ctx).output
+    os.symlink(root / ".env", root / "sub" / ".git" / "info" / "exclude")
+    time.sleep(0.01)
+    r = fstools.grep("needle", path=str(root), ctx=ctx)
+    assert str(root / "sub" / "a.py") in r.output, r.metadata
