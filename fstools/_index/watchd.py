@@ -193,14 +193,24 @@ def ask_candidates(root: str, data: str, search: AskedSearch) -> tuple[IndexStat
     `search` the Grep's pattern, directory and file set.
     """
     reply = _exchange(root, {"data": data, "grep": search.as_json()})
-    if reply is None or reply.get("status") not in FINAL:
+    if reply is None or not isinstance(reply.get("status"), str) or reply["status"] not in FINAL:
         return None
     paths = reply.get("paths")
     if reply["status"] != "used":
         return reply["status"], None
-    if not isinstance(paths, list) or not all(isinstance(p, str) and inside(p, search.root) for p in paths):
+    if not _below(paths, search.root):
         return None
     return "used", paths
+
+
+def _below(paths: Any, directory: str) -> bool:
+    """Whether `paths` is a list of paths below `directory` spelled as the index spells them: no
+    `.` or `..` component (`dir/../x` starts with `dir/` but is not below it), no empty one, no NUL."""
+    if not isinstance(paths, list) or not all(isinstance(p, str) and inside(p, directory) for p in paths):
+        return False
+    # One joined string answers for every path in a few C-level scans; each ends in "/" there.
+    blob = "/\0".join(paths) + "/\0" if paths else ""
+    return blob.count("\0") == len(paths) and not any(s in blob for s in ("//", "/./", "/../"))
 
 
 def ask_probe(root: str, data: str, directory: str) -> ProbeScope | None:
@@ -209,7 +219,7 @@ def ask_probe(root: str, data: str, directory: str) -> ProbeScope | None:
     if reply is None or reply.get("status") != "fresh":
         return None
     search, too_large = reply.get("search"), reply.get("too_large")
-    if not all(isinstance(v, list) and all(isinstance(p, str) for p in v) for v in (search, too_large)):
+    if not (_below(search, directory) and _below(too_large, directory)):
         return None
     return ProbeScope(list(search), list(too_large))  # type: ignore[arg-type]
 

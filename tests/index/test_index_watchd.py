@@ -5,6 +5,7 @@ watcher is gone."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import signal
@@ -586,6 +587,7 @@ class _Broken:
         b'{"status": "other"}',
         b'{"status": "used", "paths": ["/elsewhere/x.c"]}',
         b'{"status": "used", "paths": 5}',
+        b'{"status": ["used"], "paths": []}',  # not a status at all
     ],
 )
 def test_a_watcher_that_dies_mid_answer_or_answers_nothing_usable(tmp_path: Path, reply: bytes) -> None:
@@ -620,3 +622,86 @@ def test_the_watcher_answers_after_a_rebuild_with_the_new_data_file(
     with_index = fstools.grep("ZQREBUILT", ctx=on, output_mode="content")
     assert comparable(with_index) == comparable(fstools.grep("ZQREBUILT", ctx=off, output_mode="content"))
     assert "after" in with_index.output and str(root) not in registry.open_indexes
+
+
+class _Scripted(_Broken):
+    """A watcher's socket that answers its questions with `replies` in turn (the last one again after)."""
+
+    def __init__(self, root: Path, replies: list[bytes]) -> None:
+        self.replies = replies
+        super().__init__(root, replies[0])
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(1 << 16)
+                conn.sendall(self.replies[min(self.asked, len(self.replies) - 1)])
+                self.asked += 1
+
+
+def _tree_beside_an_outside_file(tmp_path: Path) -> Path:
+    root = (tmp_path / "proj").resolve()
+    root.mkdir()
+    make_tree(root, seed=5, files=12)
+    build(str(root), max_filesize=MAX_FILESIZE)
+    (tmp_path / "outside.c").write_text("alpha ZQOUTSIDE from outside the searched directory\n")
+    (tmp_path / "outside.bin").write_bytes(b"ZQNOWHERE\0\1\2")
+    _forget(root)
+    return root
+
+
+def test_a_watcher_cannot_name_a_file_outside_the_directory_through_dot_dot(tmp_path: Path) -> None:
+    root = _tree_beside_an_outside_file(tmp_path)
+    outside = f"{root}/../outside.c"
+    broken = _Broken(root, json.dumps({"status": "used", "paths": [outside]}).encode())
+    try:
+        on, off = _contexts(root)
+        with_index = fstools.grep("ZQOUTSIDE", ctx=on, output_mode="content")
+        assert "ZQOUTSIDE" not in with_index.output, with_index.output
+        assert comparable(with_index) == comparable(fstools.grep("ZQOUTSIDE", ctx=off, output_mode="content"))
+        assert broken.asked and str(root) in registry.open_indexes, "the process checked by itself"
+    finally:
+        broken.close()
+        _forget(root)
+
+
+@pytest.mark.parametrize("name", ["outside.bin", "outside.c"])
+def test_a_watcher_cannot_name_a_file_outside_the_directory_to_the_probe(tmp_path: Path, name: str) -> None:
+    root = _tree_beside_an_outside_file(tmp_path)
+    elsewhere = str(tmp_path / name)
+    probe = {"status": "fresh", "search": [elsewhere], "too_large": [elsewhere]}
+    scripted = _Scripted(root, [b'{"status": "used", "paths": []}', json.dumps(probe).encode()])
+    try:
+        on, off = _contexts(root)
+        with_index = fstools.grep("ZQNOWHERE", ctx=on)
+        assert elsewhere not in json.dumps(with_index.metadata), with_index.metadata
+        assert comparable(with_index) == comparable(fstools.grep("ZQNOWHERE", ctx=off))
+        assert scripted.asked == 2 and str(root) not in registry.open_indexes, "candidates taken, the probe walked"
+    finally:
+        scripted.close()
+        _forget(root)
+
+
+def test_a_watcher_path_with_a_nul_byte_is_no_answer(tmp_path: Path) -> None:
+    root = _tree_beside_an_outside_file(tmp_path)
+    broken = _Broken(root, json.dumps({"status": "used", "paths": [f"{root}/a\0b.c"]}).encode())
+    try:
+        on, off = _contexts(root)
+        with_index = fstools.grep("alpha", ctx=on)
+        assert comparable(with_index) == comparable(fstools.grep("alpha", ctx=off))
+        assert broken.asked and str(root) in registry.open_indexes, "the process checked by itself"
+    finally:
+        broken.close()
+        _forget(root)
+
+
+def test_the_path_check_takes_every_name_a_file_can_have() -> None:
+    names = ["...", ".x", "a..b", "x.", "..x", "a b", "\udcff", "a\nb"]
+    assert watchd._below([f"/r/d/{n}" for n in names] + [f"/r/d/{n}/{n}" for n in names], "/r/d")
+    assert watchd._below([], "/r/d")
+    for bad in ("/r/d/../x", "/r/d/./x", "/r/d//x", "/r/d/x/..", "/r/d/x/.", "/r/d/x/", "/r/dx", "/r/d/x\0"):
+        assert not watchd._below(["/r/d/a", bad], "/r/d"), bad
