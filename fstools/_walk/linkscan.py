@@ -5,8 +5,9 @@ directory except the default excludes (and hidden ones when rg skips them). It r
 each directory's entries with its lstat signature, so a later walk of the same tree lstats
 each directory and lists again only those that changed (when none did, that is one flat pass
 of lstat calls): creating, renaming or removing a link changes its directory's mtime and
-ctime. A directory changed in the last RACY_NS is listed again every time (a second change
-in the same clock tick would not show).
+ctime. A repository's `info/exclude` lies in `.git/info`, whose mtime is remembered with the
+repository's top (`.git`'s while it has no `info`). A directory changed in the last RACY_NS
+is listed again every time (a second change in the same clock tick would not show).
 
 A tree checked less than FRESH_NS ago is not checked again, unless fstools itself changed
 something since (`changed`, called by every tool that creates, moves or deletes): the
@@ -22,9 +23,11 @@ directory never matches its remembered one.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .._core import sandbox
@@ -38,6 +41,10 @@ _TREES = 16
 Sig = tuple[int, int, int]
 _NAMED = frozenset((*IGNORE_NAMES, ".git"))  # entries never walked into: checked for a link or a repository
 _EXCLUDED = frozenset(DEFAULT_EXCLUDES)  # by exact name: a cheap superset of what rg's globs prune
+# In a repository's top, what a link `info/exclude` made or removed changes the mtime of (not
+# the top's): `.git/info`, or `.git` while it has no `info` (its making shows there). `.git`'s own
+# mtime changes at most git commands: it is not watched while `info` is.
+_MARKS = (".git/info", ".git")
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,7 @@ class _Listing:
     links: tuple[str, ...]  # ignore files in it that are symlinks (and a .git/info/exclude that is one)
     subdirs: tuple[str, ...]
     repository: bool = False  # it holds a `.git`: a repository's top
+    mark: Sig | None = None  # a repository's: the signature of the first of _MARKS there (None: neither)
 
 
 @dataclass
@@ -76,6 +84,7 @@ def _list(root_fd: int, root: str, directory: str, now: int, hidden: bool) -> _L
     links: list[str] = []
     subdirs: list[str] = []
     repository = False
+    mark: Sig | None = None
     try:
         fd = sandbox.open_at(root_fd, sandbox.relative_to(directory, root), os.O_RDONLY | os.O_DIRECTORY)
     except (OSError, ValueError):
@@ -90,6 +99,7 @@ def _list(root_fd: int, root: str, directory: str, now: int, hidden: bool) -> _L
                 if name in _NAMED:
                     if name == ".git":
                         repository = True
+                        mark = _mark(functools.partial(os.stat, dir_fd=fd, follow_symlinks=False))
                         if _exclude_is_link(fd):
                             links.append(prefix + ".git/info/exclude")
                     elif entry.is_symlink():
@@ -104,7 +114,31 @@ def _list(root_fd: int, root: str, directory: str, now: int, hidden: bool) -> _L
         return None
     finally:
         os.close(fd)
-    return _Listing(_sig(st, now), tuple(links), tuple(subdirs), repository)
+    sig = _sig(st, now)
+    if mark is not None and now - max(mark[0], mark[1]) < RACY_NS:
+        sig = None  # the mark changed too recently: listed again next time
+    return _Listing(sig, tuple(links), tuple(subdirs), repository, mark)
+
+
+def _mark(lstat: Callable[[str], os.stat_result]) -> Sig | None:
+    """The signature of the first of a repository top's _MARKS that exists, by `lstat` of each
+    name relative to the top (taken before the look at info/exclude: a later change shows)."""
+    for name in _MARKS:
+        try:
+            st = lstat(name)
+        except OSError:
+            continue
+        return (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    return None
+
+
+def _holds(directory: str, listing: _Listing) -> bool:
+    """Whether the remembered listing of `directory` still holds: its signature unchanged, and
+    a repository top's mark too (compared by name only, as the signature is)."""
+    if listing.sig is None or listing.sig != _current(directory):
+        return False
+    prefix = directory.rstrip("/") + "/"
+    return not listing.repository or listing.mark == _mark(lambda name: os.lstat(prefix + name))
 
 
 def _current(directory: str) -> Sig | None:
@@ -163,9 +197,12 @@ def _walked(root: str, hidden: bool) -> dict[str, _Listing]:
 def _unchanged(known: dict[str, _Listing]) -> bool:
     """Whether every remembered directory has its remembered signature: the walk from the root
     would then reach exactly these directories and list none of them again. One flat pass of
-    lstat calls, the usual case when the memory lapses (~5k on the Linux kernel's tree)."""
+    lstat calls, the usual case when the memory lapses (~5k on the Linux kernel's tree). A directory
+    its parent names but whose listing failed (unreadable then: a chmod since changes only its own
+    ctime) is not remembered: the walk would list it again, so this answers no."""
     return bool(known) and all(
-        listing.sig is not None and listing.sig == _current(directory) for directory, listing in known.items()
+        all(subdir in known for subdir in listing.subdirs) and _holds(directory, listing)
+        for directory, listing in known.items()
     )
 
 
@@ -181,7 +218,7 @@ def _walked_again(root: str, hidden: bool, known: dict[str, _Listing], now: int)
         while pending:
             directory = pending.pop()
             listing = known.get(directory)
-            if listing is not None and (listing.sig is None or listing.sig != _current(directory)):
+            if listing is not None and not _holds(directory, listing):
                 listing = None  # changed, gone, or changed too recently to be trusted (no signature)
             if listing is None:  # unknown (every directory on a first walk: no lstat for it) or changed
                 listing = _list(root_fd, root, directory, now, hidden)

@@ -207,3 +207,24 @@ def test_a_component_swapped_after_the_check_is_not_followed(tree, mode, monkeyp
     r = fstools.read(str(proj / "sub" / "file.txt"), ctx=ctx)
     assert not r.success and "outside" not in r.output
     assert r.error_code in ("invalid_path", "path_outside_workspace", "concurrent_modification")
+
+
+def test_a_component_swapped_after_realpath_on_a_path_through_a_link_is_not_followed(tree, mode, monkeypatch):
+    """The same race on a path that holds a link (resolved by realpath in both modes): the stat
+    after realpath meets the swapped component, and the path resolved again leads out."""
+    proj, outside, ctx = tree
+    (proj / "alias").symlink_to(proj / "sub")
+    real_realpath = os.path.realpath
+
+    def check_then_swap(path, *args, **kwargs):
+        canonical = real_realpath(path, *args, **kwargs)
+        if (proj / "sub").is_dir() and not (proj / "sub").is_symlink():
+            os.rename(proj / "sub", proj / "moved")
+            (proj / "sub").symlink_to(outside)
+        return canonical
+
+    monkeypatch.setattr(os.path, "realpath", check_then_swap)
+    (outside / "file.txt").write_text("outside\n")
+    r = fstools.read(str(proj / "alias" / "file.txt"), ctx=ctx)
+    assert not r.success and "outside" not in r.output
+    assert r.error_code == "path_outside_workspace"

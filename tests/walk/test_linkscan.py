@@ -116,3 +116,69 @@ def test_the_walk_finds_what_a_plain_walk_finds(tmp_path, monkeypatch):
             found = sorted(linkscan.linked_ignore_files(str(root), hidden=hidden))
             assert (found, linkscan.repositories_below(str(root), hidden=hidden)) == expected
     assert str(root / "built/.gitignore") in expected[0] and str(root / "sub") in expected[1]
+
+
+def test_a_directory_that_could_not_be_listed_is_listed_again(tmp_path, monkeypatch):
+    # A directory whose listing failed (unreadable: made readable later by a chmod, which changes
+    # only its own ctime, not its parent's) is not remembered; a later walk must try it again even
+    # when every remembered directory is unchanged. The refusal is staged: root reads anything.
+    monkeypatch.setattr(linkscan, "RACY_NS", 0)
+    monkeypatch.setattr(linkscan, "FRESH_NS", 0)
+    root = tmp_path.resolve()
+    write(root / "target", "x\n")
+    (root / "locked").mkdir()
+    os.symlink(root / "target", root / "locked" / ".gitignore")
+    real_open_at = linkscan.sandbox.open_at
+
+    def unreadable(dir_fd, rel, *args, **kwargs):
+        if rel == "locked":
+            raise PermissionError(13, "Permission denied", rel)
+        return real_open_at(dir_fd, rel, *args, **kwargs)
+
+    monkeypatch.setattr(linkscan.sandbox, "open_at", unreadable)
+    time.sleep(0.01)
+    assert linkscan.linked_ignore_files(str(root), hidden=False) == []
+    monkeypatch.setattr(linkscan.sandbox, "open_at", real_open_at)  # chmod'ed readable
+    assert linkscan.linked_ignore_files(str(root), hidden=False) == [str(root / "locked" / ".gitignore")]
+
+
+def test_an_info_exclude_made_a_link_later_is_found(tmp_path, monkeypatch):
+    # A repository's .git/info/exclude turned into a link (or its info directory made) changes
+    # .git/info's (or .git's) mtime, not the repository directory's: the remembered listing of
+    # that directory must not hide it, at the root and below it.
+    monkeypatch.setattr(linkscan, "RACY_NS", 0)
+    monkeypatch.setattr(linkscan, "FRESH_NS", 0)
+    root = tmp_path.resolve()
+    write(root / "target", "x\n")
+    (root / ".git" / "info").mkdir(parents=True)
+    (root / "sub" / ".git").mkdir(parents=True)
+    time.sleep(0.01)
+    assert linkscan.linked_ignore_files(str(root), hidden=False) == []
+    os.symlink(root / "target", root / ".git" / "info" / "exclude")
+    (root / "sub" / ".git" / "info").mkdir()
+    os.symlink(root / "target", root / "sub" / ".git" / "info" / "exclude")
+    time.sleep(0.01)
+    expected = [str(root / ".git/info/exclude"), str(root / "sub/.git/info/exclude")]
+    assert sorted(linkscan.linked_ignore_files(str(root), hidden=False)) == expected
+    os.unlink(root / "sub" / ".git" / "info" / "exclude")
+    time.sleep(0.01)
+    assert linkscan.linked_ignore_files(str(root), hidden=False) == expected[:1]
+
+
+def test_grep_applies_no_nested_info_exclude_made_a_link_to_a_secret_later(tmp_path, monkeypatch):
+    # End to end: the link made after a first Grep would have rg apply the secret's lines as rules.
+    import fstools
+
+    monkeypatch.setattr(linkscan, "RACY_NS", 0)
+    monkeypatch.setattr(linkscan, "FRESH_NS", 0)
+    root = tmp_path.resolve()
+    write(root / ".env", "*.py\n")
+    write(root / "sub" / "a.py", "needle\n")
+    (root / "sub" / ".git" / "info").mkdir(parents=True)
+    ctx = fstools.ExecutionContext(working_dir=str(root))
+    time.sleep(0.01)
+    assert str(root / "sub" / "a.py") in fstools.grep("needle", path=str(root), ctx=ctx).output
+    os.symlink(root / ".env", root / "sub" / ".git" / "info" / "exclude")
+    time.sleep(0.01)
+    r = fstools.grep("needle", path=str(root), ctx=ctx)
+    assert str(root / "sub" / "a.py") in r.output, r.metadata
