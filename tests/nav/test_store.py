@@ -176,3 +176,12 @@ def test_a_working_set_of_many_small_files_stays_in_memory(monkeypatch):
     held = store.lookup("/t", {path: stamp for path, *_ in parsed}, False)
     store.forget()
     assert len(held) == len(parsed)
+
+
+def test_the_partial_files_follow_the_names_they_were_computed_from():
+    broken = FileNames("c", [], {}, [], [3, 9])
+    whole = FileNames("c", [], {}, [], [])
+    found = files.Sources({"/t/a.c": broken, "/t/b.c": whole})
+    assert found.partial == {"/t/a.c": [3, 9]} and found.partial is found.partial  # computed once
+    found.names = {"/t/b.c": whole}
+    assert found.partial == {}
