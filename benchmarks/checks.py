@@ -68,6 +68,8 @@ def rg_matches(rg_lines: Sequence[str]) -> set[tuple[str, int]]:
 def grep_content(result: ToolResult, rg_lines: Sequence[str], expected_count: int | None = None) -> None:
     """Same matching lines as `rg -n`, and total_matches counts them exactly."""
     want = rg_matches(rg_lines)
+    # A search cut by the call's timeout says so; name it, not a wrong answer (a cold tree read from the disk).
+    assert not result.metadata.get("timed_out"), f"Grep timed out: {result.metadata.get('warnings')}"
     if expected_count is not None:
         assert len(want) == expected_count, f"rg found {len(want)} lines, the corpus should give {expected_count}"
     got = grep_matches(result)
