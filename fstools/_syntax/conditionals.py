@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .languages import overdue
+from .languages import overdue, paced
 
 # What the scan sees: strings, characters and comments (skipped, so that their brackets do not
 # count), conditional directives, other directives (skipped whole: a macro body's braces are text),
@@ -50,7 +50,6 @@ _ALWAYS_FALSE = re.compile(rb"\s*(?:0|\(\s*0\s*\)|defined\s*\(?\s*__cplusplus\s*
 # (`#` first: the regex engine looks for it at C speed; whether it starts its line is checked apart.)
 _DIRECTIVES = re.compile(rb"#[ \t]*(ifdef|ifndef|if|elifdef|elifndef|elif|else|endif)\b")
 _BLANK = b" \t\r\n"
-STEP = 4096  # tokens or directives between two looks at the deadline (a huge generated file has millions)
 
 
 @dataclass
@@ -105,9 +104,7 @@ def _worth_a_scan(source: bytes, deadline: float | None) -> bool:
     `=` or an initializer's `{`, or after a comment. Most files have none and skip the full scan."""
     groups: list[list[int]] = []  # per open group: the ends of its directive lines so far
     looked: dict[int, int] = {}
-    for count, match in enumerate(_DIRECTIVES.finditer(source)):
-        if not count % STEP:
-            overdue(deadline)
+    for match in paced(_DIRECTIVES.finditer(source), deadline):
         line_start = source.rfind(b"\n", 0, match.start()) + 1
         if source[line_start : match.start()].strip(b" \t"):
             continue  # not a directive: text before it on its line
@@ -212,9 +209,7 @@ def blanked(source: bytes, ranges: list[tuple[int, int]], deadline: float | None
     if not ranges:
         return source
     out = bytearray(source)
-    for count, (start, end) in enumerate(ranges):
-        if not count % STEP:
-            overdue(deadline)
+    for start, end in paced(ranges, deadline):
         out[start:end] = re.sub(rb"[^\n]", b" ", source[start:end])
     return bytes(out)
 
@@ -227,9 +222,7 @@ def _scan(source: bytes, deadline: float | None) -> list[int | _Group]:
     def items() -> list[int | _Group]:
         return open_groups[-1].branches[-1].items if open_groups else top
 
-    for count, match in enumerate(_TOKENS.finditer(source)):
-        if not count % STEP:
-            overdue(deadline)
+    for match in paced(_TOKENS.finditer(source), deadline):
         directive = match.group("directive")
         if directive is None:
             if source[match.start()] in b"{}()[]":

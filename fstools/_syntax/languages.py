@@ -31,9 +31,11 @@ import importlib
 import importlib.util
 import os
 import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from itertools import islice
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -247,6 +249,28 @@ def overdue(deadline: float | None) -> None:
 
     if deadline is not None and time.monotonic() > deadline:
         raise ParseTimeout
+
+
+STEP = 4096  # items between two looks at the deadline (a huge generated file has millions of tokens)
+_T = TypeVar("_T")
+
+
+def paced(items: Iterable[_T], deadline: float | None) -> Iterator[_T]:
+    """`items`, with `overdue(deadline)` before each STEP of them: a loop over a phase's tokens, directives
+    or definitions stops within one step of the deadline (no check at all without one)."""
+    it = iter(items)
+    if deadline is None:
+        return it
+    return _paced(it, deadline)
+
+
+def _paced(it: Iterator[_T], deadline: float) -> Iterator[_T]:
+    while True:
+        overdue(deadline)
+        chunk = list(islice(it, STEP))
+        if not chunk:
+            return
+        yield from chunk
 
 
 # The source is handed to tree-sitter in chunks, through Python callbacks: tree-sitter holds the GIL

@@ -26,8 +26,7 @@ from functools import cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Literal
 
-from .conditionals import STEP
-from .languages import Language, grammar, overdue
+from .languages import Language, grammar, overdue, paced
 from .outline import MAX_HEADER_CHARS, Extraction, extract, supports
 
 if TYPE_CHECKING:
@@ -274,13 +273,9 @@ def file_names(
         _add_captures(language, source, captures, starts, names)
         imports.update((node.start_byte, node.end_byte) for node in captures.get("import", []))
         includes.extend(source[node.start_byte : node.end_byte] for node in captures.get("include", []))
-    for count, (start, end) in enumerate(found.blanked):
-        if not count % STEP:
-            overdue(deadline)
+    for start, end in paced(found.blanked, deadline):
         _add(source, start, end, starts, names)
-    for count, (start, end) in enumerate(found.hidden_uses):
-        if not count % STEP:
-            overdue(deadline)
+    for start, end in paced(found.hidden_uses, deadline):
         _add_tokens(source, start, end, starts, names, _C_HIDDEN_TOKENS)
     overdue(deadline)
     for occurrences in names.values():
@@ -338,26 +333,21 @@ def _add_captures(
 def _definitions(found: Extraction, source: bytes, starts: list[int], deadline: float | None) -> list[Definition]:
     """Each definition with the text of its name's line (seconds for the 300,000 of an 8 MB file: past
     `deadline`, ParseTimeout)."""
-    out: list[Definition] = []
-    for count, s in enumerate(found.symbols):
-        if not count % STEP:
-            overdue(deadline)
-        line = _line_text(source, starts, s.name_line)
-        out.append(
-            Definition(
-                s.name,
-                s.qualified,
-                s.kind,
-                s.start_line,
-                s.end_line,
-                s.start_byte,
-                s.end_byte,
-                s.name_byte,
-                s.name_line,
-                line,
-            )
+    return [
+        Definition(
+            s.name,
+            s.qualified,
+            s.kind,
+            s.start_line,
+            s.end_line,
+            s.start_byte,
+            s.end_byte,
+            s.name_byte,
+            s.name_line,
+            _line_text(source, starts, s.name_line),
         )
-    return out
+        for s in paced(found.symbols, deadline)
+    ]
 
 
 def _imported(

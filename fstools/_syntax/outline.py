@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from .conditionals import STEP, Hidden, blanked, hidden
-from .languages import Language, grammar, overdue, parse
+from .conditionals import Hidden, blanked, hidden
+from .languages import Language, grammar, overdue, paced, parse
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -293,9 +293,8 @@ def _other_heads(source: bytes, symbols: list[Symbol], hide: Hidden, deadline: f
     heads: dict[int, int] = {}
     functions = sorted((symbol for symbol in symbols if symbol.kind == "function"), key=lambda s: s.name_byte)
     starts = [symbol.name_byte for symbol in functions]
-    for count, (kept, others) in enumerate(hide.alternatives):  # thousands in a file of tables: each looks only
-        if not count % STEP:  # at its own functions
-            overdue(deadline)
+    # Thousands in a file of tables: each looks only at its own functions.
+    for kept, others in paced(hide.alternatives, deadline):
         if not others:
             continue
         for symbol in functions[bisect_left(starts, kept[0]) : bisect_left(starts, kept[1])]:
@@ -407,9 +406,7 @@ def prepare(language: Language, source: bytes, *, conditionals: bool = True, dea
     source = shown  # attribute macros are looked for in the code compiled, where the grammar reads them
     out = bytearray(source)
     blanked_names: list[tuple[int, int]] = []
-    for count, match in enumerate(_UNDERSCORED.finditer(source)):
-        if not count % STEP:
-            overdue(deadline)
+    for match in paced(_UNDERSCORED.finditer(source), deadline):
         start, end = match.span()
         if match.group(0) in _GRAMMAR_WORDS:
             continue
@@ -535,9 +532,7 @@ def _nested(
 ) -> Iterator[Symbol]:
     found.sort(key=lambda item: (item[0].start_byte, -item[0].end_byte))
     stack: list[Symbol] = []
-    for count, (node, kind, named) in enumerate(found):
-        if not count % STEP:
-            overdue(deadline)
+    for node, kind, named in paced(found, deadline):
         name = _text(source, named)
         span = _span(language, node)
         while stack and not (stack[-1].start_byte <= span.start_byte and span.end_byte <= stack[-1].end_byte):
