@@ -74,10 +74,18 @@ def changed() -> None:
     _generation += 1
 
 
-def _sig(st: os.stat_result, now: int) -> Sig | None:
-    if now - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
-        return None
+def _signature(st: os.stat_result) -> Sig:
     return (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _racy(sig: Sig, now: int) -> bool:
+    """Whether `sig` changed within RACY_NS of `now`: a second change in the same clock tick would not show."""
+    return now - max(sig[0], sig[1]) < RACY_NS
+
+
+def _sig(st: os.stat_result, now: int) -> Sig | None:
+    sig = _signature(st)
+    return None if _racy(sig, now) else sig
 
 
 def _list(root_fd: int, root: str, directory: str, now: int, hidden: bool) -> _Listing | None:
@@ -115,7 +123,7 @@ def _list(root_fd: int, root: str, directory: str, now: int, hidden: bool) -> _L
     finally:
         os.close(fd)
     sig = _sig(st, now)
-    if mark is not None and now - max(mark[0], mark[1]) < RACY_NS:
+    if mark is not None and _racy(mark, now):
         sig = None  # the mark changed too recently: listed again next time
     return _Listing(sig, tuple(links), tuple(subdirs), repository, mark)
 
@@ -128,7 +136,7 @@ def _mark(lstat: Callable[[str], os.stat_result]) -> Sig | None:
             st = lstat(name)
         except OSError:
             continue
-        return (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        return _signature(st)
     return None
 
 
@@ -144,10 +152,9 @@ def _holds(directory: str, listing: _Listing) -> bool:
 def _current(directory: str) -> Sig | None:
     """The signature `directory` has now (None when it is gone)."""
     try:
-        st = os.lstat(directory)
+        return _signature(os.lstat(directory))
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
 def _exclude_is_link(dir_fd: int) -> bool:
