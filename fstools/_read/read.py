@@ -402,11 +402,11 @@ def _read_alternatives(
     left = limit
     chars = MAX_READ_CHARS - ALTERNATIVES_NOTE_ROOM  # the page's bound holds for all the pieces together
     cut: ToolResult | None = None
+    head = data[:SNIFF_BYTES]
     for symbol in matches[:MAX_CANDIDATES]:
         if left <= 0 or chars < NOTICE_ROOM + MAX_LINE_CHARS + 16:  # the room for one line and its notice
             break
         count = symbol.end_line - symbol.start_line + 1
-        head = data[:SNIFF_BYTES]
         piece = _read_text(ctx, target, fd, st, head, symbol.start_line, min(count, left), max_chars=chars)
         whole = count <= left and not piece.metadata.get("partial")
         pieces.append("\n".join(piece.output.split("\n")[: piece.metadata["lines_read"]]) if whole else piece.output)

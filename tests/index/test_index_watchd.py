@@ -571,8 +571,12 @@ class _Broken:
                 return
             with conn:
                 conn.recv(1 << 16)
+                reply = self._reply()
                 self.asked += 1
-                conn.sendall(self.reply)
+                conn.sendall(reply)
+
+    def _reply(self) -> bytes:
+        return self.reply
 
     def close(self) -> None:
         self.sock.close()
@@ -631,16 +635,8 @@ class _Scripted(_Broken):
         self.replies = replies
         super().__init__(root, replies[0])
 
-    def _loop(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                conn.recv(1 << 16)
-                conn.sendall(self.replies[min(self.asked, len(self.replies) - 1)])
-                self.asked += 1
+    def _reply(self) -> bytes:
+        return self.replies[min(self.asked, len(self.replies) - 1)]
 
 
 def _tree_beside_an_outside_file(tmp_path: Path) -> Path:
