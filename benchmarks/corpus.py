@@ -248,5 +248,19 @@ def files_dir() -> str:
     return path
 
 
+_SCRATCH: list[str] = []
+
+
+def scratch_dir(parent: str | None = None) -> str:
+    """A new empty directory (in `parent`, else beside the big files) that remove_files() removes."""
+    parent = parent or ROOT
+    os.makedirs(parent, exist_ok=True)
+    path = tempfile.mkdtemp(prefix="fstools-bench-", dir=parent)
+    _SCRATCH.append(path)
+    return path
+
+
 def remove_files() -> None:
     shutil.rmtree(os.path.join(ROOT, "files"), ignore_errors=True)
+    while _SCRATCH:
+        shutil.rmtree(_SCRATCH.pop(), ignore_errors=True)
