@@ -686,6 +686,19 @@ def kernel_grep_many(root: str) -> Case:
     return Case(built.run, check, built.refs)
 
 
+@case(
+    "kernel",
+    "kernel-grep-files",
+    "Grep files_with_matches 'TODO' (all files)",
+    ("Grep",),
+    budgets=(Budget(1.05, "x", "≤ 1.05× rg -l", vs="rg -l"),),
+    repeats=5,
+)
+def kernel_grep_files(root: str) -> Case:
+    args = {"output_mode": "files_with_matches", "head_limit": 0}
+    return grep_case(root, "TODO", args, checks.grep_files, ["-l"])
+
+
 HEAD_FULL = "fstools, head_limit=0"
 
 
