@@ -2,8 +2,10 @@
 
 Each file's `FileNames` is kept under its fingerprint, (size, mtime_ns, ctime_ns, inode):
 in this process (the most recently used files) and on disk, one SQLite file per canonical
-root in the cache directory (`symbols-v1/<root key>/names.sqlite`), so other processes and
-later ones start warm. A stored entry answers only while the file's fingerprint is the
+root in the cache directory (`symbols-v2/<root key>/names.sqlite`), so other processes and
+later ones start warm. Each file's definitions are also kept apart from its uses, in memory
+and in their own column: Symbols reads only those, and References' larger working set (every
+use of a name in thousands of files) never evicts them. A stored entry answers only while the file's fingerprint is the
 same, and only when it was recorded more than RACY_NS after the file's last change:
 a write in the same clock tick as the read that was parsed would keep size and times, so
 such an entry is parsed again (git's rule for racily clean files). fstools' own writes
@@ -23,12 +25,13 @@ import stat
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._core.cachedir import root_dir
 from .._syntax.names import FileNames
 
-KIND = "symbols-v1"
+KIND = "symbols-v2"  # v2: each row also holds its definitions alone (`outline`), read by Symbols
 DATABASE = "names.sqlite"
 RACY_NS = 2_000_000_000
 # Files kept parsed in this process. The byte bound holds memory; the count only caps the per-entry
@@ -36,12 +39,52 @@ RACY_NS = 2_000_000_000
 # kernels: ~4,200 files for one name) would evict each file just before it is needed again.
 MEMORY_FILES = 1 << 18
 MEMORY_BYTES = 1024 * 1024 * 1024  # and the estimated size of what they hold (`weight`)
+# The definitions of every file held, kept apart from its uses: References' working set (every use of a
+# name in thousands of files) may outgrow MEMORY_BYTES, and must not evict what Symbols answers from.
+OUTLINE_FILES = 1 << 20
+OUTLINE_BYTES = 256 * 1024 * 1024
 Fingerprint = tuple[int, int, int, int]
+Held = tuple[Fingerprint, int, FileNames]  # the fingerprint parsed, when it was recorded, the names
+
+
+@dataclass
+class _Tier:
+    """Parsed files kept in this process, least recently used first, within a count and a byte bound
+    (read at each eviction, so a test can lower them)."""
+
+    bound_names: tuple[str, str]  # the module's names of the count and the byte bound
+    entries: OrderedDict[str, Held] = field(default_factory=OrderedDict)
+    weights: dict[str, int] = field(default_factory=dict)
+    held_bytes: int = 0
+
+    def get(self, path: str, now: Fingerprint, uses: bool) -> FileNames | None:
+        held = self.entries.get(path)
+        if held is None or held[0] != now or not _trusted(now, held[1]) or (uses and not held[2].complete):
+            return None
+        self.entries.move_to_end(path)
+        return held[2]
+
+    def put(self, path: str, held: Held) -> None:
+        files, size_bound = (globals()[name] for name in self.bound_names)
+        self.held_bytes -= self.weights.pop(path, 0)
+        size = weight(held[2])
+        self.entries[path] = held
+        self.entries.move_to_end(path)
+        self.weights[path] = size
+        self.held_bytes += size
+        while len(self.entries) > files or (self.held_bytes > size_bound and len(self.entries) > 1):
+            gone, _ = self.entries.popitem(last=False)
+            self.held_bytes -= self.weights.pop(gone, 0)
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.weights.clear()
+        self.held_bytes = 0
+
 
 _lock = threading.Lock()
-_memory: OrderedDict[str, tuple[Fingerprint, int, FileNames]] = OrderedDict()
-_weights: dict[str, int] = {}
-_held_bytes = 0
+_memory = _Tier(("MEMORY_FILES", "MEMORY_BYTES"))
+_outlines = _Tier(("OUTLINE_FILES", "OUTLINE_BYTES"))
 _databases: dict[str, sqlite3.Connection | None] = {}
 
 
@@ -86,7 +129,7 @@ def _database(root: str) -> sqlite3.Connection | None:
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute(
             "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INT, mtime INT, ctime INT, ino INT, "
-            "recorded INT, data BLOB)"
+            "recorded INT, data BLOB, outline BLOB)"
         )
         connection.commit()
     except (OSError, sqlite3.Error):
@@ -96,17 +139,17 @@ def _database(root: str) -> sqlite3.Connection | None:
 
 
 def lookup(root: str, paths: dict[str, Fingerprint], uses: bool = True) -> dict[str, FileNames]:
-    """The stored names of those `paths` (path -> its fingerprint now) that are fresh (`uses`: and complete)."""
+    """The stored names of those `paths` (path -> its fingerprint now) that are fresh (`uses`: and complete;
+    else their definitions alone may answer)."""
     found: dict[str, FileNames] = {}
     missing: list[str] = []
     with _lock:
         for path, now in paths.items():
-            held = _memory.get(path)
-            if held is not None and held[0] == now and _trusted(now, held[1]) and (held[2].complete or not uses):
-                _memory.move_to_end(path)
-                found[path] = held[2]
-            else:
+            names = _memory.get(path, now, uses) if uses else _outlines.get(path, now, False)
+            if names is None:
                 missing.append(path)
+            else:
+                found[path] = names
         if missing:
             found.update(_from_disk(root, {path: paths[path] for path in missing}, uses))
     return found
@@ -117,12 +160,14 @@ def _from_disk(root: str, paths: dict[str, Fingerprint], uses: bool) -> dict[str
     if connection is None:
         return {}
     found: dict[str, FileNames] = {}
+    column = "data" if uses else "COALESCE(outline, data)"  # no outline: the data is the definitions alone
     try:
         listed = list(paths)
         for at in range(0, len(listed), 500):
             chunk = listed[at : at + 500]
             rows = connection.execute(
-                f"SELECT path, size, mtime, ctime, ino, recorded, data FROM files WHERE path IN ({','.join('?' * len(chunk))})",  # noqa: E501
+                f"SELECT path, size, mtime, ctime, ino, recorded, {column} FROM files "
+                f"WHERE path IN ({','.join('?' * len(chunk))})",
                 chunk,
             ).fetchall()
             for path, size, mtime, ctime, ino, recorded, data in rows:
@@ -132,7 +177,7 @@ def _from_disk(root: str, paths: dict[str, Fingerprint], uses: bool) -> dict[str
                 names = FileNames.from_data(_loads(data))
                 if names is not None and (names.complete or not uses):
                     found[path] = names
-                    _remember(path, stored, recorded, names)
+                    _remember(path, (stored, recorded, names))
     except sqlite3.Error:
         return found
     return found
@@ -152,17 +197,12 @@ def weight(names: FileNames) -> int:
     return 1024 + 160 * sum(len(places) for places in names.names.values()) + 600 * len(names.definitions)
 
 
-def _remember(path: str, stamp: Fingerprint, recorded: int, names: FileNames) -> None:
-    global _held_bytes
-    _held_bytes -= _weights.pop(path, 0)
-    size = weight(names)
-    _memory[path] = (stamp, recorded, names)
-    _memory.move_to_end(path)
-    _weights[path] = size
-    _held_bytes += size
-    while len(_memory) > MEMORY_FILES or (_held_bytes > MEMORY_BYTES and len(_memory) > 1):
-        gone, _ = _memory.popitem(last=False)
-        _held_bytes -= _weights.pop(gone, 0)
+def _remember(path: str, held: Held) -> None:
+    """Keep `held` in this process: whole when it has the uses, and its definitions apart."""
+    stamp, recorded, names = held
+    if names.complete:
+        _memory.put(path, held)
+    _outlines.put(path, (stamp, recorded, names.outline()))
 
 
 def store(root: str, parsed: list[tuple[str, Fingerprint, int, FileNames]]) -> None:
@@ -171,21 +211,25 @@ def store(root: str, parsed: list[tuple[str, Fingerprint, int, FileNames]]) -> N
         return
     with _lock:
         for path, stamp, recorded, names in parsed:
-            _remember(path, stamp, recorded, names)
+            _remember(path, (stamp, recorded, names))
         connection = _database(root)
         if connection is None:
             return
         try:
             with connection:
                 connection.executemany(
-                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (path, *stamp, recorded, marshal.dumps(names.as_data()))
+                        (path, *stamp, recorded, marshal.dumps(names.as_data()), _outline_data(names))
                         for path, stamp, recorded, names in parsed
                     ],
                 )
         except sqlite3.Error:
             pass
+
+
+def _outline_data(names: FileNames) -> bytes | None:
+    return marshal.dumps(names.outline().as_data()) if names.complete else None
 
 
 def now_ns() -> int:
@@ -194,11 +238,9 @@ def now_ns() -> int:
 
 def forget() -> None:
     """Drop what this process holds (the tests' way to start cold; the disk keeps its entries)."""
-    global _held_bytes
     with _lock:
         _memory.clear()
-        _weights.clear()
-        _held_bytes = 0
+        _outlines.clear()
         for connection in _databases.values():
             if connection is not None:
                 connection.close()

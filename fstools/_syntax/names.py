@@ -189,6 +189,13 @@ class FileNames:
             at -= 1
         return None
 
+    def outline(self) -> FileNames:
+        """Its definitions only: what `file_names(..., uses=False)` gives for the same source (the
+        definitions shared, not copied)."""
+        if not self.complete:
+            return self
+        return FileNames(self.language, self.definitions, {}, [], self.error_lines, [], False)
+
     def as_data(self) -> tuple[Any, ...]:
         """Plain data to store (marshal); `from_data` makes the FileNames again."""
         defs = [

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import fstools
+from fstools._nav import files as files_module
 from fstools._nav import store
 from fstools._syntax import names as names_module
 from fstools._syntax.languages import LANGUAGES, ParseTimeout
@@ -21,24 +22,44 @@ def test_the_names_held_in_memory_are_bounded_by_their_size(tree, nav_ctx, monke
         write(tree / f"m{n}.py", "def parse_config():\n    return 1\n" * (50 * (n + 1)))
     first = fstools.references("parse_config", ctx=nav_ctx)
     assert first.success
-    sizes = {path: store.weight(held[2]) for path, held in store._memory.items()}
+    sizes = {path: store.weight(held[2]) for path, held in store._memory.entries.items()}
     assert len(sizes) == 9  # every file holding the name, while nothing bounds them
     store.forget()
     cap = sum(sorted(sizes.values())[-2:])  # room for the two largest at most
     monkeypatch.setattr(store, "MEMORY_BYTES", cap)
     again = fstools.references("parse_config", ctx=nav_ctx)
     assert again.output == first.output  # the bound loses no answer
-    held = dict(store._memory)
+    held = dict(store._memory.entries)
     assert 1 <= len(held) < 9
-    assert store._held_bytes == sum(store.weight(h[2]) for h in held.values()) <= cap
+    assert store._memory.held_bytes == sum(store.weight(h[2]) for h in held.values()) <= cap
     assert list(held)[-1] == max(sizes)  # the last stored (in path order) is kept: the oldest go first
 
 
 def test_one_entry_larger_than_the_bound_is_kept_alone(tree, nav_ctx, monkeypatch):
     store.forget()
     monkeypatch.setattr(store, "MEMORY_BYTES", 1)
-    assert fstools.symbols("parse_config", ctx=nav_ctx).success
-    assert len(store._memory) == 1
+    monkeypatch.setattr(store, "OUTLINE_BYTES", 1)
+    assert fstools.references("parse_config", ctx=nav_ctx).success
+    assert len(store._memory.entries) == 1 and len(store._outlines.entries) == 1
+
+
+def test_references_outgrowing_the_bound_leave_the_definitions_in_memory(tree, nav_ctx, monkeypatch):
+    """References' uses may not fit the memory bound; Symbols' definitions are held apart and stay."""
+    monkeypatch.setattr(store, "RACY_NS", 0)  # files written a moment ago count as settled
+    store.forget()
+    symbols_first = fstools.symbols("parse_config", ctx=nav_ctx)
+    held = dict(store._outlines.entries)
+    assert held and not store._memory.entries  # definitions alone: nothing parsed for uses yet
+    monkeypatch.setattr(store, "MEMORY_BYTES", 1)  # room for one file's uses
+    assert fstools.references("parse_config", ctx=nav_ctx).success
+    assert len(store._memory.entries) == 1
+    assert set(store._outlines.entries) >= set(held)
+    monkeypatch.setattr(store, "_database", lambda root: None)  # only memory may answer now
+    parsed: list[str] = []
+    real = files_module._parse
+    monkeypatch.setattr(files_module, "_parse", lambda *a, **kw: parsed.append(a[1]) or real(*a, **kw))
+    assert fstools.symbols("parse_config", ctx=nav_ctx).to_text() == symbols_first.to_text()
+    assert parsed == []
 
 
 def test_the_calls_timeout_ends_the_parsing_and_says_which_file_was_left(tree):

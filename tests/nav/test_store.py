@@ -185,3 +185,28 @@ def test_the_partial_files_follow_the_names_they_were_computed_from():
     assert found.partial == {"/t/a.c": [3, 9]} and found.partial is found.partial  # computed once
     found.names = {"/t/b.c": whole}
     assert found.partial == {}
+
+
+def test_a_files_outline_is_what_parsing_its_definitions_alone_gives(tree):
+    """Symbols answers from the definitions held apart (`FileNames.outline`): they must be exactly what
+    a definitions-only parse of the same source gives, in every language of the tree and on real code."""
+    import sysconfig
+
+    from fstools._syntax.languages import language_for_path
+    from fstools._syntax.names import file_names
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    sources = [p for p in sorted(tree.rglob("*")) if p.is_file()] + [stdlib / "argparse.py", stdlib / "ast.py"]
+    compared = 0
+    for path in sources:
+        language = language_for_path(str(path))
+        data = path.read_bytes()
+        whole = file_names(language, data) if language is not None else None
+        if whole is None:
+            continue
+        alone = file_names(language, data, uses=False)
+        outline = whole.outline()
+        assert alone is not None and outline.as_data() == alone.as_data(), path
+        assert outline.outline() is outline  # already definitions alone: kept as it is
+        compared += 1
+    assert compared >= 4
