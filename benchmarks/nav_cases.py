@@ -181,9 +181,10 @@ def _first(run: Callable[[], fstools.ToolResult], check: Callable[[fstools.ToolR
     return {"first_ms": first_ms, "first_timed_out": timed_out, "fill_calls": calls, "total": result.metadata["total"]}
 
 
-def tree_rows(root: str, repeats: int, timeout: float) -> list[dict[str, Any]]:
+def tree_rows(root: str, repeats: int, timeout: float, with_rg: bool = True) -> list[dict[str, Any]]:
     """Each TREE_ROWS call on `root` (its index built already): the first call with an empty store of
-    parsed names (in a temporary directory), then warm, interleaved with `rg -n -w`, median of `repeats`."""
+    parsed names (in a temporary directory), then warm, interleaved with `rg -n -w` (unless not
+    `with_rg`), median of `repeats`."""
     from fstools._core.cachedir import root_key
     from fstools._nav import store
 
@@ -199,10 +200,11 @@ def tree_rows(root: str, repeats: int, timeout: float) -> list[dict[str, Any]]:
         run = bind(tool, ctx, **args)
         rows.append({"case": title, **_first(run, _warm_check(KERNEL_NAME, kind))})
         runs[title] = run
-    runs[RG_W] = _rg_w(root, KERNEL_NAME).run
+    if with_rg:
+        runs[RG_W] = _rg_w(root, KERNEL_NAME).run
     got = medians(runs, repeats)
     for row in rows:
-        row.update(warm_ms=got[str(row["case"])], rg_ms=got[RG_W])
+        row.update(warm_ms=got[str(row["case"])], rg_ms=got.get(RG_W))
     return rows
 
 
@@ -215,22 +217,26 @@ def main() -> None:
     )
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--timeout", type=float, default=600.0, help="the calls' timeout (seconds)")
+    parser.add_argument(
+        "--without-rg",
+        action="store_true",
+        help="time fstools' calls alone (where the page cache cannot hold the tree, rg's passes read the disk "
+        "and evict what the calls use)",
+    )
     args = parser.parse_args()
     if not args.tree:
         parser.error("--tree TREE (or FSTOOLS_MONOREPO_TREE) names the tree")
     root = os.path.realpath(args.tree)
     started = os.getloadavg()[0]
-    rows = tree_rows(root, args.repeats, args.timeout)
+    rows = tree_rows(root, args.repeats, args.timeout, with_rg=not args.without_rg)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{root}: load average {started:.1f}→{os.getloadavg()[0]:.1f}, median of {args.repeats}, interleaved")
     print(f"| case | first call (empty store) | warm | {RG_W} | ratio | found |")
     print("|---|---:|---:|---:|---:|---:|")
     for r in rows:
         late = f", timed out; {r['fill_calls']} more calls to fill" if r["first_timed_out"] else ""
-        print(
-            f"| {r['case']} | {r['first_ms']:,.0f} ms{late} | {r['warm_ms']:.1f} ms | {r['rg_ms']:,.0f} ms "
-            f"| {r['warm_ms'] / r['rg_ms']:.3f}× | {r['total']} |"
-        )
+        rg = f"{r['rg_ms']:,.0f} ms | {r['warm_ms'] / r['rg_ms']:.3f}×" if r["rg_ms"] else "not run | —"
+        print(f"| {r['case']} | {r['first_ms']:,.0f} ms{late} | {r['warm_ms']:.1f} ms | {rg} | {r['total']} |")
     print(f"peak resident memory of the process: {rss_mb:,.0f} MB")
 
 
