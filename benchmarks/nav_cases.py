@@ -109,13 +109,13 @@ def _cold(root: str, tool: str, args: dict[str, object], name: str, kind: str) -
     call = bind(tool, ctx, **args)
 
     def run() -> fstools.ToolResult:
-        opened, memory = store._database, store.MEMORY_FILES
-        store._database, store.MEMORY_FILES = (lambda root: None), 0
+        opened, counts = store._database, (store._memory.files, store._outlines.files)
+        store._database, store._memory.files, store._outlines.files = (lambda root: None), 0, 0
         store.forget()
         try:
             return call()
         finally:
-            store._database, store.MEMORY_FILES = opened, memory
+            store._database, (store._memory.files, store._outlines.files) = opened, counts
 
     return Case(run, _check(name, kind), [_rg_w_and_parse(root, name)])
 

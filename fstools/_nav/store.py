@@ -5,8 +5,9 @@ in this process (the most recently used files) and on disk, one SQLite file per 
 root in the cache directory (`symbols-v2/<root key>/names.sqlite`), so other processes and
 later ones start warm. Each file's definitions are also kept apart from its uses, in memory
 and in their own column: Symbols reads only those, and References' larger working set (every
-use of a name in thousands of files) never evicts them. A stored entry answers only while the file's fingerprint is the
-same, and only when it was recorded more than RACY_NS after the file's last change:
+use of a name in thousands of files) never evicts them. A stored entry answers only while
+the file's fingerprint is the same, and only when it was recorded more than RACY_NS after the
+file's last change:
 a write in the same clock tick as the read that was parsed would keep size and times, so
 such an entry is parsed again (git's rule for racily clean files). fstools' own writes
 change every part of the fingerprint (a new inode); an external write changes the times.
@@ -50,30 +51,29 @@ Held = tuple[Fingerprint, int, FileNames]  # the fingerprint parsed, when it was
 
 @dataclass
 class _Tier:
-    """Parsed files kept in this process, least recently used first, within a count and a byte bound
-    (read at each eviction, so a test can lower them)."""
+    """Parsed files kept in this process, least recently used first, within a count and a byte bound."""
 
-    bound_names: tuple[str, str]  # the module's names of the count and the byte bound
+    files: int  # at most this many
+    byte_bound: int  # and at most this many bytes by `weight` (one entry larger than that is kept alone)
     entries: OrderedDict[str, Held] = field(default_factory=OrderedDict)
     weights: dict[str, int] = field(default_factory=dict)
     held_bytes: int = 0
 
-    def get(self, path: str, now: Fingerprint, uses: bool) -> FileNames | None:
+    def get(self, path: str, now: Fingerprint) -> FileNames | None:
         held = self.entries.get(path)
-        if held is None or held[0] != now or not _trusted(now, held[1]) or (uses and not held[2].complete):
+        if held is None or held[0] != now or not _trusted(now, held[1]):
             return None
         self.entries.move_to_end(path)
         return held[2]
 
     def put(self, path: str, held: Held) -> None:
-        files, size_bound = (globals()[name] for name in self.bound_names)
         self.held_bytes -= self.weights.pop(path, 0)
         size = weight(held[2])
         self.entries[path] = held
         self.entries.move_to_end(path)
         self.weights[path] = size
         self.held_bytes += size
-        while len(self.entries) > files or (self.held_bytes > size_bound and len(self.entries) > 1):
+        while len(self.entries) > self.files or (self.held_bytes > self.byte_bound and len(self.entries) > 1):
             gone, _ = self.entries.popitem(last=False)
             self.held_bytes -= self.weights.pop(gone, 0)
 
@@ -84,8 +84,8 @@ class _Tier:
 
 
 _lock = threading.Lock()
-_memory = _Tier(("MEMORY_FILES", "MEMORY_BYTES"))
-_outlines = _Tier(("OUTLINE_FILES", "OUTLINE_BYTES"))
+_memory = _Tier(MEMORY_FILES, MEMORY_BYTES)  # whole entries, with their uses (References)
+_outlines = _Tier(OUTLINE_FILES, OUTLINE_BYTES)  # every held file's definitions alone (Symbols)
 _databases: dict[str, sqlite3.Connection | None] = {}
 
 
@@ -146,7 +146,7 @@ def lookup(root: str, paths: dict[str, Fingerprint], uses: bool = True) -> dict[
     missing: list[str] = []
     with _lock:
         for path, now in paths.items():
-            names = _memory.get(path, now, uses) if uses else _outlines.get(path, now, False)
+            names = (_memory if uses else _outlines).get(path, now)
             if names is None:
                 missing.append(path)
             else:

@@ -93,9 +93,9 @@ _KINDS: tuple[OccurrenceKind, ...] = ("def", "ref", "import")
 
 class Definition(NamedTuple):
     """One definition as Symbols lists it. A tuple, not a dataclass: a warm store holds hundreds of
-    thousands (five kernels: 4,214 files for one name), and a tuple of strings and numbers takes a
-    third of the memory and drops out of the garbage collector's passes, which otherwise walked them
-    all again on the calls that followed."""
+    thousands (five kernels: 4,214 files for one name), and a tuple of strings and numbers drops out
+    of the garbage collector's passes, which otherwise walked them all again on the calls that
+    followed (the memory is about the same either way)."""
 
     name: str
     qualified_name: str

@@ -26,7 +26,7 @@ def test_the_names_held_in_memory_are_bounded_by_their_size(tree, nav_ctx, monke
     assert len(sizes) == 9  # every file holding the name, while nothing bounds them
     store.forget()
     cap = sum(sorted(sizes.values())[-2:])  # room for the two largest at most
-    monkeypatch.setattr(store, "MEMORY_BYTES", cap)
+    monkeypatch.setattr(store._memory, "byte_bound", cap)
     again = fstools.references("parse_config", ctx=nav_ctx)
     assert again.output == first.output  # the bound loses no answer
     held = dict(store._memory.entries)
@@ -37,8 +37,8 @@ def test_the_names_held_in_memory_are_bounded_by_their_size(tree, nav_ctx, monke
 
 def test_one_entry_larger_than_the_bound_is_kept_alone(tree, nav_ctx, monkeypatch):
     store.forget()
-    monkeypatch.setattr(store, "MEMORY_BYTES", 1)
-    monkeypatch.setattr(store, "OUTLINE_BYTES", 1)
+    monkeypatch.setattr(store._memory, "byte_bound", 1)
+    monkeypatch.setattr(store._outlines, "byte_bound", 1)
     assert fstools.references("parse_config", ctx=nav_ctx).success
     assert len(store._memory.entries) == 1 and len(store._outlines.entries) == 1
 
@@ -50,7 +50,7 @@ def test_references_outgrowing_the_bound_leave_the_definitions_in_memory(tree, n
     symbols_first = fstools.symbols("parse_config", ctx=nav_ctx)
     held = dict(store._outlines.entries)
     assert held and not store._memory.entries  # definitions alone: nothing parsed for uses yet
-    monkeypatch.setattr(store, "MEMORY_BYTES", 1)  # room for one file's uses
+    monkeypatch.setattr(store._memory, "byte_bound", 1)  # room for one file's uses
     assert fstools.references("parse_config", ctx=nav_ctx).success
     assert len(store._memory.entries) == 1
     assert set(store._outlines.entries) >= set(held)
