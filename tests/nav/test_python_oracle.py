@@ -40,7 +40,7 @@ def differences(path: Path) -> list[str]:
         extra = [d for d in got_definitions if d not in wanted_definitions][:3]
         found.append(f"{path}: definitions differ: ast only {missing}, ours only {extra}")
     got_uses: collections.Counter[tuple[int, str]] = collections.Counter(
-        (line, name) for name, places in names.names.items() for _, line, _ in places
+        (line, name) for name, places in names.everywhere() for _, line, _ in places
     )
     if got_uses != wanted_uses:
         found.append(

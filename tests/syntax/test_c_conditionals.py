@@ -187,7 +187,7 @@ def test_a_line_count_and_every_offset_stay(tmp_path):
     assert len(found.parsed) == len(data) and found.parsed.count(b"\n") == data.count(b"\n")
     names = file_names(C, data)
     assert names is not None
-    for name, places in names.names.items():
+    for name, places in names.everywhere():
         for byte, _, _ in places:
             assert data[byte : byte + len(name)] == name.encode(), name
 
