@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import sys
 import unicodedata
 from array import array
 from collections.abc import Iterator
@@ -235,6 +236,10 @@ class FileNames:
         if not isinstance(data, tuple) or len(data) != 9 or data[0] != FORMAT:
             return None
         _, language, defs, names, imports, error_lines, imported, complete, heads = data
+        if not isinstance(names, dict) or not all(
+            type(packed) is bytes and len(packed) % _PLACE_BYTES == 0 for packed in names.values()
+        ):
+            return None  # damaged: parsed again, as for another format
         return cls(language, [Definition(*d) for d in defs], names, imports, error_lines, imported, complete, heads)
 
 
@@ -295,14 +300,27 @@ def file_names(
     return FileNames(language.name, definitions, packed, ranges, found.error_lines, imported, heads=found.heads)
 
 
+# Packed places are unsigned 32-bit numbers, little-endian whatever the machine: the store on disk may be shared
+# (a home directory over NFS) by machines of either byte order.
+_CODE = next(code for code in "IL" if array(code).itemsize == 4)
+_SWAP = sys.byteorder == "big"
+_PLACE_BYTES = 3 * 4
+
+
 def pack(places: list[Place]) -> bytes:
-    """`places` in order, as one bytes of three native 32-bit numbers each (files parsed are at most 8 MB)."""
-    return array("I", chain.from_iterable(sorted(places))).tobytes()
+    """`places` in order, as one bytes of three 32-bit numbers each (files parsed are at most 8 MB)."""
+    packed = array(_CODE, chain.from_iterable(sorted(places)))
+    if _SWAP:
+        packed.byteswap()
+    return packed.tobytes()
 
 
 def unpack(packed: bytes) -> list[Place]:
     """The places `pack` packed."""
-    flat = array("I", packed).tolist()
+    numbers = array(_CODE, packed)
+    if _SWAP:
+        numbers.byteswap()
+    flat = numbers.tolist()
     return list(zip(flat[0::3], flat[1::3], flat[2::3], strict=True))
 
 

@@ -29,3 +29,21 @@ def test_places_are_what_the_parser_found_and_survive_the_store() -> None:
     assert dict(loaded.everywhere()) == dict(names.everywhere())
     assert [o.kind for o in loaded.occurrences("feed")] == ["def", "ref"]
     assert [o.kind for o in loaded.occurrences("os")] == ["import", "ref"]
+
+
+def test_packed_places_are_little_endian_on_every_machine() -> None:
+    # A store on a shared disk is read by machines of either byte order.
+    assert pack([(1, 2, 3)]) == bytes([1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0])
+
+
+def test_damaged_stored_names_are_parsed_again() -> None:
+    language = language_for_path("m.py")
+    assert language is not None
+    names = file_names(language, b"feed = 1\n")
+    assert names is not None
+    data = list(names.as_data())
+    data[3] = {"feed": b"\x01\x00\x00"}  # not a whole number of places
+    assert FileNames.from_data(tuple(data)) is None
+    data[3] = {"feed": [(0, 1, 0)]}  # the list of another release
+    assert FileNames.from_data(tuple(data)) is None
+    assert FileNames.from_data(names.as_data()) is not None
