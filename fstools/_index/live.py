@@ -72,21 +72,23 @@ def _sig_rows(arr: npt.NDArray[Any]) -> list[Sig]:
     return [(a, b, c, d) for a, b, c, d in arr.reshape(-1, 4).tolist()]
 
 
-def _evaluate(query: Query, segment: Any, nfiles: int) -> npt.NDArray[np.bool_] | None:
-    """The segment's files that satisfy `query` (None: all of them)."""
+def _evaluate(query: Query, segment: Any, nfiles: int, row: int | None = None) -> npt.NDArray[np.bool_] | None:
+    """The segment's files that satisfy `query` (None: all of them); `row`: a trigram's row, already looked up."""
     import numpy as np
 
     match query:
         case AllFiles():
             return None
         case Gram(code, follow):
-            row = segment.lookup(code)
+            if row is None:
+                row = segment.lookup(code)
             return segment.mask(row, nfiles, follow) if row >= 0 else np.zeros(nfiles, dtype=bool)
         case And(parts):
-            # Shortest posting lists first, and stop as soon as no file is left.
+            # Shortest posting lists first, and stop as soon as no file is left. Each trigram is
+            # looked up once: its row gives both the cost and the list.
             out: npt.NDArray[np.bool_] | None = None
-            for q in sorted(parts, key=lambda q: _cost(q, segment)):
-                m = _evaluate(q, segment, nfiles)
+            for _, _, q, found in sorted(_costed(q, i, segment) for i, q in enumerate(parts)):
+                m = _evaluate(q, segment, nfiles, found)
                 if m is not None:
                     out = m.copy() if out is None else out & m
                     if not out.any():
@@ -103,12 +105,15 @@ def _evaluate(query: Query, segment: Any, nfiles: int) -> npt.NDArray[np.bool_] 
             return out
 
 
-def _cost(query: Query, segment: Any) -> int:
-    """About how much reading `query`'s lists costs (a missing trigram costs nothing and empties an AND)."""
+def _costed(query: Query, order: int, segment: Any) -> tuple[int, int, Query, int | None]:
+    """(about how much reading `query`'s lists costs, `order`, the query, its trigram's row or None).
+
+    A missing trigram costs nothing and empties an AND; `order` keeps the sort off the queries."""
     if not isinstance(query, Gram):
-        return 1 << 40
-    row = segment.lookup(query.code)
-    return -1 if row < 0 else int(segment.offsets[row + 1]) - int(segment.offsets[row])
+        return 1 << 40, order, query, None
+    row = int(segment.lookup(query.code))
+    cost = -1 if row < 0 else int(segment.offsets[row + 1]) - int(segment.offsets[row])
+    return cost, order, query, row
 
 
 def _contains(root: str, path: str, literals: frozenset[bytes]) -> bool:

@@ -59,12 +59,21 @@ class _Tier:
     weights: dict[str, int] = field(default_factory=dict)
     held_bytes: int = 0
 
-    def get(self, path: str, now: Fingerprint) -> FileNames | None:
-        held = self.entries.get(path)
-        if held is None or held[0] != now or not _trusted(now, held[1]):
-            return None
-        self.entries.move_to_end(path)
-        return held[2]
+    def get_many(self, paths: dict[str, Fingerprint]) -> tuple[dict[str, FileNames], list[str]]:
+        """The held names of those `paths` (path -> its fingerprint now) that are fresh, and the others
+        in order; each found one becomes the most recently used. One loop: a warm Symbols call on
+        five kernels asks for 4,214 files."""
+        found: dict[str, FileNames] = {}
+        missing: list[str] = []
+        entries, touch = self.entries, self.entries.move_to_end
+        for path, now in paths.items():
+            held = entries.get(path)
+            if held is None or held[0] != now or not _trusted(now, held[1]):
+                missing.append(path)
+            else:
+                touch(path)
+                found[path] = held[2]
+        return found, missing
 
     def put(self, path: str, held: Held) -> None:
         self.held_bytes -= self.weights.pop(path, 0)
@@ -142,15 +151,8 @@ def _database(root: str) -> sqlite3.Connection | None:
 def lookup(root: str, paths: dict[str, Fingerprint], uses: bool = True) -> dict[str, FileNames]:
     """The stored names of those `paths` (path -> its fingerprint now) that are fresh (`uses`: and complete;
     else their definitions alone may answer)."""
-    found: dict[str, FileNames] = {}
-    missing: list[str] = []
     with _lock:
-        for path, now in paths.items():
-            names = (_memory if uses else _outlines).get(path, now)
-            if names is None:
-                missing.append(path)
-            else:
-                found[path] = names
+        found, missing = (_memory if uses else _outlines).get_many(paths)
         if missing:
             found.update(_from_disk(root, {path: paths[path] for path in missing}, uses))
     return found
