@@ -525,9 +525,17 @@ class LiveIndex:
         table: Sequence[str] = self.paths.every() if len(ids) > _DECODE_ALL else self.paths
         rows = {p: i for i, p in zip(ids, map(table.__getitem__, ids), strict=True) if p not in self.overlay}
         out = list(rows) + self._overlay_candidates(query, directory)
-        if literals and len(out) <= _VERIFY_FILES and sum(self._entry(p, rows)[1] for p in out) <= _VERIFY_BYTES:
+        if literals and len(out) <= _VERIFY_FILES and self._bytes(out, rows) <= _VERIFY_BYTES:
             out = [p for p in out if self._entry(p, rows)[0] == TRANSCODED or _contains(self.root, p, literals)]
         return out
+
+    def _bytes(self, paths: list[str], rows: dict[str, int]) -> int:
+        """The sizes of the candidates `paths` summed (`rows`: the rows of those from the file, summed at once)."""
+        import numpy as np
+
+        listed = np.fromiter(rows.values(), dtype=np.int64, count=len(rows))
+        changed = sum(self._entry(p, rows)[1] for p in paths if p not in rows)
+        return int(self.sig_rows[listed, 2].sum()) + changed
 
     def _matching_rows(self, query: Query, lo: int, hi: int) -> Any:
         """The rows from `lo` to `hi` whose trigrams satisfy `query`, as a mask over every row."""
