@@ -400,7 +400,7 @@ def index_candidates(live: Any, query: Node, root: str) -> tuple[frozenset[str] 
     import numpy as np
 
     from fstools._index.grams import LATE_NUL, TEXT
-    from fstools._index.live import Unusable, _evaluate
+    from fstools._index.live import Unusable
     from fstools._index.plan import ALL
 
     if query == ALL:
@@ -410,13 +410,7 @@ def index_candidates(live: Any, query: Node, root: str) -> tuple[frozenset[str] 
             return frozenset(live.candidates(query, root)), ""
     except Unusable as exc:
         reason = f"Grep would scan: {exc.reason}"
-    size = live.segment_files
-    masks = []
-    for s, segment in enumerate(live.segments):
-        n = min(size, len(live.paths) - s * size)
-        m = _evaluate(query, segment, n)
-        masks.append(np.ones(n, dtype=bool) if m is None else m)
-    mask = np.concatenate(masks) & ((live.kinds == TEXT) | (live.kinds == LATE_NUL))
+    mask = live.postings.rows(query, 0, len(live.paths)) & ((live.kinds == TEXT) | (live.kinds == LATE_NUL))
     return frozenset(live.paths[i] for i in np.flatnonzero(mask).tolist()), reason
 
 

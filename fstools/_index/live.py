@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, overload
 from .._core import sandbox
 from . import watchd
 from .entries import Entry, Sig, lstat_sig, read_beneath, rule_sig, sig_of
+from .evaluate import Postings
 from .grams import BINARY, LATE_NUL, TEXT, TOO_LARGE, TRANSCODED
 from .listing import IGNORE_NAMES, Filters, entered, tree_files, walk_dirs
 from .location import inside
@@ -70,50 +71,6 @@ def _has_links(path: str) -> bool:
 
 def _sig_rows(arr: npt.NDArray[Any]) -> list[Sig]:
     return [(a, b, c, d) for a, b, c, d in arr.reshape(-1, 4).tolist()]
-
-
-def _evaluate(query: Query, segment: Any, nfiles: int, row: int | None = None) -> npt.NDArray[np.bool_] | None:
-    """The segment's files that satisfy `query` (None: all of them); `row`: a trigram's row, already looked up."""
-    import numpy as np
-
-    match query:
-        case AllFiles():
-            return None
-        case Gram(code, follow):
-            if row is None:
-                row = segment.lookup(code)
-            return segment.mask(row, nfiles, follow) if row >= 0 else np.zeros(nfiles, dtype=bool)
-        case And(parts):
-            # Shortest posting lists first, and stop as soon as no file is left. Each trigram is
-            # looked up once: its row gives both the cost and the list.
-            out: npt.NDArray[np.bool_] | None = None
-            for _, _, q, found in sorted(_costed(q, i, segment) for i, q in enumerate(parts)):
-                m = _evaluate(q, segment, nfiles, found)
-                if m is not None:
-                    out = m.copy() if out is None else out & m
-                    if not out.any():
-                        return out
-            return out
-        case Or(parts):
-            masks = [_evaluate(q, segment, nfiles) for q in parts]
-            known = [m for m in masks if m is not None]
-            if len(known) < len(masks):
-                return None
-            out = known[0].copy()
-            for m in known[1:]:
-                out |= m
-            return out
-
-
-def _costed(query: Query, order: int, segment: Any) -> tuple[int, int, Query, int | None]:
-    """(about how much reading `query`'s lists costs, `order`, the query, its trigram's row or None).
-
-    A missing trigram costs nothing and empties an AND; `order` keeps the sort off the queries."""
-    if not isinstance(query, Gram):
-        return 1 << 40, order, query, None
-    row = int(segment.lookup(query.code))
-    cost = -1 if row < 0 else int(segment.offsets[row + 1]) - int(segment.offsets[row])
-    return cost, order, query, row
 
 
 def _contains(root: str, path: str, literals: frozenset[bytes]) -> bool:
@@ -539,21 +496,11 @@ class LiveIndex:
 
     def _matching_rows(self, query: Query, lo: int, hi: int) -> Any:
         """The rows from `lo` to `hi` whose trigrams satisfy `query`, as a mask over every row."""
-        import numpy as np
+        return self.postings.rows(query, lo, hi)
 
-        masks = []
-        size = self.segment_files
-        for s, segment in enumerate(self.segments):
-            start, stop = s * size, min((s + 1) * size, len(self.paths))
-            if stop <= lo or start >= hi:
-                masks.append(np.zeros(stop - start, dtype=bool))
-                continue
-            m = None if isinstance(query, AllFiles) else _evaluate(query, segment, stop - start)
-            masks.append(np.ones(stop - start, dtype=bool) if m is None else m)
-        mask = np.concatenate(masks) if masks else np.zeros(0, dtype=bool)
-        mask[:lo] = False
-        mask[hi:] = False
-        return mask
+    @functools.cached_property
+    def postings(self) -> Postings:
+        return Postings(self.file, self.segments, self.segment_files, len(self.paths))
 
     def _overlay_candidates(self, query: Query, directory: str) -> list[str]:
         """The files changed since the build, below `directory`, that may match `query`."""

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 from .grams import ANY_FOLLOW
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
     import numpy.typing as npt
 
@@ -63,6 +65,15 @@ class Segment:
 
 
 def decode_gaps(data: npt.NDArray[np.uint8]) -> npt.NDArray[np.int64]:
+    """The file numbers of one varint list."""
+    return decode_lists(data, [len(data)])[0]
+
+
+def decode_lists(
+    data: npt.NDArray[np.uint8], lengths: Sequence[int]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The file numbers of varint lists stored one after another in `data` (`lengths`: each one's
+    bytes, every one above zero), and how many each list holds: decoded at once."""
     import numpy as np
 
     high = data >= 128
@@ -72,7 +83,10 @@ def decode_gaps(data: npt.NDArray[np.uint8]) -> npt.NDArray[np.int64]:
     values = (data[starts] & 127).astype(np.int64)
     two = high[starts]
     values[two] |= data[starts[two] + 1].astype(np.int64) << 7
-    return np.cumsum(values)
+    total = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(values)))
+    begins = np.searchsorted(starts, np.cumsum([0, *lengths[:-1]]))  # each list's first posting
+    counts = np.diff(np.append(begins, len(starts)))
+    return total[1:] - np.repeat(total[begins], counts), counts
 
 
 def build_segment(codes: list[npt.NDArray[np.uint32]], follows: list[npt.NDArray[np.uint8]] | None = None) -> Segment:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from .postings import Segment
 
 if TYPE_CHECKING:
+    import numpy as np
     import numpy.typing as npt
 
     from .status import CorruptReason
@@ -101,6 +102,16 @@ class IndexFile:
             self._map.close()
         except BufferError:  # a caller still holds a view; the mapping goes with the last one
             pass
+
+    def start_of(self, name: str) -> int:
+        """Where section `name` begins in the file (a byte offset into `whole()`)."""
+        return int(self.header["data_start"]) + int(self.header["sections"][name][0])
+
+    def whole(self) -> npt.NDArray[np.uint8]:
+        """Every byte of the file, as one array over the mapping (read across sections at once)."""
+        import numpy as np
+
+        return np.frombuffer(self._map, dtype=np.uint8)
 
     def segment(self, i: int) -> Segment:
         a = self.arrays
