@@ -9,6 +9,7 @@ from .._core.context import ExecutionContext
 from .command import GrepQuery
 
 if TYPE_CHECKING:
+    from .._index.entries import Sig
     from .._index.status import IndexStatus
 
 
@@ -17,6 +18,9 @@ class Candidates(list[str]):
     (`.search`) and reports as too large (`.too_large`), or None when the probe must walk."""
 
     probe: Callable[[], Any] | None = None
+    # Each candidate's signature (mtime, ctime, size, inode) as the index proved it at the call's start,
+    # None for one to stat; None: not known (a watcher process answered).
+    sigs: Callable[[], list[Sig | None]] | None = None
 
 
 def index_scope(ctx: ExecutionContext, query: GrepQuery) -> tuple[list[str] | None, IndexStatus]:
@@ -52,6 +56,7 @@ def index_scope(ctx: ExecutionContext, query: GrepQuery) -> tuple[list[str] | No
         return None, lookup.status
     found = Candidates(lookup.paths)
     found.probe = lookup.probe
+    found.sigs = lookup.sigs
     return found, lookup.status
 
 

@@ -467,6 +467,25 @@ class LiveIndex:
     def candidates(self, query: Query, directory: str, literals: frozenset[bytes] | None = None) -> list[str]:
         """Files below `directory` that may match: those whose trigrams satisfy `query` and, when
         `literals` are given and the candidates few, that contain one of them."""
+        return self.candidates_and_rows(query, directory, literals)[0]
+
+    def sigs(self, paths: list[str], rows: dict[str, int]) -> list[Sig | None]:
+        """The signature of each candidate as last proven (`rows`: the rows of those from the file); None
+        for one that left the overlay since (the caller stats it)."""
+        import numpy as np
+
+        listed = np.array([rows.get(p, 0) for p in paths], dtype=np.int64)
+        table = _sig_rows(self.sig_rows[listed]) if len(paths) else []
+        found: list[Sig | None] = []
+        for path, sig in zip(paths, table, strict=True):
+            entry = self.overlay.get(path)
+            found.append(sig if path in rows else entry.sig if entry is not None else None)
+        return found
+
+    def candidates_and_rows(
+        self, query: Query, directory: str, literals: frozenset[bytes] | None = None
+    ) -> tuple[list[str], dict[str, int]]:
+        """`candidates`, and the rows of those that are the file's (the others are in the overlay)."""
         import numpy as np
 
         lo, hi = self._range(directory)
@@ -484,7 +503,7 @@ class LiveIndex:
         out = list(rows) + self._overlay_candidates(query, directory)
         if literals and len(out) <= _VERIFY_FILES and self._bytes(out, rows) <= _VERIFY_BYTES:
             out = [p for p in out if self._entry(p, rows)[0] == TRANSCODED or _contains(self.root, p, literals)]
-        return out
+        return out, rows
 
     def _bytes(self, paths: list[str], rows: dict[str, int]) -> int:
         """The sizes of the candidates `paths` summed (`rows`: the rows of those from the file, summed at once)."""

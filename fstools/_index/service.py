@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .._core.context import ExecutionContext, default_context
 from . import opened
+from .entries import Sig
 from .listing import Filters
 from .live import ListingSnapshot, LiveIndex
 from .location import covering_root, current_file, drop
@@ -57,6 +58,8 @@ class Lookup:
     snapshot: ListingSnapshot | None = None
     # The probe after an empty result, from the index (None from it: the probe walks).
     probe: Callable[[], ProbeScope | None] | None = None
+    # Each path's signature as proven at the call's start (None for one the caller must stat).
+    sigs: Callable[[], list[Sig | None]] | None = None
     detail: dict[str, Any] = field(default_factory=dict)
 
 
@@ -135,14 +138,20 @@ def grep_candidates(search: SearchedPattern, filters: Filters, live: LiveIndex |
         if isinstance(query.query, AllFiles):  # nothing narrows it: rg's own walk is the fastest way through all
             return Lookup("unselective")
         with live.lock:
-            paths = live.candidates(query.query, path, query.literals)
+            paths, rows = live.candidates_and_rows(query.query, path, query.literals)
             if len(paths) > max(STEP_ASIDE_FILES, STEP_ASIDE * live.files_below(path)):  # rg's walk beats arguments
                 return Lookup("unselective")
     except Unusable as exc:
         return Lookup(exc.reason)
     except OSError:
         return Lookup("error")
-    return Lookup("used", paths=paths, probe=lambda: _probe_scope(live, path))
+    return Lookup("used", paths=paths, probe=lambda: _probe_scope(live, path), sigs=lambda: _sigs(live, paths, rows))
+
+
+def _sigs(live: LiveIndex, paths: list[str], rows: dict[str, int]) -> list[Sig | None]:
+    """Asked after the candidates; a signature changed since is the later one, as proven then."""
+    with live.lock:
+        return live.sigs(paths, rows)
 
 
 def _probe_scope(live: LiveIndex, path: str) -> ProbeScope | None:

@@ -4,7 +4,8 @@ A name is a literal, so the files that can hold it are few: the search index's c
 when a fresh index covers the directory, else the files `rg` finds holding the word (both
 through Grep's own search, with the walk rules of the calling tool: ignore files, hidden
 files, the usual build folders and secrets left out, deny rules applied). Only those files
-are parsed, or taken from the store (`store`) when their fingerprint is unchanged.
+are parsed, or taken from the store (`store`) when their fingerprint is unchanged: the one the
+index proved at the call's start when it answered (a stat each otherwise).
 """
 
 from __future__ import annotations
@@ -116,9 +117,9 @@ def sources(
         found = Sources({}, timeout=ctx.timeout, deadline=deadline)
         _load(ctx, [target.path], found, uses)
         return found
-    paths, index, warnings, cut = _candidates(ctx, spec, target, word, whole_word, case_insensitive)
+    paths, known, index, warnings, cut = _candidates(ctx, spec, target, word, whole_word, case_insensitive)
     found = Sources({}, index, warnings, timeout=ctx.timeout, deadline=deadline, search_cut=cut)
-    _load(ctx, paths, found, uses)
+    _load(ctx, paths, found, uses, known)
     return found
 
 
@@ -131,8 +132,9 @@ def _language(path: str) -> Language | None:
 
 def _candidates(
     ctx: ExecutionContext, spec: ToolSpec, target: SafePath, word: str, whole_word: bool, case_insensitive: bool
-) -> tuple[list[str], IndexStatus, list[str], bool]:
-    """The files that may hold `word`, how the index served, the warnings, whether the search ran out of time."""
+) -> tuple[list[str], dict[str, store.Fingerprint], IndexStatus, list[str], bool]:
+    """The files that may hold `word`, the fingerprints the index proved of them, how the index served,
+    the warnings, whether the search ran out of time."""
     from .._grep.command import GrepQuery
     from .._grep.grep import _report_skipped, _search, plugged
     from .._walk.rules import walk_rules
@@ -149,12 +151,12 @@ def _candidates(
     asked = plugged()[0].candidates(ctx, query)
     indexed = _indexed(ctx, spec, *asked)
     if indexed is not None:
-        return indexed, "used", [], False
+        return indexed, _proven(asked[0]), "used", [], False
     out, index = _search(ctx, query, rules, content=False, offset=0, head_limit=0, line_numbers=False, asked=asked)
     _, warnings = _report_skipped(ctx, out, query)
     warnings = [w for w in warnings if not w.startswith(("1 binary", "binary")) and "binary file(s)" not in w]
     paths = sorted(hit.path for hit in out.files if _language(hit.path) is not None)
-    return paths, index, warnings, out.timed_out
+    return paths, {}, index, warnings, out.timed_out
 
 
 def _indexed(
@@ -173,10 +175,32 @@ def _indexed(
     return sorted(p for p in drop_denied(ctx, spec, list(candidates)) if _language(p) is not None)
 
 
-def _load(ctx: ExecutionContext, paths: list[str], found: Sources, uses: bool = True) -> None:
-    """Fill `found.names` for `paths`: from the store when fresh, else parsed (and stored)."""
+def _proven(candidates: Sequence[str] | None) -> dict[str, store.Fingerprint]:
+    """The fingerprint of each candidate the index proved at the call's start (a watcher's own proof: an
+    inotify event queued in the write's system call, or a stat pass), so they are not statted again."""
+    from .._grep.indexed import Candidates
+
+    if not isinstance(candidates, Candidates) or candidates.sigs is None:
+        return {}
+    return {path: store.of_sig(sig) for path, sig in zip(candidates, candidates.sigs(), strict=True) if sig}
+
+
+def _load(
+    ctx: ExecutionContext,
+    paths: list[str],
+    found: Sources,
+    uses: bool = True,
+    known: dict[str, store.Fingerprint] | None = None,
+) -> None:
+    """Fill `found.names` for `paths`: from the store when fresh, else parsed (and stored). `known`: the
+    fingerprints already proven of some (the index's), the others are statted."""
     stamps: dict[str, store.Fingerprint] = {}
+    known = known or {}
     for path in paths:
+        stamp = known.get(path)
+        if stamp is not None:
+            stamps[path] = stamp
+            continue
         try:
             st = os.stat(path, follow_symlinks=False)
         except OSError:

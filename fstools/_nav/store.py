@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._core.cachedir import root_dir
+from .._index.entries import Sig, sig_of
 from .._syntax.names import FileNames
 
 KIND = "symbols-v2"  # v2: each row also holds its definitions alone (`outline`), read by Symbols
@@ -99,7 +100,14 @@ _databases: dict[str, sqlite3.Connection | None] = {}
 
 
 def fingerprint(st: os.stat_result) -> Fingerprint:
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    return of_sig(sig_of(st))
+
+
+def of_sig(sig: Sig) -> Fingerprint:
+    """The fingerprint of a search index's signature of a file: the same stat fields (its inode in 63 bits,
+    which also fits SQLite's integers), so the index's proof of a file answers for a stat of it."""
+    mtime, ctime, size, ino = sig
+    return (size, mtime, ctime, ino)
 
 
 def _trusted(found: Fingerprint, recorded_ns: int) -> bool:

@@ -139,6 +139,54 @@ def test_the_index_chooses_the_files_and_the_answers_are_the_same(tree):
     assert "util.py" not in fstools.references("parse_config", ctx=denied).output
 
 
+def test_with_an_index_its_proof_fingerprints_the_candidates_and_every_change_is_seen(tree, monkeypatch):
+    """A warm call with the index stats none of its candidates (the index proved their signatures at the
+    call's start), and after each change, written by fstools or outside it, it answers as a scan and a
+    parse now do."""
+    import pytest
+
+    from tests.helpers.extras import skip_reason
+
+    pytest.importorskip("numpy", reason=skip_reason("numpy"))
+    monkeypatch.setattr(store, "RACY_NS", 0)
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    fstools.build_index(str(tree))
+    indexed = fstools.ExecutionContext(working_dir=str(tree), search_index="auto")
+    scanned = fstools.ExecutionContext(working_dir=str(tree), search_index="off")
+    sources = {str(p) for p in tree.rglob("*") if p.is_file()}
+    fstools.symbols("parse_config", ctx=indexed)
+    statted: list[str] = []
+    real = os.stat
+    monkeypatch.setattr(os, "stat", lambda path, *a, **k: statted.append(os.fspath(path)) or real(path, *a, **k))
+    warm = fstools.symbols("parse_config", ctx=indexed)
+    monkeypatch.setattr(os, "stat", real)
+    assert warm.metadata["index"] == "used" and warm.metadata["files"] >= 2
+    assert not sources & set(statted), sorted(sources & set(statted))
+    from fstools._index import opened
+
+    live = opened.open_indexes[os.path.realpath(tree)]
+    assert live.sigs([str(tree / "gone.py")], {}) == [None]  # left the overlay since: the caller stats it
+    rng = random.Random(9)
+    for round_ in range(10):
+        target = tree / rng.choice(["parser.py", "util.py", f"late{round_ % 2}.py"])
+        line = rng.choice(["def parse_config_r():\n    pass", "parse_config(2)", "# parse_config"])
+        if rng.random() < 0.5:
+            write(target, (target.read_text() if target.exists() else "") + f"\n{line}\n")
+        else:
+            if target.exists():
+                fstools.read(str(target), ctx=indexed)
+            assert fstools.write(str(target), f"{line}\n", ctx=indexed).success
+        for name in ("parse_config", "parse_config_r", "helper"):
+            symbols = fstools.symbols(name, ctx=indexed)
+            assert symbols.metadata["index"] == "used"
+            references = fstools.references(name, ctx=indexed)
+            with monkeypatch.context() as cold:
+                cold.setattr(store, "_database", lambda root: None)
+                cold.setattr(store, "lookup", lambda root, paths, uses=True: {})
+                assert symbols.output == fstools.symbols(name, ctx=scanned).output, round_
+                assert references.output == fstools.references(name, ctx=scanned).output, round_
+
+
 def test_a_link_planted_in_the_cache_directory_is_not_followed(tree, nav_ctx, monkeypatch, tmp_path):
     cache = tmp_path / "cache"
     monkeypatch.setenv("FSTOOLS_CACHE_DIR", str(cache))
