@@ -18,9 +18,9 @@ class Candidates(list[str]):
     (`.search`) and reports as too large (`.too_large`), or None when the probe must walk."""
 
     probe: Callable[[], Any] | None = None
-    # Each candidate's signature (mtime, ctime, size, inode) as the index proved it at the call's start,
-    # None for one to stat; None: not known (a watcher process answered).
-    sigs: Callable[[], list[Sig | None]] | None = None
+    # Candidate -> its signature (mtime, ctime, size, inode) as the index proved it at the call's start
+    # (one left out: stat it); None: not known (a watcher process answered).
+    sigs: Callable[[], dict[str, Sig]] | None = None
 
 
 def index_scope(ctx: ExecutionContext, query: GrepQuery) -> tuple[list[str] | None, IndexStatus]:

@@ -469,17 +469,17 @@ class LiveIndex:
         `literals` are given and the candidates few, that contain one of them."""
         return self.candidates_and_rows(query, directory, literals)[0]
 
-    def sigs(self, paths: list[str], rows: dict[str, int]) -> list[Sig | None]:
-        """The signature of each candidate as last proven (`rows`: the rows of those from the file); None
-        for one that left the overlay since (the caller stats it)."""
+    def sigs(self, paths: list[str], rows: dict[str, int]) -> dict[str, Sig]:
+        """The signature of each candidate as last proven (`rows`: the rows of those from the file), but for
+        one that left the overlay since (the caller stats it)."""
         import numpy as np
 
-        listed = np.array([rows.get(p, 0) for p in paths], dtype=np.int64)
-        table = _sig_rows(self.sig_rows[listed]) if len(paths) else []
-        found: list[Sig | None] = []
-        for path, sig in zip(paths, table, strict=True):
-            entry = self.overlay.get(path)
-            found.append(sig if path in rows else entry.sig if entry is not None else None)
+        listed = self.sig_rows[np.fromiter(rows.values(), dtype=np.int64, count=len(rows))].tolist()
+        found: dict[str, Sig] = dict(zip(rows, map(tuple, listed), strict=True))
+        for path in paths:
+            entry = self.overlay.get(path) if path not in rows else None
+            if entry is not None:
+                found[path] = entry.sig
         return found
 
     def candidates_and_rows(

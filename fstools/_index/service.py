@@ -58,8 +58,8 @@ class Lookup:
     snapshot: ListingSnapshot | None = None
     # The probe after an empty result, from the index (None from it: the probe walks).
     probe: Callable[[], ProbeScope | None] | None = None
-    # Each path's signature as proven at the call's start (None for one the caller must stat).
-    sigs: Callable[[], list[Sig | None]] | None = None
+    # path -> its signature as proven at the call's start (a path left out: the caller stats it).
+    sigs: Callable[[], dict[str, Sig]] | None = None
     detail: dict[str, Any] = field(default_factory=dict)
 
 
@@ -148,7 +148,7 @@ def grep_candidates(search: SearchedPattern, filters: Filters, live: LiveIndex |
     return Lookup("used", paths=paths, probe=lambda: _probe_scope(live, path), sigs=lambda: _sigs(live, paths, rows))
 
 
-def _sigs(live: LiveIndex, paths: list[str], rows: dict[str, int]) -> list[Sig | None]:
+def _sigs(live: LiveIndex, paths: list[str], rows: dict[str, int]) -> dict[str, Sig]:
     """Asked after the candidates; a signature changed since is the later one, as proven then."""
     with live.lock:
         return live.sigs(paths, rows)

@@ -182,7 +182,7 @@ def _proven(candidates: Sequence[str] | None) -> dict[str, store.Fingerprint]:
 
     if not isinstance(candidates, Candidates) or candidates.sigs is None:
         return {}
-    return {path: store.of_sig(sig) for path, sig in zip(candidates, candidates.sigs(), strict=True) if sig}
+    return candidates.sigs()
 
 
 def _load(

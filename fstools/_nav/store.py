@@ -1,6 +1,6 @@
 """Parsed names kept per file, so a warm Symbols or References call parses nothing.
 
-Each file's `FileNames` is kept under its fingerprint, (size, mtime_ns, ctime_ns, inode):
+Each file's `FileNames` is kept under its fingerprint, (mtime_ns, ctime_ns, size, inode):
 in this process (the most recently used files) and on disk, one SQLite file per canonical
 root in the cache directory (`symbols-v2/<root key>/names.sqlite`), so other processes and
 later ones start warm. Each file's definitions are also kept apart from its uses, in memory
@@ -46,7 +46,9 @@ MEMORY_BYTES = 1024 * 1024 * 1024  # and the estimated size of what they hold (`
 # Five kernels: one name's 4,214 candidate files hold about 600 MB of definitions by `weight`.
 OUTLINE_FILES = 1 << 20
 OUTLINE_BYTES = 1024 * 1024 * 1024
-Fingerprint = tuple[int, int, int, int]
+# (mtime_ns, ctime_ns, size, inode in 63 bits): the search index's signature of a file, so the index's
+# proof of its candidates answers for a stat of each (and the inode fits SQLite's integers).
+Fingerprint = Sig
 Held = tuple[Fingerprint, int, FileNames]  # the fingerprint parsed, when it was recorded, the names
 
 
@@ -69,7 +71,7 @@ class _Tier:
         entries, touch = self.entries, self.entries.move_to_end
         for path, now in paths.items():
             held = entries.get(path)
-            if held is None or held[0] != now or not _trusted(now, held[1]):
+            if held is None or held[0] != now or held[1] - max(now[0], now[1]) <= RACY_NS:  # _trusted, inline
                 missing.append(path)
             else:
                 touch(path)
@@ -100,18 +102,11 @@ _databases: dict[str, sqlite3.Connection | None] = {}
 
 
 def fingerprint(st: os.stat_result) -> Fingerprint:
-    return of_sig(sig_of(st))
-
-
-def of_sig(sig: Sig) -> Fingerprint:
-    """The fingerprint of a search index's signature of a file: the same stat fields (its inode in 63 bits,
-    which also fits SQLite's integers), so the index's proof of a file answers for a stat of it."""
-    mtime, ctime, size, ino = sig
-    return (size, mtime, ctime, ino)
+    return sig_of(st)
 
 
 def _trusted(found: Fingerprint, recorded_ns: int) -> bool:
-    return recorded_ns - max(found[1], found[2]) > RACY_NS
+    return recorded_ns - max(found[0], found[1]) > RACY_NS
 
 
 def _own_place(directory: str) -> bool:
@@ -182,7 +177,7 @@ def _from_disk(root: str, paths: dict[str, Fingerprint], uses: bool) -> dict[str
                 chunk,
             ).fetchall()
             for path, size, mtime, ctime, ino, recorded, data in rows:
-                stored = (size, mtime, ctime, ino)
+                stored = (mtime, ctime, size, ino)
                 if stored != paths[path] or not _trusted(stored, recorded):
                     continue
                 names = FileNames.from_data(_loads(data))
@@ -231,8 +226,8 @@ def store(root: str, parsed: list[tuple[str, Fingerprint, int, FileNames]]) -> N
                 connection.executemany(
                     "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (path, *stamp, recorded, marshal.dumps(names.as_data()), _outline_data(names))
-                        for path, stamp, recorded, names in parsed
+                        (path, size, mtime, ctime, ino, recorded, marshal.dumps(names.as_data()), _outline_data(names))
+                        for path, (mtime, ctime, size, ino), recorded, names in parsed
                     ],
                 )
         except sqlite3.Error:

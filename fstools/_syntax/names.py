@@ -127,7 +127,7 @@ class Occurrence:
     enclosing: str | None
 
 
-@dataclass
+@dataclass(slots=True)
 class FileNames:
     """A file's definitions and identifiers (see the module docstring)."""
 
