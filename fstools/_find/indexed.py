@@ -70,13 +70,26 @@ def index_listing(
             start = len(base.rstrip("/")) + 1
             kept = [(p, m) for p, m in zip(paths, mtimes, strict=True) if match(p, start) not in (None, False)]
             paths, mtimes = [p for p, _ in kept], [m for _, m in kept]
-        listing = _recent[key] = (paths, [-m for m in mtimes])
+        listing = _recent[key] = _newest_first(paths, mtimes)
         while len(_recent) > _RECENT:
             del _recent[next(iter(_recent))]
     # Confined as a walker is: the list came from a confined walk, the freshness check has
     # seen every change that completed before this call, and Glob reports only names and the
     # indexed mtimes, so no re-check through the sandbox is owed (it cost a realpath a path).
-    return Listing(list(listing[0]), "index", list(listing[1]), confined=True), "used"
+    return Listing(list(listing[0]), "index", list(listing[1]), confined=True, ordered=True), "used"
+
+
+def _newest_first(paths: list[str], mtimes: list[int]) -> tuple[list[str], list[int]]:
+    """The paths and their -mtime_ns, newest first and ties by path: sorted once per index state and
+    pattern, so a repeated Glob only cuts its page (kernel, 50,000 matches: ~8 ms a call before)."""
+    import numpy as np
+
+    if any(a > b for a, b in zip(paths, paths[1:], strict=False)):  # the files changed since the build come last
+        pairs = sorted(zip(paths, mtimes, strict=True))
+        paths, mtimes = [p for p, _ in pairs], [m for _, m in pairs]
+    neg = -np.array(mtimes, dtype=np.int64)
+    order = np.argsort(neg, kind="stable").tolist()  # stable: ties stay in path order
+    return [paths[i] for i in order], neg[order].tolist()
 
 
 def _utf8_only(paths: list[str], mtimes: list[int]) -> tuple[list[str], list[int]]:

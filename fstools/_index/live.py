@@ -121,8 +121,15 @@ class ListingSnapshot:
     """
 
     paths: list[str]
-    mtimes: list[int]
+    # Each path's mtime_ns: a list, or the index file's own column, made a list only when asked (a
+    # caller holding what it derived under `key` never asks: on the kernel that is 80,000 numbers).
+    found_mtimes: list[int] | npt.NDArray[np.int64]
     key: tuple[str, int, str]
+
+    @property
+    def mtimes(self) -> list[int]:
+        found = self.found_mtimes
+        return found if isinstance(found, list) else found.tolist()
 
 
 class _Overlay(dict[str, "Entry | None"]):
@@ -580,11 +587,10 @@ class LiveIndex:
         lo, hi = self._range(directory)
         overlay = self.overlay
         every = self.paths.every()  # Glob filters every path by name: decoded once per process
-        base_mtimes = self.sig_rows[lo:hi, 0].tolist()
-        if not overlay:
-            return ListingSnapshot(every[lo:hi], base_mtimes, (self.name, self.version, directory))
+        if not overlay:  # the file's own column: it never changes
+            return ListingSnapshot(every[lo:hi], self.sig_rows[lo:hi, 0], (self.name, self.version, directory))
         paths, mtimes = [], []
-        for p, m in zip(every[lo:hi], base_mtimes, strict=True):
+        for p, m in zip(every[lo:hi], self.sig_rows[lo:hi, 0].tolist(), strict=True):
             if p not in overlay:
                 paths.append(p)
                 mtimes.append(m)

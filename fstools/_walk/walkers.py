@@ -98,6 +98,7 @@ class Listing:
     timed_out: bool = False
     warnings: list[str] = field(default_factory=list)
     confined: bool = False  # the walker could read nothing outside the allowed roots
+    ordered: bool = False  # with `neg_mtimes`: already newest first, ties by path (`keep` keeps the order)
 
     def keep(self, kept: list[str]) -> None:
         """Keep only the files in `kept`, a filtered copy of `self.paths` (order is kept)."""
@@ -572,6 +573,8 @@ def newest_first(listing: Listing, limit: int) -> list[tuple[str, int]]:
     The order is total, so the same tree always gives the same pages. A file that
     vanished since the walk is left out when it had to be stat-ed.
     """
+    if listing.ordered and listing.neg_mtimes is not None:
+        return [(p, -neg) for neg, p in zip(listing.neg_mtimes[:limit], listing.paths[:limit], strict=True)]
     if listing.neg_mtimes is None:
         if len(listing.paths) > limit:
             page = _page_of_sorted(listing.paths, limit)

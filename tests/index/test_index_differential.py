@@ -156,6 +156,26 @@ def test_glob_results_are_identical_with_and_without_the_index(tree: Path) -> No
     assert comparable(hidden) == comparable(fstools.glob("**", str(tree), hidden=True, ctx=off))
 
 
+def test_glob_pages_with_tied_mtimes_and_changed_files_match_the_walk(tree: Path) -> None:
+    """The index sorts a pattern's matches once (newest first, ties by path) and cuts each page from that:
+    with many files of one mtime, and files changed since the build (which come last in its list)."""
+    files = sorted(p for p in tree.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.parts))
+    for i, path in enumerate(files):
+        os.utime(path, ns=(1_700_000_000 * 10**9, (1_700_000_000 + i % 3) * 10**9))  # three mtimes for all
+    build(str(tree), max_filesize=MAX_FILESIZE)
+    on, off = contexts(tree)
+    for round_ in range(3):
+        for path in files[round_::4]:
+            os.utime(path, ns=(1_700_000_000 * 10**9, (1_700_000_000 + 1) * 10**9))  # ties, past the build
+        write(tree / f"zz{round_}.c", "int z;\n")
+        write(tree / "src" / f"a{round_}.c", "int a;\n")
+        for pattern in ("**/*.c", "**"):
+            for limit in (1, 5, 1000):
+                with_index = fstools.glob(pattern, str(tree), limit=limit, ctx=on)
+                assert with_index.metadata["index"] == "used"
+                assert comparable(with_index) == comparable(fstools.glob(pattern, str(tree), limit=limit, ctx=off))
+
+
 def _without_follows(query: Query) -> Query:
     """The same query with every trigram checked for presence only."""
     if isinstance(query, Gram):
