@@ -208,6 +208,9 @@ def _remember(path: str, held: Held) -> None:
     stamp, recorded, names = held
     if names.complete:
         _memory.put(path, held)
+    kept = _outlines.entries.get(path)
+    if kept is not None and kept[:2] == held[:2]:
+        return  # the same parse's definitions, held already (with the lookups Symbols built on them)
     _outlines.put(path, (stamp, recorded, names.outline()))
 
 

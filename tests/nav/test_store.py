@@ -258,3 +258,18 @@ def test_a_files_outline_is_what_parsing_its_definitions_alone_gives(tree):
         assert outline.outline() is outline  # already definitions alone: kept as it is
         compared += 1
     assert compared >= 4
+
+
+def test_loading_a_files_uses_keeps_the_definitions_held_for_the_same_parse(tree, nav_ctx, monkeypatch):
+    """References reading whole entries back from the disk must not replace the definitions Symbols holds
+    for the same parse: their lookups would be built again for every file (five kernels: 0.6 s)."""
+    monkeypatch.setattr(store, "RACY_NS", 0)
+    store.forget()
+    fstools.references("parse_config", ctx=nav_ctx)
+    fstools.symbols("parse_config", exact=True, ctx=nav_ctx)
+    held = dict(store._outlines.entries)
+    assert held
+    store._memory.clear()  # the uses evicted: the next References reads them from the disk store
+    fstools.references("parse_config", ctx=nav_ctx)
+    assert all(store._outlines.entries[path][2] is entry[2] for path, entry in held.items())
+    store.forget()
