@@ -7,7 +7,8 @@ up; the lists found are then read together. Every varint list is decoded in one 
 is kept when it is in each of its segment's varint lists, and the bitmaps are tested only at
 the files left (or ANDed byte-wise in a segment where every list is a bitmap). The answer is
 exactly the AND and OR of `Segment.mask` list by list, which stays the plain reading (the
-tests compare the two).
+tests compare the two). A list found not whole makes the index `corrupt` for the call: the
+search scans as without an index.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 from .grams import ANY_FOLLOW
 from .plan import AllFiles, And, Gram, Or, Query
 from .postings import BITMAP, BITMAP_BYTES, Segment, decode_lists
+from .status import Unusable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -129,19 +131,15 @@ class Postings:
         starts, ends = segment.offsets[rows].tolist(), segment.offsets[rows + 1].tolist()
         first, last = self._files(s)
         dense = [i for i, f in enumerate(formats) if f == BITMAP]
-        if any(ends[i] - starts[i] != BITMAP_BYTES for i in dense):  # a damaged file: each list read alone
-            mask = np.ones(last - first, dtype=bool)
-            for row, (_, follow) in zip(rows.tolist(), grams, strict=True):
-                mask &= segment.mask(row, last - first, follow)
-            out[first:last] = mask
-            return
+        sparse = [i for i, f in enumerate(formats) if f != BITMAP]
+        if _damaged(segment, [ends[i] - starts[i] for i in dense], [(starts[i], ends[i]) for i in sparse]):
+            raise Unusable("corrupt")  # the caller scans as without an index
         base = self.blob_at[s]
         if len(dense) == len(grams):  # every list a bitmap: AND their bytes, then unpack once
             block = self.whole[np.array([base + starts[i] for i in dense])[:, None] + np.arange(BITMAP_BYTES)]
             bits = np.unpackbits(np.bitwise_and.reduce(block, axis=0), bitorder="little")
             out[first:last] = bits[: last - first].astype(bool)
             return
-        sparse = [i for i, f in enumerate(formats) if f != BITMAP]
         follow_rows = rows[sparse]
         follow_starts = segment.follow_offsets[follow_rows].tolist()
         follow_ends = segment.follow_offsets[follow_rows + 1].tolist()
@@ -211,6 +209,17 @@ class Postings:
         segment, local = np.divmod(files, self.size)
         held = self.whole[starts[segment] + (local >> 3)[:, None]] >> (local & 7).astype(np.uint8)[:, None]
         return files[((held & 1).astype(bool) | absent[segment]).all(axis=1)]
+
+
+def _damaged(segment: Segment, bitmap_lengths: list[int], varints: list[tuple[int, int]]) -> bool:
+    """Whether a list of the segment is not whole (posting bytes carry no checksum, so this is checked where
+    they are read): a bitmap of another length, an empty varint list, or one whose last byte says a number
+    goes on (decoded with the others, it would take the next list's first file)."""
+    import numpy as np
+
+    if any(length != BITMAP_BYTES for length in bitmap_lengths) or any(end <= start for start, end in varints):
+        return True
+    return bool(varints) and bool((segment.blob[np.array([end for _, end in varints]) - 1] >= 128).any())
 
 
 def _spans(starts: list[int], lengths: list[int]) -> npt.NDArray[np.int64]:

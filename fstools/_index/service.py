@@ -149,7 +149,8 @@ def grep_candidates(search: SearchedPattern, filters: Filters, live: LiveIndex |
 
 
 def _sigs(live: LiveIndex, paths: list[str], rows: dict[str, int]) -> dict[str, Sig]:
-    """Asked after the candidates; a signature changed since is the later one, as proven then."""
+    """Asked after the candidates: their signatures as of the proof at the call's start (an overlay entry
+    added since by another thread may give the later one)."""
     with live.lock:
         return live.sigs(paths, rows)
 

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 
 from fstools._index.evaluate import Postings
 from fstools._index.plan import ALL, And, Gram, Or, Query
 from fstools._index.postings import BITMAP, Segment, build_segment
+from fstools._index.status import Unusable
 from fstools._index.store import open_index, write_index
 
 SIZE = 2500  # files per segment (a real index has 8192; bitmaps are as long either way)
@@ -127,3 +129,19 @@ def test_an_empty_segment_table_holds_nothing(tmp_path: Path) -> None:
     postings = Postings(file, [file.segment(0)], SIZE, 3)
     assert postings.rows(Gram(7, 255), 0, 3).tolist() == [False] * 3
     assert postings.rows(And((Gram(7, 255), Gram(8, 1))), 0, 3).tolist() == [False] * 3
+
+
+def test_a_list_that_is_not_whole_makes_the_index_unusable_instead_of_dropping_files(tmp_path: Path) -> None:
+    """Posting bytes carry no checksum: a varint list whose last byte says a number goes on would, decoded
+    with the others, take the next list's first file (here one of another, whole segment)."""
+    gram = np.array([7], dtype=np.uint32)
+    whole = build_segment([gram] + [np.zeros(0, dtype=np.uint32)] * 9)
+    broken = build_segment([gram] + [np.zeros(0, dtype=np.uint32)] * 9)
+    assert broken.formats.tolist() == [0] and broken.blob.tolist() == [0]
+    broken.blob = np.array([128], dtype=np.uint8)
+    file = open_index(str(_write(tmp_path, [broken, whole])))
+    postings = Postings(file, [file.segment(0), file.segment(1)], 10, 20)
+    with pytest.raises(Unusable) as raised:
+        postings.rows(Gram(7, 255), 0, 20)
+    assert raised.value.reason == "corrupt"
+    assert postings.rows(Gram(7, 255), 10, 20).tolist() == [False] * 10 + [True] + [False] * 9  # the whole one alone
