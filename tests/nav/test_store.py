@@ -284,7 +284,9 @@ def test_loading_a_files_uses_keeps_the_definitions_held_for_the_same_parse(tree
     "stat pass (as the index's Grep candidates are)",
 )
 def test_a_write_through_a_hard_link_made_outside_the_tree_after_the_check(tree, tmp_path, monkeypatch):
-    pytest.importorskip("numpy")
+    from tests.helpers.extras import skip_reason
+
+    pytest.importorskip("numpy", reason=skip_reason("numpy"))
     monkeypatch.setattr(store, "RACY_NS", 0)
     subprocess.run(["git", "init", "-q", str(tree)], check=True)
     fstools.build_index(str(tree))
