@@ -159,7 +159,8 @@ class Postings:
 
         ids, counts = decode_lists(self.whole[_spans(lists.start, lists.length)], lists.length)
         segment = np.array(lists.segment, dtype=np.int64)
-        keep = ids < np.repeat(np.array([self._files(s)[1] - self._files(s)[0] for s in lists.segment]), counts)
+        sizes = [last - first for first, last in map(self._files, lists.segment)]
+        keep = ids < np.repeat(np.array(sizes), counts)  # a damaged number past its segment's files
         keep &= self._followed(lists, counts)
         files = ids + np.repeat(segment * self.size, counts)
         hits = np.bincount(files[keep], minlength=self.nfiles)

@@ -497,7 +497,7 @@ class LiveIndex:
 
         lo, hi = self._range(directory)
         kinds = self.kinds
-        mask = self._matching_rows(query, lo, hi)
+        mask = self.postings.rows(query, lo, hi)
         searchable = (kinds == TEXT) | (kinds == LATE_NUL)
         picked = (mask & searchable) | (
             (kinds == TRANSCODED) & (np.arange(len(kinds)) >= lo) & (np.arange(len(kinds)) < hi)
@@ -520,12 +520,9 @@ class LiveIndex:
         changed = sum(self._entry(p, rows)[1] for p in paths if p not in rows)
         return int(self.sig_rows[listed, 2].sum()) + changed
 
-    def _matching_rows(self, query: Query, lo: int, hi: int) -> Any:
-        """The rows from `lo` to `hi` whose trigrams satisfy `query`, as a mask over every row."""
-        return self.postings.rows(query, lo, hi)
-
     @functools.cached_property
     def postings(self) -> Postings:
+        """The posting lists of every segment, read as one (`Postings.rows`: a query's matching rows)."""
         return Postings(self.file, self.segments, self.segment_files, len(self.paths))
 
     def _overlay_candidates(self, query: Query, directory: str) -> list[str]:

@@ -71,7 +71,7 @@ class _Tier:
         entries, touch = self.entries, self.entries.move_to_end
         for path, now in paths.items():
             held = entries.get(path)
-            if held is None or held[0] != now or held[1] - max(now[0], now[1]) <= RACY_NS:  # _trusted, inline
+            if held is None or held[0] != now or not _trusted(now, held[1]):
                 missing.append(path)
             else:
                 touch(path)
