@@ -200,7 +200,7 @@ def weight(names: FileNames) -> int:
     """About the bytes a FileNames takes in memory: each name's packed places and their entry, a record per
     definition (within 10% of tracemalloc's count for a FileNames loaded from the store, on CPython's
     argparse.py and a generated 7 MB Python file)."""
-    return 1024 + sum(120 + len(packed) for packed in names.names.values()) + 600 * len(names.definitions)
+    return 1024 + sum(120 + len(packed) for packed in names.names.values()) + 600 * len(names.rows)
 
 
 def _remember(path: str, held: Held) -> None:

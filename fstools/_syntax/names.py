@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import accumulate, chain
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from .languages import Language, grammar, overdue, paced
 from .outline import MAX_HEADER_CHARS, Extraction, extract, supports
@@ -99,10 +99,7 @@ _KINDS: tuple[OccurrenceKind, ...] = ("def", "ref", "import")
 
 
 class Definition(NamedTuple):
-    """One definition as Symbols lists it. A tuple, not a dataclass: a warm store holds hundreds of
-    thousands (five kernels: 4,214 files for one name), and a tuple of strings and numbers drops out
-    of the garbage collector's passes, which otherwise walked them all again on the calls that
-    followed (the memory is about the same either way)."""
+    """One definition as Symbols lists it."""
 
     name: str
     qualified_name: str
@@ -114,6 +111,18 @@ class Definition(NamedTuple):
     name_byte: int
     name_line: int
     first_line: str  # the source line holding the name, stripped
+
+
+# A Definition's fields as a plain tuple: what a FileNames holds. The garbage collector stops tracking a
+# plain tuple of strings and numbers at its first pass, but never an instance of a tuple subclass such as
+# Definition: a warm store holding Definitions (five kernels: hundreds of thousands) made every full
+# collection walk them all, 190 ms on one kernel's, paid by whichever call it fell in (the host's too).
+DefinitionRow = tuple[str, str, str, int, int, int, int, int, int, str]
+_ROW_FIELDS = len(Definition._fields)
+_NAME: Final = 0
+_START_BYTE: Final = 5
+_END_BYTE: Final = 6
+_NAME_BYTE: Final = 7
 
 
 @dataclass(frozen=True)
@@ -132,7 +141,7 @@ class FileNames:
     """A file's definitions and identifiers (see the module docstring)."""
 
     language: str
-    definitions: list[Definition]
+    rows: list[DefinitionRow]  # its definitions, in order (`definitions` gives them as Definition)
     # name -> the places of its occurrences, in order, packed (`pack`; `places` unpacks them)
     names: dict[str, bytes]
     imports: list[tuple[int, int]]  # byte ranges of import statements, in order
@@ -141,33 +150,45 @@ class FileNames:
     complete: bool = True  # False: the definitions only (`file_names(..., uses=False)`), no identifiers
     # C: a function's name in a conditional branch not parsed (another configuration's head) -> its name's byte
     heads: dict[int, int] = field(default_factory=dict)
-    _def_bytes: dict[int, Definition] = field(default_factory=dict, repr=False)
-    _by_name: dict[str, list[Definition]] | None = field(default=None, repr=False)
-    _folded: str | None = field(default=None, repr=False)
-    _starts: list[int] | None = field(default=None, repr=False)
+    # Lookups built on demand, of numbers and strings only (nothing for the collector to walk): a name's
+    # byte -> its definition's row; a name -> its row, or its rows when several share it.
+    _def_bytes: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
+    _by_name: dict[str, int | tuple[int, ...]] | None = field(default=None, repr=False, compare=False)
+    _folded: str | None = field(default=None, repr=False, compare=False)
+    _starts: list[int] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self._def_bytes = {d.name_byte: d for d in self.definitions}
+        self._def_bytes = {row[_NAME_BYTE]: at for at, row in enumerate(self.rows)}
         for byte, name_byte in self.heads.items():
             if name_byte in self._def_bytes:
                 self._def_bytes[byte] = self._def_bytes[name_byte]
 
+    @property
+    def definitions(self) -> list[Definition]:
+        """Its definitions, in order (made from the rows each time: a kept file holds none)."""
+        return list(map(Definition._make, self.rows))
+
     def named(self, name: str) -> list[Definition]:
         """The definitions whose name is exactly `name`."""
         if self._by_name is None:
-            by_name: dict[str, list[Definition]] = {}
-            for d in self.definitions:
-                by_name.setdefault(d.name, []).append(d)
+            by_name: dict[str, int | tuple[int, ...]] = {}
+            for at, row in enumerate(self.rows):
+                held = by_name.setdefault(row[_NAME], at)
+                if held != at:
+                    by_name[row[_NAME]] = (*held, at) if isinstance(held, tuple) else (held, at)
             self._by_name = by_name
-        return self._by_name.get(name, [])
+        found = self._by_name.get(name)
+        if found is None:
+            return []
+        return [Definition._make(self.rows[at]) for at in (found if isinstance(found, tuple) else (found,))]
 
     def containing(self, folded: str) -> list[Definition]:
         """The definitions whose case-folded name contains `folded` (itself case-folded)."""
         if self._folded is None:
-            self._folded = "\n".join(d.name.lower() for d in self.definitions)
+            self._folded = "\n".join(row[_NAME].lower() for row in self.rows)
         if folded not in self._folded:  # one search in C decides for most files
             return []
-        return [d for d in self.definitions if folded in d.name.lower()]
+        return [Definition._make(row) for row in self.rows if folded in row[_NAME].lower()]
 
     def occurrences(self, name: str) -> list[Occurrence]:
         """Every occurrence of the identifier `name`, in order, classified."""
@@ -177,7 +198,7 @@ class FileNames:
             own = self._def_bytes.get(byte)
             if own is not None:
                 kind: OccurrenceKind = "def"
-                enclosing = self.enclosing(own.start_byte, own)
+                enclosing = self.enclosing(self.rows[own][_START_BYTE], own)
             else:
                 at = bisect.bisect_right(import_starts, byte) - 1
                 kind = "import" if at >= 0 and byte < self.imports[at][1] else "ref"
@@ -195,16 +216,16 @@ class FileNames:
         for name, packed in self.names.items():
             yield name, unpack(packed)
 
-    def enclosing(self, byte: int, itself: Definition | None = None) -> str | None:
-        """The qualified name of the innermost definition holding `byte` (other than `itself`): of those
-        starting before it, the last that still holds it (a nested definition starts after its parent)."""
+    def enclosing(self, byte: int, itself: int | None = None) -> str | None:
+        """The qualified name of the innermost definition holding `byte` (other than the row `itself`): of
+        those starting before it, the last that still holds it (a nested definition starts after its parent)."""
         if self._starts is None:
-            self._starts = [d.start_byte for d in self.definitions]
+            self._starts = [row[_START_BYTE] for row in self.rows]
         at = bisect.bisect_right(self._starts, byte) - 1
         while at >= 0:
-            definition = self.definitions[at]
-            if definition is not itself and byte < definition.end_byte:
-                return definition.qualified_name
+            row = self.rows[at]
+            if at != itself and byte < row[_END_BYTE]:
+                return row[1]
             at -= 1
         return None
 
@@ -213,15 +234,14 @@ class FileNames:
         definitions shared, not copied)."""
         if not self.complete:
             return self
-        return FileNames(self.language, self.definitions, {}, [], self.error_lines, [], False)
+        return FileNames(self.language, self.rows, {}, [], self.error_lines, [], False)
 
     def as_data(self) -> tuple[Any, ...]:
         """Plain data to store (marshal); `from_data` makes the FileNames again."""
-        defs = [tuple(d) for d in self.definitions]  # plain tuples: marshal takes no subclass
         return (
             FORMAT,
             self.language,
-            defs,
+            self.rows,
             self.names,
             self.imports,
             self.error_lines,
@@ -240,7 +260,9 @@ class FileNames:
             type(packed) is bytes and len(packed) % _PLACE_BYTES == 0 for packed in names.values()
         ):
             return None  # damaged: parsed again, as for another format
-        return cls(language, [Definition(*d) for d in defs], names, imports, error_lines, imported, complete, heads)
+        if not isinstance(defs, list) or not all(type(row) is tuple and len(row) == _ROW_FIELDS for row in defs):
+            return None
+        return cls(language, defs, names, imports, error_lines, imported, complete, heads)
 
 
 @cache
@@ -369,11 +391,11 @@ def _add_captures(
         _add_tokens(source, node.start_byte, node.end_byte, starts, names)
 
 
-def _definitions(found: Extraction, source: bytes, starts: list[int], deadline: float | None) -> list[Definition]:
-    """Each definition with the text of its name's line (seconds for the 300,000 of an 8 MB file: past
+def _definitions(found: Extraction, source: bytes, starts: list[int], deadline: float | None) -> list[DefinitionRow]:
+    """Each definition (a row) with the text of its name's line (seconds for the 300,000 of an 8 MB file: past
     `deadline`, ParseTimeout)."""
     return [
-        Definition(
+        (
             s.name,
             s.qualified,
             s.kind,

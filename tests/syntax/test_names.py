@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import marshal
 
 from fstools._syntax.languages import language_for_path
-from fstools._syntax.names import FileNames, file_names, pack, unpack
+from fstools._syntax.names import Definition, FileNames, file_names, pack, unpack
 
 
 def test_pack_keeps_every_place_in_order() -> None:
@@ -47,3 +48,63 @@ def test_damaged_stored_names_are_parsed_again() -> None:
     data[3] = {"feed": [(0, 1, 0)]}  # the list of another release
     assert FileNames.from_data(tuple(data)) is None
     assert FileNames.from_data(names.as_data()) is not None
+
+
+def test_damaged_stored_definitions_are_parsed_again() -> None:
+    language = language_for_path("m.py")
+    assert language is not None
+    names = file_names(language, b"def feed():\n    pass\n")
+    assert names is not None
+    data = list(names.as_data())
+    data[2] = [data[2][0][:-1]]  # a row of another length
+    assert FileNames.from_data(tuple(data)) is None
+    data[2] = ["feed"]  # not a row
+    assert FileNames.from_data(tuple(data)) is None
+
+
+def test_a_kept_file_leaves_the_garbage_collector_nothing_per_definition() -> None:
+    # A warm store holds the definitions of thousands of files; each one the collector tracks is walked
+    # again by every full collection, in whichever call (or the host's code) it falls.
+    language = language_for_path("m.py")
+    assert language is not None
+    source = "".join(f"class C{i}:\n    def m(self, x):\n        return x\n\n" for i in range(200)).encode()
+    parsed = file_names(language, source)
+    assert parsed is not None
+    loaded = FileNames.from_data(marshal.loads(marshal.dumps(parsed.as_data())))
+    assert loaded is not None
+    for names in (parsed, loaded, parsed.outline()):
+        assert len(names.rows) == 400
+        names.named("m")
+        names.containing("c1")
+        names.occurrences("m")
+        gc.collect()
+        assert not any(gc.is_tracked(row) for row in names.rows)
+        tracked = [o for o in gc.get_referents(names) if gc.is_tracked(o)]
+        # the rows' list, the import ranges, error lines, imported names and line starts: a few
+        # containers per file, whatever its number of definitions
+        assert len(tracked) <= 6, [type(o).__name__ for o in tracked]
+
+
+def test_definitions_by_name_and_the_one_they_are_in() -> None:
+    language = language_for_path("m.py")
+    assert language is not None
+    source = b"def feed():\n    def inner():\n        feed()\n    return inner\n\n\nclass feed:\n    pass\n"
+    names = file_names(language, source)
+    assert names is not None
+    assert [(d.qualified_name, d.kind, d.start_line) for d in names.named("feed")] == [
+        ("feed", "function", 1),
+        ("feed", "class", 7),
+    ]
+    assert [d.qualified_name for d in names.named("inner")] == ["feed.inner"]
+    assert names.named("absent") == []
+    assert [d.qualified_name for d in names.containing("nne")] == ["feed.inner"]
+    assert [(o.line, o.kind, o.enclosing) for o in names.occurrences("feed")] == [
+        (1, "def", None),
+        (3, "ref", "feed.inner"),
+        (7, "def", None),
+    ]
+    assert [(o.line, o.kind, o.enclosing) for o in names.occurrences("inner")] == [
+        (2, "def", "feed"),
+        (4, "ref", "feed"),
+    ]
+    assert names.definitions == [Definition._make(row) for row in names.rows]
