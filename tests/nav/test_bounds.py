@@ -192,3 +192,51 @@ def test_the_pass_over_the_definitions_after_the_parse_stops_past_its_deadline(m
     source = "".join(f"def f{n}(a):\n    return a\n" for n in range(100)).encode()
     with pytest.raises(ParseTimeout):
         file_names(LANGUAGES["python"], source, uses=uses, deadline=time.monotonic() - 1)
+
+
+def _plain_get_many(tier: store._Tier, paths: dict[str, store.Fingerprint]) -> tuple[dict[str, object], list[str]]:
+    """What `get_many` answers, by the rule itself: an entry answers when its fingerprint is the one now
+    and it was recorded long enough after the file's last change."""
+    found: dict[str, object] = {}
+    missing = []
+    for path, now in paths.items():
+        held = tier.entries.get(path)
+        if held is None or held[0] != now or not store._trusted(now, held[1]):
+            missing.append(path)
+        else:
+            found[path] = held[2]
+    return found, missing
+
+
+def test_a_tier_answers_as_its_rule_says_through_puts_evictions_and_racy_entries() -> None:
+    # The tier answers a call whose every file is fresh by comparing lists; any other call, file by file.
+    # Both must give what the rule gives, whatever was put, replaced, evicted or recorded too soon.
+    import random
+
+    rng = random.Random(7)
+    entry = names_module.FileNames("c", [], {}, [], [])
+    tier = store._Tier(files=12, byte_bound=1 << 30)
+    all_fresh = 0
+    paths = [f"/t/f{i}.c" for i in range(20)]
+    changes = {path: 0 for path in paths}
+    for _ in range(3000):
+        path = rng.choice(paths)
+        if rng.random() < 0.4:
+            changes[path] += rng.choice((0, 1))
+            racy = rng.random() < 0.2  # recorded in the same tick as the change
+            stamp = (changes[path], changes[path], 10, hash(path) & 0xFFFF)
+            tier.put(path, (stamp, stamp[0] + (0 if racy else store.RACY_NS + 1), entry))
+            continue
+        asked = rng.sample(paths, rng.randint(1, 8))
+        if rng.random() < 0.5:  # ask only for what is held, so the fast answer is tried
+            asked = [p for p in asked if p in tier.entries] or asked
+        stamps = {p: (changes[p], changes[p], 10, hash(p) & 0xFFFF) for p in asked}
+        wanted = _plain_get_many(tier, stamps)
+        order = list(tier.entries)
+        got = tier.get_many(stamps)
+        assert got == wanted
+        assert list(got[0]) == list(wanted[0])  # in the order asked
+        assert list(tier.entries) == [p for p in order if p not in got[0]] + list(got[0])  # each found: newest
+        all_fresh += not wanted[1]
+    assert all_fresh > 300  # the list comparison answered often
+    assert set(tier.answering) <= set(tier.entries)
