@@ -14,7 +14,6 @@ import os
 import re
 import stat
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import compress
@@ -26,11 +25,12 @@ from .._core.context import ExecutionContext
 from .._core.errors import ErrorCode, ToolError
 from .._core.paths import SafePath, resolve_path
 from .._core.spec import ToolSpec
-from .._syntax.languages import Language, ParseTimeout, language_for_path
-from .._syntax.names import FileNames, file_names
+from .._syntax.languages import Language, language_for_path
+from .._syntax.names import FileNames
 from .._syntax.outline import supports
 from .._syntax.sources import MAX_SOURCE_BYTES
 from .._syntax.sources import read_source as read_bounded
+from .._syntax.workers import TIMED_OUT, names_of
 from . import store
 
 if TYPE_CHECKING:
@@ -38,9 +38,10 @@ if TYPE_CHECKING:
 
     from .._index.status import IndexStatus
 
-PARSERS = 2  # threads parsing files: tree-sitter parses without the GIL
+BATCH_BYTES = 32 << 20  # sources read ahead of their parse, at most
 _ERROR_LINES = attrgetter("error_lines")
 _EXAMPLES = 3
+Parsed = tuple[str, store.Fingerprint, int, FileNames]  # path, fingerprint read, time before the read, names
 
 
 @dataclass
@@ -204,14 +205,9 @@ def _load(
         found.names = held  # the warm call: every file fresh in the store, in path order
         return
     missing = [path for path in stamps if path not in held]
-    parsed: list[tuple[str, store.Fingerprint, int, FileNames]] = []
+    parsed: list[Parsed] = []
     if missing:
-        if len(missing) > 4:
-            with ThreadPoolExecutor(PARSERS, thread_name_prefix="fstools-names") as pool:
-                results = list(pool.map(lambda path: _parse(ctx, path, found, uses), missing))
-        else:
-            results = [_parse(ctx, path, found, uses) for path in missing]
-        parsed = [r for r in results if r is not None]
+        parsed = _parse_all(ctx, missing, found, uses)
         if root:
             store.store(root, parsed)
     fresh = {path: names for path, _, _, names in parsed}
@@ -257,13 +253,44 @@ def _root(ctx: ExecutionContext, paths: list[str]) -> str | None:
     return root_of(ctx, paths[0]) if paths else None
 
 
-def _parse(
-    ctx: ExecutionContext, path: str, found: Sources, uses: bool = True
-) -> tuple[str, store.Fingerprint, int, FileNames] | None:
-    """One file read beneath its root and parsed; None (with the reason in `found.unparsed`) when it cannot be."""
+@dataclass(frozen=True)
+class _Read:
+    """A candidate's bytes, read beneath its root: what its parse needs and what the store keys it by."""
+
+    path: str
+    language: Language
+    data: bytes
+    st: os.stat_result
+    recorded: int  # store.now_ns() before the read
+
+
+def _parse_all(ctx: ExecutionContext, paths: list[str], found: Sources, uses: bool) -> list[Parsed]:
+    """The names of `paths`, read a batch at a time (BATCH_BYTES held at most) and parsed on two cores; the
+    files that cannot be read or parsed are reported in `found` (unparsed, timed out) instead."""
+    parsed: list[Parsed] = []
+    batch: list[_Read] = []
+    held = 0
+    for path in paths:
+        read = _read(ctx, path, found)
+        if read is None:
+            continue
+        batch.append(read)
+        held += len(read.data)
+        if held >= BATCH_BYTES:
+            parsed += _parse_batch(batch, found, uses)
+            batch, held = [], 0
+    return parsed + _parse_batch(batch, found, uses)
+
+
+def _read(ctx: ExecutionContext, path: str, found: Sources) -> _Read | None:
+    """One file read beneath its root; None (with the reason in `found`) when it cannot be or is no source."""
     recorded = store.now_ns()
     if found.deadline is not None and time.monotonic() > found.deadline:
         found.timed_out.append(path)
+        return None
+    language = _language(path)
+    if language is None:
+        found.unparsed[path] = "not a source file fstools parses"
         return None
     try:
         target = resolve_path(ctx, path, param="path")
@@ -273,17 +300,21 @@ def _parse(
         return None
     if looks_binary(data[:SNIFF_BYTES]):
         return None  # rg took it for text, the outline's test for binary: not source
-    language = _language(path)
-    try:
-        names = file_names(language, data, uses=uses, deadline=found.deadline) if language is not None else None
-    except ParseTimeout:
-        found.timed_out.append(path)
-        return None
-    if names is None:
-        label = language.package if language is not None else "?"
-        found.unparsed[path] = f"the grammar is not installed ({label}): pip install 'fstools[syntax]'"
-        return None
-    return path, store.fingerprint(st), recorded, names
+    return _Read(path, language, data, st, recorded)
+
+
+def _parse_batch(batch: list[_Read], found: Sources, uses: bool) -> list[Parsed]:
+    outcomes = names_of([(r.language, r.data) for r in batch], uses=uses, deadline=found.deadline)
+    parsed: list[Parsed] = []
+    for read, outcome in zip(batch, outcomes, strict=True):
+        if isinstance(outcome, FileNames):
+            parsed.append((read.path, store.fingerprint(read.st), read.recorded, outcome))
+        elif outcome == TIMED_OUT:
+            found.timed_out.append(read.path)
+        else:
+            package = read.language.package
+            found.unparsed[read.path] = f"the grammar is not installed ({package}): pip install 'fstools[syntax]'"
+    return parsed
 
 
 def read_source(target: SafePath) -> tuple[bytes, os.stat_result]:

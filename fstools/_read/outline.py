@@ -31,7 +31,7 @@ from .window import MAX_READ_CHARS
 
 MAX_OUTLINE_CHARS = MAX_READ_CHARS
 NOTICE_ROOM = 300
-PARSERS = 2  # threads parsing a directory's files: tree-sitter parses without the GIL
+PARSERS = 2  # threads: one reads the next files while one parses (tree-sitter holds the GIL: `_syntax/workers.py`)
 
 
 @dataclass(frozen=True)

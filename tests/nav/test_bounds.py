@@ -56,8 +56,8 @@ def test_references_outgrowing_the_bound_leave_the_definitions_in_memory(tree, n
     assert set(store._outlines.entries) >= set(held)
     monkeypatch.setattr(store, "_database", lambda root: None)  # only memory may answer now
     parsed: list[str] = []
-    real = files_module._parse
-    monkeypatch.setattr(files_module, "_parse", lambda *a, **kw: parsed.append(a[1]) or real(*a, **kw))
+    real = files_module._read
+    monkeypatch.setattr(files_module, "_read", lambda *a, **kw: parsed.append(a[1]) or real(*a, **kw))
     assert fstools.symbols("parse_config", ctx=nav_ctx).to_text() == symbols_first.to_text()
     assert parsed == []
 
@@ -78,17 +78,17 @@ def test_the_calls_timeout_ends_the_parsing_and_says_which_file_was_left(tree):
 
 
 def test_a_file_whose_parse_runs_out_of_time_is_named_and_the_others_answer(tree, nav_ctx, monkeypatch):
-    from fstools._nav import files
+    from fstools._syntax import workers
 
     store.forget()
-    real = files.file_names
+    real = workers.file_names
 
     def slow_for_parser_py(language, data, **kw):  # the fault: this one file takes longer than the call may
         if b"class Parser" in data:
             raise ParseTimeout
         return real(language, data, **kw)
 
-    monkeypatch.setattr(files, "file_names", slow_for_parser_py)
+    monkeypatch.setattr(workers, "file_names", slow_for_parser_py)
     result = fstools.references("parse_config", ctx=nav_ctx)
     assert result.success and result.metadata["timed_out"] is True
     assert {use["path"] for use in result.metadata["references"]} == {str(tree / "main.c"), str(tree / "util.py")}

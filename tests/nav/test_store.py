@@ -29,10 +29,8 @@ def test_a_warm_call_parses_nothing_and_answers_byte_for_byte_as_parsing_now(tre
     monkeypatch.setattr(store, "RACY_NS", 0)  # files written a moment ago count as settled
     cold = _calls(nav_ctx)
     parsed: list[str] = []
-    real = files._parse
-    monkeypatch.setattr(
-        files, "_parse", lambda ctx, path, found, uses=True: parsed.append(path) or real(ctx, path, found, uses)
-    )
+    real = files._read
+    monkeypatch.setattr(files, "_read", lambda ctx, path, found: parsed.append(path) or real(ctx, path, found))
     assert _calls(nav_ctx) == cold and parsed == []  # from this process's memory
     store.forget()
     assert _calls(nav_ctx) == cold and parsed == []  # from the disk, as another process would
@@ -83,10 +81,8 @@ def test_an_external_write_that_keeps_size_and_mtime_is_seen(tree, nav_ctx, monk
 def test_a_racily_recorded_entry_is_parsed_again(tree, nav_ctx, monkeypatch):
     fstools.symbols("helper", ctx=nav_ctx)  # just written: recorded within RACY_NS of its change
     parsed: list[str] = []
-    real = files._parse
-    monkeypatch.setattr(
-        files, "_parse", lambda ctx, path, found, uses=True: parsed.append(path) or real(ctx, path, found, uses)
-    )
+    real = files._read
+    monkeypatch.setattr(files, "_read", lambda ctx, path, found: parsed.append(path) or real(ctx, path, found))
     fstools.symbols("helper", ctx=nav_ctx)
     assert f"{tree}/util.py" in parsed
 

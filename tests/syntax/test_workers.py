@@ -1,0 +1,111 @@
+"""Many files parsed on two cores: a worker process's half is what parsing here gives, and a worker that
+cannot start or answer loses nothing."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import fstools
+from fstools._nav import store
+from fstools._syntax import workers
+from fstools._syntax.languages import Language, language_for_path
+from fstools._syntax.names import FileNames
+from tests.helpers.trees import write
+
+HERE = Path(__file__).resolve().parents[2]
+
+
+def _sources() -> list[tuple[Language, bytes]]:
+    """Real files of several languages: this package's modules, the standard library's, C headers."""
+    paths = sorted((HERE / "fstools" / "_nav").glob("*.py")) + sorted((HERE / "tests" / "syntax" / "data").glob("*"))
+    paths += sorted(Path(os.__file__).parent.glob("[a-f]*.py"))[:20]
+    found = []
+    for path in paths:
+        language = language_for_path(str(path))
+        if language is not None and path.is_file():
+            found.append((language, path.read_bytes()))
+    assert len({language.name for language, _ in found}) >= 2
+    return found
+
+
+def _data(outcomes: list[workers.Outcome]) -> list[object]:
+    return [o.as_data() if isinstance(o, FileNames) else o for o in outcomes]
+
+
+@pytest.mark.parametrize("uses", [True, False])
+def test_a_workers_half_is_what_parsing_here_gives(uses: bool) -> None:
+    sources = _sources()
+    here = workers.names_of(sources, uses=uses, deadline=None, worker=False)
+    with workers._Worker(sources, uses, None) as worker:
+        there = worker.answer()
+    assert there is not None  # the worker answered, for every file
+    assert _data(there) == _data(here)  # type: ignore[arg-type]
+
+
+def test_a_batch_split_with_a_worker_gives_each_file_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    sources = _sources()
+    monkeypatch.setattr(workers, "WORKER_BYTES", 0)
+    answered: list[bool] = []
+    real = workers._Worker.answer
+    monkeypatch.setattr(workers._Worker, "answer", lambda self: answered.append(True) or real(self))
+    split = workers.names_of(sources, uses=True, deadline=None)
+    assert answered  # the worker took its half
+    assert _data(split) == _data(workers.names_of(sources, uses=True, deadline=None, worker=False))
+
+
+def test_half_the_bytes_go_to_the_worker() -> None:
+    sources = _sources()
+    theirs = workers._half(sources)
+    there = sum(len(sources[at][1]) for at in theirs)
+    total = sum(len(source) for _, source in sources)
+    largest = max(len(source) for _, source in sources)
+    assert abs(total - 2 * there) <= largest
+    assert theirs == sorted(set(theirs))
+
+
+@pytest.mark.parametrize(
+    "interpreter",
+    ["/nonexistent/python3", "/bin/false", "/bin/echo"],
+    ids=["cannot-start", "fails", "answers-garbage"],
+)
+def test_a_worker_that_does_not_answer_leaves_its_half_to_be_parsed_here(
+    monkeypatch: pytest.MonkeyPatch, interpreter: str
+) -> None:
+    sources = _sources()
+    wanted = _data(workers.names_of(sources, uses=False, deadline=None, worker=False))
+    monkeypatch.setattr(workers, "WORKER_BYTES", 0)
+    monkeypatch.setattr(sys, "executable", interpreter)
+    with workers._Worker(sources, False, None) as worker:
+        assert worker.answer() is None
+    assert _data(workers.names_of(sources, uses=False, deadline=None)) == wanted
+
+
+def test_past_the_deadline_every_file_is_timed_out_here_and_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    sources = _sources()
+    monkeypatch.setattr(workers, "WORKER_BYTES", 0)
+    gone = time.monotonic() - 1
+    assert workers.names_of(sources, uses=True, deadline=gone) == [workers.TIMED_OUT] * len(sources)
+    with workers._Worker(sources, True, gone) as worker:
+        assert worker.answer() == [workers.TIMED_OUT] * len(sources)
+
+
+def test_symbols_answer_the_same_with_a_worker_as_without(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for n in range(12):
+        write(tmp_path / f"m{n}.py", f"def parse_config{n % 3}():\n    return {n}\n\n\nclass Config{n}:\n    pass\n")
+        write(tmp_path / f"c{n}.c", f"static int parse_config{n % 3}(void) {{ return {n}; }}\n")
+    ctx = fstools.ExecutionContext(working_dir=str(tmp_path), search_index="off")
+    monkeypatch.setattr(store, "_database", lambda root: None)
+    answers = []
+    for worker_bytes in (1 << 40, 0):  # parsed here, then half in a worker
+        monkeypatch.setattr(workers, "WORKER_BYTES", worker_bytes)
+        store.forget()
+        answers.append(
+            [fstools.symbols("parse_config", ctx=ctx).to_text(), fstools.references("parse_config1", ctx=ctx).to_text()]
+        )
+    assert answers[0] == answers[1]
+    assert "parse_config2" in answers[0][0] and "c4.c" in answers[0][1]
