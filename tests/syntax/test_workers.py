@@ -69,20 +69,41 @@ def test_half_the_bytes_go_to_the_worker() -> None:
 
 
 @pytest.mark.parametrize(
-    "interpreter",
-    ["/nonexistent/python3", "/bin/false", "/bin/echo"],
-    ids=["cannot-start", "fails", "answers-garbage"],
+    "script",
+    [None, "#!/bin/sh\nexit 1\n", "#!/bin/sh\necho not marshal data\n", "#!/bin/sh\nkill -9 $$\n"],
+    ids=["cannot-start", "fails", "answers-garbage", "killed"],
 )
 def test_a_worker_that_does_not_answer_leaves_its_half_to_be_parsed_here(
-    monkeypatch: pytest.MonkeyPatch, interpreter: str
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, script: str | None
 ) -> None:
     sources = _sources()
     wanted = _data(workers.names_of(sources, uses=False, deadline=None, worker=False))
+    interpreter = tmp_path / "python3"  # named as a Python, so it is started
+    if script is not None:
+        interpreter.write_text(script)
+        interpreter.chmod(0o755)
     monkeypatch.setattr(workers, "WORKER_BYTES", 0)
-    monkeypatch.setattr(sys, "executable", interpreter)
+    monkeypatch.setattr(sys, "executable", str(interpreter))
     with workers._Worker(sources, False, None) as worker:
+        assert (worker.proc is None) == (script is None)
         assert worker.answer() is None
     assert _data(workers.names_of(sources, uses=False, deadline=None)) == wanted
+
+
+def test_a_program_embedding_python_is_never_started_as_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An application server embedding Python may name itself in sys.executable: `-m` would start another.
+    sources = _sources()
+    monkeypatch.setattr(workers, "WORKER_BYTES", 0)
+    monkeypatch.setattr(sys, "executable", "/bin/true")
+    started: list[object] = []
+    monkeypatch.setattr(workers._Worker, "__init__", lambda self, *a: started.append(a))
+    split = workers.names_of(sources, uses=False, deadline=None)
+    assert started == []
+    assert _data(split) == _data(workers.names_of(sources, uses=False, deadline=None, worker=False))
+    monkeypatch.undo()
+    monkeypatch.setattr(sys, "executable", "")
+    with workers._Worker(sources, False, None) as worker:
+        assert worker.proc is None and worker.answer() is None
 
 
 def test_past_the_deadline_every_file_is_timed_out_here_and_there(monkeypatch: pytest.MonkeyPatch) -> None:
