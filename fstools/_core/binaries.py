@@ -1,4 +1,4 @@
-"""Finding the rg and fd executables.
+"""Finding the rg and fd executables, and the Python that starts fstools' worker processes.
 
 The running interpreter's scripts directory comes first, so a venv that was never
 activated still finds the rg its `ripgrep` wheel installed (unless PATH holds a newer rg
@@ -99,3 +99,19 @@ def require_binary(tool: str) -> str:
     if path is None:
         raise ToolError(ErrorCode.MISSING_BINARY, f"`{tool}` was not found: {_INSTALL_HINTS[tool]}")
     return path
+
+
+def python_interpreter() -> str | None:
+    """This interpreter, to start a worker process with `-m`; None when `sys.executable` is no Python (a
+    program embedding Python, such as an application server, may name itself there, and `-m` would
+    start another of it)."""
+    executable = sys.executable
+    return executable if executable and os.path.basename(executable).startswith(("python", "pypy")) else None
+
+
+def worker_environment() -> dict[str, str]:
+    """The environment of a worker process: this one's, with the directory holding this fstools first on
+    PYTHONPATH (so the worker imports the same fstools whatever the caller's sys.path)."""
+    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
+    return dict(os.environ, PYTHONPATH=path)

@@ -13,7 +13,6 @@ import os
 import pickle
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from collections import deque
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._core import sandbox
+from .._core.binaries import python_interpreter, worker_environment
 from .._core.sensitive import DEFAULT_SENSITIVE_PATTERNS
 from .._walk.ignorefiles import outside_rule_files
 from .entries import Sig, read_entry, rule_sig
@@ -99,14 +99,15 @@ def _read_files(
 
 def _in_child(root: str, paths: list[str], max_filesize: int) -> tuple[list[Sig], list[int], dict[str, Any]]:
     """One segment read in a worker process (numpy sorts, but the per-file work holds the GIL)."""
-    root_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root_dir, os.environ.get("PYTHONPATH")])))
+    executable = python_interpreter()
+    if executable is None:
+        return read_segment(root, paths, max_filesize)  # no Python to start: read here
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "fstools._index.worker"],
+            [executable, "-m", "fstools._index.worker"],
             input=pickle.dumps((root, paths, max_filesize)),
             capture_output=True,
-            env=env,
+            env=worker_environment(),
             check=True,
         )
         result: tuple[list[Sig], list[int], dict[str, Any]] = pickle.loads(proc.stdout)

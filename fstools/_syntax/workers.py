@@ -18,13 +18,13 @@ passed first), or NO_GRAMMAR (the grammar is not installed).
 from __future__ import annotations
 
 import marshal
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from typing import Any, Literal
 
+from .._core.binaries import python_interpreter, worker_environment
 from .languages import LANGUAGES, Language, ParseTimeout
 from .names import FileNames, file_names
 
@@ -45,7 +45,7 @@ def names_of(
     `deadline` a time.monotonic() past which files are TIMED_OUT; `worker` False parses all here.
     """
     total = sum(len(source) for _, source in sources)
-    if not worker or total < WORKER_BYTES or len(sources) < 2 or _interpreter() is None:
+    if not worker or total < WORKER_BYTES or len(sources) < 2 or python_interpreter() is None:
         return [_here(language, source, uses, deadline) for language, source in sources]
     theirs = _half(sources)
     taken = set(theirs)
@@ -56,13 +56,6 @@ def names_of(
     for at, outcome in zip(theirs, answered or [None] * len(theirs), strict=True):
         found[at] = outcome if outcome is not None else _here(*sources[at], uses, deadline)
     return [found[at] for at in range(len(sources))]
-
-
-def _interpreter() -> str | None:
-    """The interpreter to start a worker with: this one, when it is a Python (an embedding program, such
-    as an application server, may name itself there, and `-m` would start another of it)."""
-    executable = sys.executable
-    return executable if executable and os.path.basename(executable).startswith(("python", "pypy")) else None
 
 
 def _half(sources: list[tuple[Language, bytes]]) -> list[int]:
@@ -98,11 +91,9 @@ class _Worker:
         self.seconds = None if deadline is None else max(0.0, deadline - time.monotonic())
         self.reply = tempfile.TemporaryFile()
         self.proc: subprocess.Popen[bytes] | None = None
-        executable = _interpreter()
+        executable = python_interpreter()
         if executable is None:
             return  # no Python to start: its half is parsed here
-        package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
         try:
             with tempfile.TemporaryFile() as request:
                 marshal.dump((self.seconds, uses, [(language.name, source) for language, source in sources]), request)
@@ -112,7 +103,7 @@ class _Worker:
                     stdin=request,
                     stdout=self.reply,
                     stderr=subprocess.DEVNULL,
-                    env=dict(os.environ, PYTHONPATH=path),
+                    env=worker_environment(),
                 )
         except (OSError, ValueError, TypeError):
             self.proc = None  # no interpreter to start: its half is parsed here

@@ -11,6 +11,7 @@ from argparse import Namespace
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import fstools
 from fstools._agents.index_cli import run_index
@@ -135,6 +136,31 @@ def test_the_worker_reads_a_segment_in_its_own_process(tmp_path: Path) -> None:
     assert kinds == [TEXT, BINARY, BINARY, BINARY] and sigs[2] == sigs[3] == (-1, -1, -1, -1)
     in_process = read_segment(str(tmp_path), paths, 1 << 20)
     assert in_process[1] == kinds and (in_process[2]["grams"] == arrays["grams"]).all()
+
+
+@pytest.mark.parametrize(
+    ("executable", "started"),
+    [(sys.executable, True), ("/bin/true", False), ("", False)],
+    ids=["python", "embedding-program", "none"],
+)
+def test_a_segment_is_read_alike_in_a_worker_or_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, executable: str, started: bool
+) -> None:
+    # Only a Python is started with -m: a program embedding Python may name itself in sys.executable.
+    from fstools._index import build
+
+    tmp_path = tmp_path.resolve()
+    (tmp_path / "a.txt").write_text("hello world\n")
+    (tmp_path / "b.txt").write_text("goodbye\n")
+    paths = [str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]
+    wanted = read_segment(str(tmp_path), paths, 1 << 20)
+    monkeypatch.setattr(sys, "executable", executable)
+    ran: list[object] = []
+    real = subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda *a, **kw: ran.append(a) or real(*a, **kw))
+    sigs, kinds, arrays = build._in_child(str(tmp_path), paths, 1 << 20)
+    assert bool(ran) == started
+    assert (sigs, kinds) == (wanted[0], wanted[1]) and (arrays["grams"] == wanted[2]["grams"]).all()
 
 
 def test_the_index_command_in_process(tmp_path: Path) -> None:
