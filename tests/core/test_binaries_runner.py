@@ -107,11 +107,25 @@ def test_a_child_writing_a_little_at_a_time_is_read_in_batches(monkeypatch):
     """A child that writes small pieces often (rg printing file after file) does not wake the reader for
     each: after a few small reads in a row the reader waits for the pipe to gather more. Nothing is lost."""
     naps = _naps(monkeypatch)
+    line = "x" * 59
+    code = (
+        "import sys, time\nfor i in range(2400):\n"
+        f"    sys.stdout.write(f'{{i:04}}{line}\\n'); sys.stdout.flush(); time.sleep(0.0001)"
+    )
+    with StreamingProcess([sys.executable, "-c", code], timeout=30) as proc:
+        data = b"".join(proc.chunks())
+    assert data == b"".join(b"%04d%s\n" % (i, line.encode()) for i in range(2400))
+    assert naps and set(naps) == {runner._NAP_S}
+
+
+def test_a_short_output_written_a_little_at_a_time_is_read_without_waiting(monkeypatch):
+    """Below _NAP_FROM bytes in all (an indexed Grep's few dozen lines), naps would cost more than the reads."""
+    naps = _naps(monkeypatch)
     code = "import sys, time\nfor i in range(400):\n    sys.stdout.write(f'{i:04}\\n'); sys.stdout.flush(); time.sleep(0.0001)"
     with StreamingProcess([sys.executable, "-c", code], timeout=30) as proc:
         data = b"".join(proc.chunks())
     assert data == b"".join(b"%04d\n" % i for i in range(400))
-    assert naps and set(naps) == {runner._NAP_S}
+    assert naps == []
 
 
 def test_a_child_writing_seldom_is_read_without_waiting(monkeypatch):
