@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 import sysconfig
+from dataclasses import dataclass
 from functools import cache
 
 from .errors import ErrorCode, ToolError
@@ -101,17 +102,28 @@ def require_binary(tool: str) -> str:
     return path
 
 
-def python_interpreter() -> str | None:
-    """This interpreter, to start a worker process with `-m`; None when `sys.executable` is no Python (a
-    program embedding Python, such as an application server, may name itself there, and `-m` would
-    start another of it)."""
+@dataclass(frozen=True)
+class WorkerStart:
+    """How to start one of fstools' worker processes (`python -m MODULE`)."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+
+
+def worker_start(module: str) -> WorkerStart | None:
+    """How to start `python -m module` with this interpreter and this fstools; None when `sys.executable` is
+    no Python (a program embedding Python, such as an application server, may name itself there, and
+    `-m` would start another of it).
+
+    The worker starts in the directory holding this fstools, which `-m` puts first on its path: never
+    in the caller's working directory, whose files (a checkout under edit, an `fstools` or `tree_sitter`
+    of its own) would be imported before the real ones. PYTHONPATH names it too, for the modules the
+    worker imports later.
+    """
     executable = sys.executable
-    return executable if executable and os.path.basename(executable).startswith(("python", "pypy")) else None
-
-
-def worker_environment() -> dict[str, str]:
-    """The environment of a worker process: this one's, with the directory holding this fstools first on
-    PYTHONPATH (so the worker imports the same fstools whatever the caller's sys.path)."""
+    if not executable or not os.path.basename(executable).startswith(("python", "pypy")):
+        return None
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
-    return dict(os.environ, PYTHONPATH=path)
+    return WorkerStart([executable, "-m", module], dict(os.environ, PYTHONPATH=path), package_parent)

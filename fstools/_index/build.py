@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._core import sandbox
-from .._core.binaries import python_interpreter, worker_environment
+from .._core.binaries import worker_start
 from .._core.sensitive import DEFAULT_SENSITIVE_PATTERNS
 from .._walk.ignorefiles import outside_rule_files
 from .entries import Sig, read_entry, rule_sig
@@ -99,15 +99,16 @@ def _read_files(
 
 def _in_child(root: str, paths: list[str], max_filesize: int) -> tuple[list[Sig], list[int], dict[str, Any]]:
     """One segment read in a worker process (numpy sorts, but the per-file work holds the GIL)."""
-    executable = python_interpreter()
-    if executable is None:
+    start = worker_start("fstools._index.worker")
+    if start is None:
         return read_segment(root, paths, max_filesize)  # no Python to start: read here
     try:
         proc = subprocess.run(
-            [executable, "-m", "fstools._index.worker"],
+            start.argv,
             input=pickle.dumps((root, paths, max_filesize)),
             capture_output=True,
-            env=worker_environment(),
+            env=start.env,
+            cwd=start.cwd,
             check=True,
         )
         result: tuple[list[Sig], list[int], dict[str, Any]] = pickle.loads(proc.stdout)

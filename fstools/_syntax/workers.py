@@ -22,9 +22,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
-from .._core.binaries import python_interpreter, worker_environment
+from .._core.binaries import worker_start
 from .languages import LANGUAGES, Language, ParseTimeout
 from .names import FileNames, file_names
 
@@ -33,6 +33,7 @@ NO_GRAMMAR: Literal["no grammar"] = "no grammar"
 Outcome = FileNames | Literal["timed out", "no grammar"]
 # A batch smaller than this parses here: a worker's start would cost more than its half saves.
 WORKER_BYTES = 2 << 20
+_MODULE = "fstools._syntax.workers"
 _GRACE = 5.0  # seconds a worker may run past the deadline before it is killed (it stops at the deadline itself)
 
 
@@ -45,7 +46,7 @@ def names_of(
     `deadline` a time.monotonic() past which files are TIMED_OUT; `worker` False parses all here.
     """
     total = sum(len(source) for _, source in sources)
-    if not worker or total < WORKER_BYTES or len(sources) < 2 or python_interpreter() is None:
+    if not worker or total < WORKER_BYTES or len(sources) < 2 or worker_start(_MODULE) is None:
         return [_here(language, source, uses, deadline) for language, source in sources]
     theirs = _half(sources)
     taken = set(theirs)
@@ -89,24 +90,23 @@ class _Worker:
     def __init__(self, sources: list[tuple[Language, bytes]], uses: bool, deadline: float | None) -> None:
         self.count = len(sources)
         self.seconds = None if deadline is None else max(0.0, deadline - time.monotonic())
-        self.reply = tempfile.TemporaryFile()
+        self.reply: IO[bytes] | None = None
         self.proc: subprocess.Popen[bytes] | None = None
-        executable = python_interpreter()
-        if executable is None:
+        start = worker_start(_MODULE)
+        if start is None:
             return  # no Python to start: its half is parsed here
+        # The worker imports the grammars from where this process would: its own path, not the default one.
+        request = (list(sys.path), self.seconds, uses, [(language.name, source) for language, source in sources])
         try:
-            with tempfile.TemporaryFile() as request:
-                marshal.dump((self.seconds, uses, [(language.name, source) for language, source in sources]), request)
-                request.seek(0)
+            self.reply = tempfile.TemporaryFile()
+            with tempfile.TemporaryFile() as asked:
+                marshal.dump(request, asked)
+                asked.seek(0)
                 self.proc = subprocess.Popen(
-                    [executable, "-m", "fstools._syntax.workers"],
-                    stdin=request,
-                    stdout=self.reply,
-                    stderr=subprocess.DEVNULL,
-                    env=worker_environment(),
+                    start.argv, stdin=asked, stdout=self.reply, stderr=subprocess.DEVNULL, env=start.env, cwd=start.cwd
                 )
         except (OSError, ValueError, TypeError):
-            self.proc = None  # no interpreter to start: its half is parsed here
+            self.proc = None  # no temporary file, no interpreter to start: its half is parsed here
 
     def __enter__(self) -> _Worker:
         return self
@@ -115,11 +115,12 @@ class _Worker:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
-        self.reply.close()
+        if self.reply is not None:
+            self.reply.close()
 
     def answer(self) -> list[Outcome | None] | None:
         """Its outcomes, in order (None for a file it gave no names for); None when it gave no answer."""
-        if self.proc is None:
+        if self.proc is None or self.reply is None:
             return None
         try:
             code = self.proc.wait(None if self.seconds is None else self.seconds + _GRACE)
@@ -133,15 +134,18 @@ class _Worker:
 
 
 def _outcome(data: Any) -> Outcome | None:
-    if data == TIMED_OUT or data == NO_GRAMMAR:
-        return data  # type: ignore[no-any-return]
-    return FileNames.from_data(data)
+    """A worker's answer for one file; None (parse it here) for no names: a grammar the worker could not
+    load is no proof that this process cannot."""
+    if data == TIMED_OUT:
+        return TIMED_OUT
+    return None if data == NO_GRAMMAR else FileNames.from_data(data)
 
 
-def answer(request: tuple[float | None, bool, list[tuple[str, bytes]]]) -> list[Any]:
-    """A worker's answer to `request` (seconds left, uses, the sources by language name): each file's
-    names as data, or TIMED_OUT, or NO_GRAMMAR."""
-    seconds, uses, sources = request
+def answer(request: tuple[list[str], float | None, bool, list[tuple[str, bytes]]]) -> list[Any]:
+    """A worker's answer to `request` (the caller's sys.path, seconds left, uses, the sources by language
+    name): each file's names as data, or TIMED_OUT, or NO_GRAMMAR."""
+    path, seconds, uses, sources = request
+    sys.path[:] = [entry for entry in path if entry] + [entry for entry in sys.path if entry not in path]
     deadline = None if seconds is None else time.monotonic() + seconds
     out: list[Any] = []
     for name, source in sources:

@@ -130,3 +130,43 @@ def test_symbols_answer_the_same_with_a_worker_as_without(tmp_path: Path, monkey
         )
     assert answers[0] == answers[1]
     assert "parse_config2" in answers[0][0] and "c4.c" in answers[0][1]
+
+
+def test_a_worker_imports_nothing_from_the_callers_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An agent's working directory is a checkout under edit: an `fstools` or `tree_sitter` of its own there
+    # must never run in the worker (as `python -m` would, from its working directory).
+    marker = tmp_path / "imported"
+    for package in ("fstools", "tree_sitter", "marshal"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text(f"open({str(marker)!r}, 'a').write('{package}')\n")
+    monkeypatch.chdir(tmp_path)
+    sources = _sources()
+    with workers._Worker(sources, False, None) as worker:
+        there = worker.answer()
+    assert not marker.exists()
+    assert there is not None and _data(there) == _data(
+        workers.names_of(sources, uses=False, deadline=None, worker=False)
+    )  # type: ignore[arg-type]
+
+
+def test_no_temporary_file_for_the_worker_leaves_everything_to_be_parsed_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    sources = _sources()
+    wanted = _data(workers.names_of(sources, uses=True, deadline=None, worker=False))
+
+    def no_room(*args: object, **kwargs: object) -> object:  # the fault: the temporary directory is full
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(workers, "WORKER_BYTES", 0)
+    monkeypatch.setattr(tempfile, "TemporaryFile", no_room)
+    assert _data(workers.names_of(sources, uses=True, deadline=None)) == wanted
+
+
+def test_a_grammar_the_worker_lacks_is_tried_here() -> None:
+    # The worker may not see a grammar the caller put on its own path some other way: no proof it is missing.
+    assert workers._outcome(workers.NO_GRAMMAR) is None
+    assert workers._outcome(workers.TIMED_OUT) == workers.TIMED_OUT
+    assert workers._outcome(("another", "format")) is None
