@@ -116,14 +116,15 @@ def worker_start(module: str) -> WorkerStart | None:
     no Python (a program embedding Python, such as an application server, may name itself there, and
     `-m` would start another of it).
 
-    The worker starts in the directory holding this fstools, which `-m` puts first on its path: never
-    in the caller's working directory, whose files (a checkout under edit, an `fstools` or `tree_sitter`
-    of its own) would be imported before the real ones. PYTHONPATH names it too, for the modules the
-    worker imports later.
+    `-m` puts the working directory first on the import path, ahead of the standard library: a
+    checkout under edit holding a `dataclasses.py`, an `fstools` or a `tree_sitter` of its own would
+    run in the worker. So the worker starts in `/` and, from Python 3.11, with `-P` (nothing put
+    first); this fstools comes from PYTHONPATH.
     """
     executable = sys.executable
     if not executable or not os.path.basename(executable).startswith(("python", "pypy")):
         return None
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
-    return WorkerStart([executable, "-m", module], dict(os.environ, PYTHONPATH=path), package_parent)
+    safe = ["-P"] if sys.version_info >= (3, 11) else []
+    return WorkerStart([executable, *safe, "-m", module], dict(os.environ, PYTHONPATH=path), "/")

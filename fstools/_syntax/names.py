@@ -262,7 +262,13 @@ class FileNames:
             return None  # damaged: parsed again, as for another format
         if not isinstance(defs, list) or not all(type(row) is tuple and len(row) == _ROW_FIELDS for row in defs):
             return None
-        return cls(language, defs, names, imports, error_lines, imported, complete, heads)
+        shapes = (language, str), (imports, list), (error_lines, list), (imported, list), (complete, bool)
+        if not all(isinstance(value, kind) for value, kind in (*shapes, (heads, dict))):
+            return None
+        try:
+            return cls(language, defs, names, imports, error_lines, imported, complete, heads)
+        except (TypeError, AttributeError, IndexError):  # a row or a head of another shape inside
+            return None
 
 
 @cache

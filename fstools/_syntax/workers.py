@@ -90,6 +90,7 @@ class _Worker:
     def __init__(self, sources: list[tuple[Language, bytes]], uses: bool, deadline: float | None) -> None:
         self.count = len(sources)
         self.seconds = None if deadline is None else max(0.0, deadline - time.monotonic())
+        self.until = None if deadline is None else deadline + _GRACE  # then it is killed, its half done here
         self.reply: IO[bytes] | None = None
         self.proc: subprocess.Popen[bytes] | None = None
         start = worker_start(_MODULE)
@@ -123,14 +124,14 @@ class _Worker:
         if self.proc is None or self.reply is None:
             return None
         try:
-            code = self.proc.wait(None if self.seconds is None else self.seconds + _GRACE)
+            code = self.proc.wait(None if self.until is None else max(0.0, self.until - time.monotonic()))
             self.reply.seek(0)
             answer = marshal.load(self.reply) if code == 0 else None
+            if not isinstance(answer, list) or len(answer) != self.count:
+                return None
+            return [_outcome(data) for data in answer]
         except (OSError, subprocess.SubprocessError, ValueError, EOFError, TypeError):
             return None
-        if not isinstance(answer, list) or len(answer) != self.count:
-            return None
-        return [_outcome(data) for data in answer]
 
 
 def _outcome(data: Any) -> Outcome | None:

@@ -170,3 +170,45 @@ def test_a_grammar_the_worker_lacks_is_tried_here() -> None:
     assert workers._outcome(workers.NO_GRAMMAR) is None
     assert workers._outcome(workers.TIMED_OUT) == workers.TIMED_OUT
     assert workers._outcome(("another", "format")) is None
+
+
+def test_a_hung_worker_is_waited_for_no_longer_than_its_grace_past_the_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    interpreter = tmp_path / "python3"
+    interpreter.write_text("#!/bin/sh\nexec sleep 60\n")  # the fault: a worker that never answers
+    interpreter.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(interpreter))
+    monkeypatch.setattr(workers, "WORKER_BYTES", 0)
+    monkeypatch.setattr(workers, "_GRACE", 0.5)
+    sources = _sources() * 40  # more than this process parses within the deadline
+    started = time.monotonic()
+    outcomes = workers.names_of(sources, uses=True, deadline=started + 1.0)
+    assert time.monotonic() - started < 1.0 + 0.5 + 0.6  # the deadline, the grace, this process's last file
+    assert len(outcomes) == len(sources)
+    assert all(o == workers.TIMED_OUT or isinstance(o, FileNames) for o in outcomes)
+    assert workers.TIMED_OUT in outcomes
+
+
+def test_a_worker_answering_names_of_another_shape_leaves_them_to_be_parsed_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fstools._syntax.names import FORMAT
+
+    bad = (FORMAT, "python", [], {}, [], [], [], True, [1, 2])  # heads a list, not a dict
+    answering = tmp_path / "answer.py"
+    answering.write_text(
+        "import marshal, sys\nrequest = marshal.loads(sys.stdin.buffer.read())\n"
+        f"sys.stdout.buffer.write(marshal.dumps([{bad!r}] * len(request[-1])))\n"
+    )
+    interpreter = tmp_path / "python3"
+    interpreter.write_text(f"#!/bin/sh\nexec {sys.executable} {answering}\n")
+    interpreter.chmod(0o755)
+    assert FileNames.from_data(bad) is None
+    sources = _sources()
+    wanted = _data(workers.names_of(sources, uses=True, deadline=None, worker=False))
+    monkeypatch.setattr(sys, "executable", str(interpreter))
+    monkeypatch.setattr(workers, "WORKER_BYTES", 0)
+    with workers._Worker(sources, True, None) as worker:
+        assert worker.answer() == [None] * len(sources)  # answered, but nothing usable
+    assert _data(workers.names_of(sources, uses=True, deadline=None)) == wanted
