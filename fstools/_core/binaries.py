@@ -8,6 +8,7 @@ string they make that binary count as absent (used to exercise the fallbacks).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -104,27 +105,44 @@ def require_binary(tool: str) -> str:
 
 @dataclass(frozen=True)
 class WorkerStart:
-    """How to start one of fstools' worker processes (`python -m MODULE`)."""
+    """How to start one of fstools' worker processes."""
 
     argv: list[str]
-    env: dict[str, str]
     cwd: str
 
 
-def worker_start(module: str) -> WorkerStart | None:
-    """How to start `python -m module` with this interpreter and this fstools; None when `sys.executable` is
-    no Python (a program embedding Python, such as an application server, may name itself there, and
-    `-m` would start another of it).
+# A worker's first lines: take the caller's import path, then this very fstools from its own directory
+# (never another copy), then run the worker's module as `python -m` would.
+_BOOT = """\
+import importlib.util, json, runpy, sys
+parent, module, path = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+sys.path[:] = path
+spec = importlib.util.spec_from_file_location(
+    "fstools", parent + "/fstools/__init__.py", submodule_search_locations=[parent + "/fstools"]
+)
+package = importlib.util.module_from_spec(spec)
+sys.modules["fstools"] = package
+spec.loader.exec_module(package)
+sys.argv = [module]
+runpy.run_module(module, run_name="__main__", alter_sys=True)
+"""
 
-    `-m` puts the working directory first on the import path, ahead of the standard library: a
-    checkout under edit holding a `dataclasses.py`, an `fstools` or a `tree_sitter` of its own would
-    run in the worker. So the worker starts in `/` and, from Python 3.11, with `-P` (nothing put
-    first); this fstools comes from PYTHONPATH.
+
+def worker_start(module: str) -> WorkerStart | None:
+    """How to start a worker running `module` with this interpreter and this fstools; None when
+    `sys.executable` is no Python (a program embedding Python, such as an application server, may
+    name itself there, and starting it would start another of it).
+
+    The worker imports what this process would: it starts isolated (`-I`: no PYTHON* variables, no
+    user site, nothing put before the standard library) in `/`, then takes this process's import path
+    and loads this fstools from the directory it was imported from. `python -m` would have put the
+    working directory first, ahead of the standard library: a checkout under edit holding a
+    `dataclasses.py`, an `fstools` or a `tree_sitter` of its own would have run in the worker.
     """
     executable = sys.executable
     if not executable or not os.path.basename(executable).startswith(("python", "pypy")):
         return None
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    path = os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))
-    safe = ["-P"] if sys.version_info >= (3, 11) else []
-    return WorkerStart([executable, *safe, "-m", module], dict(os.environ, PYTHONPATH=path), "/")
+    path = [entry for entry in sys.path if isinstance(entry, str) and os.path.isabs(entry)]
+    flags = ["-I", *(["-B"] if sys.flags.dont_write_bytecode else [])]
+    return WorkerStart([executable, *flags, "-c", _BOOT, package_parent, module, json.dumps(path)], "/")

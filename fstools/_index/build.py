@@ -1,7 +1,7 @@
 """Building a root's index: list the files, extract trigrams in worker processes, write, swap in.
 
 Files are cut into segments of SEGMENT_FILES in path order; each segment is read by a
-worker process (`python -m fstools._index.worker`, one per CPU at a time), so memory
+worker process (`fstools._index.worker`, one per CPU at a time), so memory
 stays bounded by the segments in flight. The new data file is fsynced and renamed into
 the root's directory, then `current` is swapped to it (location.publish). A build killed at any point leaves the
 previous index (or none) current: a temp file that nobody reads.
@@ -107,7 +107,6 @@ def _in_child(root: str, paths: list[str], max_filesize: int) -> tuple[list[Sig]
             start.argv,
             input=pickle.dumps((root, paths, max_filesize)),
             capture_output=True,
-            env=start.env,
             cwd=start.cwd,
             check=True,
         )

@@ -1,6 +1,6 @@
 """A build worker process: reads a pickled (root, paths, max_filesize) on stdin, writes the segment on stdout.
 
-A child started with `python -m` (not multiprocessing's spawn, which re-runs the
+A child started by `_core.binaries.worker_start` (not multiprocessing's spawn, which re-runs the
 caller's main module) so that building from any script is safe; it imports only this
 family and numpy.
 """

@@ -195,7 +195,7 @@ def _from_disk(root: str, paths: dict[str, Fingerprint], uses: bool) -> dict[str
             ).fetchall()
             for path, size, mtime, ctime, ino, recorded, data in rows:
                 stored = (mtime, ctime, size, ino)
-                if stored != paths[path] or not _trusted(stored, recorded):
+                if stored != paths[path] or type(recorded) is not int or not _trusted(stored, recorded):
                     continue
                 names = FileNames.from_data(_loads(data))
                 if names is not None and (names.complete or not uses):

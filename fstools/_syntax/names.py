@@ -28,7 +28,7 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from .languages import Language, grammar, overdue, paced
@@ -252,23 +252,45 @@ class FileNames:
 
     @classmethod
     def from_data(cls, data: Any) -> FileNames | None:
-        """The FileNames stored by `as_data`, or None for data of another format."""
+        """The FileNames stored by `as_data`, or None for data of another format or a damaged one (every
+        field's type checked, each row's too: the store's file may have been written by anyone)."""
         if not isinstance(data, tuple) or len(data) != 9 or data[0] != FORMAT:
             return None
         _, language, defs, names, imports, error_lines, imported, complete, heads = data
-        if not isinstance(names, dict) or not all(
-            type(packed) is bytes and len(packed) % _PLACE_BYTES == 0 for packed in names.values()
+        if not (
+            type(language) is str
+            and type(complete) is bool
+            and _all_of(list, defs, imports, error_lines, imported)
+            and _all_of(dict, names, heads)
+            and _types(defs) <= {tuple}
+            and _row_types(defs) <= {_ROW_TYPES}
+            and _types(names) <= {str}
+            and all(type(packed) is bytes and len(packed) % _PLACE_BYTES == 0 for packed in names.values())
+            and _types(imports) <= {tuple}
+            and _row_types(imports) <= {(int, int)}
+            and _types(error_lines) <= {int}
+            and _types(imported) <= {str}
+            and _types(heads) | _types(heads.values()) <= {int}
         ):
             return None  # damaged: parsed again, as for another format
-        if not isinstance(defs, list) or not all(type(row) is tuple and len(row) == _ROW_FIELDS for row in defs):
-            return None
-        shapes = (language, str), (imports, list), (error_lines, list), (imported, list), (complete, bool)
-        if not all(isinstance(value, kind) for value, kind in (*shapes, (heads, dict))):
-            return None
-        try:
-            return cls(language, defs, names, imports, error_lines, imported, complete, heads)
-        except (TypeError, AttributeError, IndexError):  # a row or a head of another shape inside
-            return None
+        return cls(language, defs, names, imports, error_lines, imported, complete, heads)
+
+
+_ROW_TYPES = (str, str, str, int, int, int, int, int, int, str)
+
+
+def _types(items: Any) -> set[type]:
+    """The types of `items` (C's loop: a stored file holds thousands)."""
+    return set(map(type, items))
+
+
+def _row_types(rows: Any) -> set[tuple[type, ...]]:
+    """The type tuple of each of `rows` (each a tuple), all in C's loops."""
+    return set(map(tuple, map(map, repeat(type), rows)))
+
+
+def _all_of(kind: type, *values: Any) -> bool:
+    return all(type(value) is kind for value in values)
 
 
 @cache

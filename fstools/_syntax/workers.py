@@ -3,16 +3,17 @@
 tree-sitter holds the GIL while it parses (its binding allocates through Python's allocator),
 so a second thread parses nothing in parallel: measured on the kernel's 478 files holding
 `pci_enable_device`, two threads took as long as one, at one core's CPU time. A second process
-does run beside this one. It is started with `python -m` (as the index's build workers are, so
-the caller's main module is never re-run), gets the sources as bytes this process read beneath
-its root, never a path, and answers with each file's names as plain data (`FileNames.as_data`).
+does run beside this one. It is started as the index's build workers are
+(`_core.binaries.worker_start`: isolated, importing what this process would; the caller's main
+module is never re-run), gets the sources as bytes this process read beneath its root, never a
+path, and answers with each file's names as plain data (`FileNames.as_data`).
 
 Only a batch worth a process start (about 0.1 s) goes half to a worker; a worker that cannot
 start, fails or answers with anything else leaves its half to be parsed here, so nothing is
 lost. `names_of` gives, for each source in order, its `FileNames`, or TIMED_OUT (the deadline
 passed first), or NO_GRAMMAR (the grammar is not installed).
 
-    python -m fstools._syntax.workers < request > answer      # marshal in, marshal out
+    marshal in, marshal out: see `answer` (started by `_core.binaries.worker_start`)
 """
 
 from __future__ import annotations
@@ -96,15 +97,14 @@ class _Worker:
         start = worker_start(_MODULE)
         if start is None:
             return  # no Python to start: its half is parsed here
-        # The worker imports the grammars from where this process would: its own path, not the default one.
-        request = (list(sys.path), self.seconds, uses, [(language.name, source) for language, source in sources])
+        request = (self.seconds, uses, [(language.name, source) for language, source in sources])
         try:
             self.reply = tempfile.TemporaryFile()
             with tempfile.TemporaryFile() as asked:
                 marshal.dump(request, asked)
                 asked.seek(0)
                 self.proc = subprocess.Popen(
-                    start.argv, stdin=asked, stdout=self.reply, stderr=subprocess.DEVNULL, env=start.env, cwd=start.cwd
+                    start.argv, stdin=asked, stdout=self.reply, stderr=subprocess.DEVNULL, cwd=start.cwd
                 )
         except (OSError, ValueError, TypeError):
             self.proc = None  # no temporary file, no interpreter to start: its half is parsed here
@@ -142,11 +142,10 @@ def _outcome(data: Any) -> Outcome | None:
     return None if data == NO_GRAMMAR else FileNames.from_data(data)
 
 
-def answer(request: tuple[list[str], float | None, bool, list[tuple[str, bytes]]]) -> list[Any]:
-    """A worker's answer to `request` (the caller's sys.path, seconds left, uses, the sources by language
-    name): each file's names as data, or TIMED_OUT, or NO_GRAMMAR."""
-    path, seconds, uses, sources = request
-    sys.path[:] = [entry for entry in path if entry] + [entry for entry in sys.path if entry not in path]
+def answer(request: tuple[float | None, bool, list[tuple[str, bytes]]]) -> list[Any]:
+    """A worker's answer to `request` (seconds left, uses, the sources by language name): each file's
+    names as data, or TIMED_OUT, or NO_GRAMMAR."""
+    seconds, uses, sources = request
     deadline = None if seconds is None else time.monotonic() + seconds
     out: list[Any] = []
     for name, source in sources:

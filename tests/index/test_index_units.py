@@ -163,6 +163,29 @@ def test_a_segment_is_read_alike_in_a_worker_or_here(
     assert (sigs, kinds) == (wanted[0], wanted[1]) and (arrays["grams"] == wanted[2]["grams"]).all()
 
 
+def test_a_build_worker_imports_nothing_from_the_callers_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fstools._index import build
+
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    marker = tmp_path / "imported"
+    for module in ("pickle", "dataclasses", "numpy", "sitecustomize"):
+        (evil / f"{module}.py").write_text(f"open({str(marker)!r}, 'a').write('{module} ')\n")
+    tree = (tmp_path / "tree").resolve()
+    tree.mkdir()
+    (tree / "a.txt").write_text("hello world\n")
+    monkeypatch.chdir(evil)
+    monkeypatch.setenv("PYTHONPATH", str(evil))
+    ran: list[object] = []
+    real = subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda *a, **kw: ran.append(a) or real(*a, **kw))
+    sigs, kinds, _ = build._in_child(str(tree), [str(tree / "a.txt")], 1 << 20)
+    assert ran and not marker.exists()
+    assert kinds == [TEXT]
+
+
 def test_the_index_command_in_process(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     root.mkdir()

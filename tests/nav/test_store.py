@@ -295,3 +295,72 @@ def test_a_write_through_a_hard_link_made_outside_the_tree_after_the_check(tree,
     with open(outside, "r+") as f:  # the same inode, written in place through the outside name
         f.write(text)
     assert fstools.symbols("parse_config", ctx=indexed).metadata["total"] == 2
+
+
+def _damaged_rows(data: tuple) -> list[tuple]:
+    """`data` (a FileNames' stored form) with one field, or one part of one, of another type or shape."""
+    odd = [None, 7, "x", b"x", [1], (1,), {1: 2}, True, -1, 2**70]
+    out = []
+    for at in range(1, 9):
+        out += [data[:at] + (value,) + data[at + 1 :] for value in odd]
+    row = data[2][0]
+    for column in range(len(row)):
+        out += [data[:2] + ([row[:column] + (value,) + row[column + 1 :]],) + data[3:] for value in odd]
+    name = next(iter(data[3]))
+    out += [data[:3] + ({name: value},) + data[4:] for value in odd]
+    out += [data[:3] + ({value: data[3][name]},) + data[4:] for value in (7, b"x", None)]
+    out += [data[:4] + ([value],) + data[5:] for value in odd]  # an import range
+    out += [data[:5] + ([value],) + data[6:] for value in (None, "x", b"x", [1], True)]  # an error line
+    out += [data[:6] + ([value],) + data[7:] for value in (None, 7, b"x", [1])]  # an imported name
+    out += [data[:8] + ({key: value},) for key, value in ((1, "x"), ("x", 1), (None, 1), (1, None))]  # a head
+    return out
+
+
+def test_stored_names_of_any_other_shape_are_parsed_again_never_raised(tree, nav_ctx, monkeypatch, tmp_path):
+    # The store's file may have been written by anyone: each damaged entry answers as a parse does.
+    import marshal
+    import sqlite3
+
+    monkeypatch.setenv("FSTOOLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(store, "RACY_NS", 0)
+    store.forget()
+    wanted = [
+        fstools.symbols("parse_config", ctx=nav_ctx).to_text(),
+        fstools.references("parse_config", ctx=nav_ctx).to_text(),
+    ]
+    from fstools._core.cachedir import root_dir
+    from fstools._core.paths import root_of
+
+    database = Path(root_dir(store.KIND, root_of(nav_ctx, str(tree)))) / "names.sqlite"
+    path = str(tree / "util.py")
+    with sqlite3.connect(database) as connection:
+        (data,) = connection.execute("SELECT data FROM files WHERE path = ?", (path,)).fetchone()
+    good = marshal.loads(data)
+    damaged = _damaged_rows(good)
+    assert len(damaged) > 150
+    refused = 0
+    for bad in damaged:
+        names = FileNames.from_data(bad)
+        if names is None:
+            refused += 1
+        else:  # what is let through works
+            names.named("parse_config"), names.containing("p"), names.outline()
+            for name in names.names:
+                for occurrence in names.occurrences(name):
+                    assert isinstance(occurrence.line, int)
+    assert refused > 120
+    for bad, recorded in [(good, None), (good, "soon"), (damaged[0], 1), (damaged[-1], 1), (damaged[70], 1)]:
+        with sqlite3.connect(database) as connection:
+            connection.execute(
+                "UPDATE files SET data = ?, outline = ?, recorded = COALESCE(?, recorded) WHERE path = ?",
+                (marshal.dumps(bad), marshal.dumps(bad), recorded, path),
+            )
+            if recorded is not None and not isinstance(recorded, int):
+                connection.execute("UPDATE files SET recorded = ? WHERE path = ?", (recorded, path))
+        store.forget()  # only the disk answers
+        got = [
+            fstools.symbols("parse_config", ctx=nav_ctx).to_text(),
+            fstools.references("parse_config", ctx=nav_ctx).to_text(),
+        ]
+        assert got == wanted
+    store.forget()

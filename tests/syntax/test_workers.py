@@ -132,23 +132,31 @@ def test_symbols_answer_the_same_with_a_worker_as_without(tmp_path: Path, monkey
     assert "parse_config2" in answers[0][0] and "c4.c" in answers[0][1]
 
 
-def test_a_worker_imports_nothing_from_the_callers_working_directory(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("through", ["working directory", "PYTHONPATH"])
+def test_a_worker_imports_nothing_the_caller_would_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, through: str
 ) -> None:
-    # An agent's working directory is a checkout under edit: an `fstools` or `tree_sitter` of its own there
-    # must never run in the worker (as `python -m` would, from its working directory).
+    # An agent's working directory is a checkout under edit: its own `dataclasses.py`, `fstools` or
+    # `tree_sitter` must never run in a worker (as `python -m` would run them, ahead of the standard library),
+    # nor what a PYTHONPATH the caller ignored (`-I`) names.
+    evil = tmp_path / "evil"
+    evil.mkdir()
     marker = tmp_path / "imported"
-    for package in ("fstools", "tree_sitter", "marshal"):
-        (tmp_path / package).mkdir()
-        (tmp_path / package / "__init__.py").write_text(f"open({str(marker)!r}, 'a').write('{package}')\n")
-    monkeypatch.chdir(tmp_path)
+    for module in ("dataclasses", "re", "typing", "json", "sitecustomize", "usercustomize"):
+        (evil / f"{module}.py").write_text(f"open({str(marker)!r}, 'a').write('{module} ')\n")
+    for package in ("fstools", "tree_sitter", "tree_sitter_python"):
+        (evil / package).mkdir()
+        (evil / package / "__init__.py").write_text(f"open({str(marker)!r}, 'a').write('{package} ')\n")
+    if through == "working directory":
+        monkeypatch.chdir(evil)
+    else:
+        monkeypatch.setenv("PYTHONPATH", str(evil))
     sources = _sources()
     with workers._Worker(sources, False, None) as worker:
         there = worker.answer()
-    assert not marker.exists()
-    assert there is not None and _data(there) == _data(
-        workers.names_of(sources, uses=False, deadline=None, worker=False)
-    )  # type: ignore[arg-type]
+    assert not marker.exists(), marker.read_text()
+    assert there is not None
+    assert _data(there) == _data(workers.names_of(sources, uses=False, deadline=None, worker=False))  # type: ignore[arg-type]
 
 
 def test_no_temporary_file_for_the_worker_leaves_everything_to_be_parsed_here(monkeypatch: pytest.MonkeyPatch) -> None:
