@@ -128,6 +128,17 @@ runpy.run_module(module, run_name="__main__", alter_sys=True)
 """
 
 
+def _settings() -> list[str]:
+    """The caller's interpreter settings a worker keeps (`-I` drops the PYTHON* variables that set them):
+    no bytecode written, or written under its prefix; UTF-8 mode; optimisation."""
+    kept = ["-B"] if sys.flags.dont_write_bytecode else []
+    if sys.pycache_prefix:
+        kept += ["-X", f"pycache_prefix={sys.pycache_prefix}"]
+    if sys.flags.utf8_mode:
+        kept += ["-X", "utf8"]
+    return kept + ["-O"] * sys.flags.optimize
+
+
 def worker_start(module: str) -> WorkerStart | None:
     """How to start a worker running `module` with this interpreter and this fstools; None when
     `sys.executable` is no Python (a program embedding Python, such as an application server, may
@@ -144,5 +155,5 @@ def worker_start(module: str) -> WorkerStart | None:
         return None
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     path = [entry for entry in sys.path if isinstance(entry, str) and os.path.isabs(entry)]
-    flags = ["-I", *(["-B"] if sys.flags.dont_write_bytecode else [])]
+    flags = ["-I", *_settings()]
     return WorkerStart([executable, *flags, "-c", _BOOT, package_parent, module, json.dumps(path)], "/")

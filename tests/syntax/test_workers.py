@@ -220,3 +220,23 @@ def test_a_worker_answering_names_of_another_shape_leaves_them_to_be_parsed_here
     with workers._Worker(sources, True, None) as worker:
         assert worker.answer() == [None] * len(sources)  # answered, but nothing usable
     assert _data(workers.names_of(sources, uses=True, deadline=None)) == wanted
+
+
+def test_a_worker_keeps_the_callers_bytecode_settings(tmp_path: Path) -> None:
+    # `-I` drops PYTHONDONTWRITEBYTECODE and PYTHONPYCACHEPREFIX: a worker must not write bytecode into the
+    # installed package where its caller writes none, or writes it elsewhere.
+    import subprocess
+
+    prefix = tmp_path / "prefix"
+    probe = (
+        "import sys; from fstools._core.binaries import worker_start; s = worker_start('x'); "
+        "print(' '.join(a for a in s.argv if not a.startswith('[') and '\\n' not in a))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(HERE), PYTHONPYCACHEPREFIX=str(prefix), PYTHONDONTWRITEBYTECODE="1")
+    out = subprocess.run([sys.executable, "-X", "utf8", "-c", probe], env=env, capture_output=True, text=True)
+    argv = out.stdout.split()
+    assert argv[:2] == [sys.executable, "-I"], out.stderr
+    assert "-B" in argv and f"pycache_prefix={prefix}" in argv and "utf8" in argv
+    env.pop("PYTHONDONTWRITEBYTECODE")
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert "-B" not in out.stdout.split() and "utf8" not in out.stdout.split()
