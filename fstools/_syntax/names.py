@@ -118,8 +118,8 @@ class Definition(NamedTuple):
 # Definition: a warm store holding Definitions (five kernels: hundreds of thousands) made every full
 # collection walk them all, 190 ms on one kernel's, paid by whichever call it fell in (the host's too).
 DefinitionRow = tuple[str, str, str, int, int, int, int, int, int, str]
-_ROW_FIELDS = len(Definition._fields)
 _NAME: Final = 0
+_QUALIFIED: Final = 1
 _START_BYTE: Final = 5
 _END_BYTE: Final = 6
 _NAME_BYTE: Final = 7
@@ -225,7 +225,7 @@ class FileNames:
         while at >= 0:
             row = self.rows[at]
             if at != itself and byte < row[_END_BYTE]:
-                return row[1]
+                return row[_QUALIFIED]
             at -= 1
         return None
 

@@ -9,6 +9,14 @@ from fstools._syntax.languages import language_for_path
 from fstools._syntax.names import Definition, FileNames, file_names, pack, unpack
 
 
+def _python_names(source: bytes) -> FileNames:
+    language = language_for_path("m.py")
+    assert language is not None
+    names = file_names(language, source)
+    assert names is not None
+    return names
+
+
 def test_pack_keeps_every_place_in_order() -> None:
     places = [(90, 7, 3), (4, 1, 5), (2**32 - 1, 400_000, 70_000)]
     assert unpack(pack(places)) == sorted(places)
@@ -16,11 +24,7 @@ def test_pack_keeps_every_place_in_order() -> None:
 
 
 def test_places_are_what_the_parser_found_and_survive_the_store() -> None:
-    language = language_for_path("m.py")
-    assert language is not None
-    source = b"import os\n\ndef feed(x):\n    return os.path.join(x, feed)\n# feed in a comment\n"
-    names = file_names(language, source)
-    assert names is not None
+    names = _python_names(b"import os\n\ndef feed(x):\n    return os.path.join(x, feed)\n# feed in a comment\n")
     assert names.places("feed") == [(15, 3, 5), (51, 4, 28)]
     assert names.places("os") == [(7, 1, 8), (35, 4, 12)]
     assert names.places("absent") == []
@@ -38,10 +42,7 @@ def test_packed_places_are_little_endian_on_every_machine() -> None:
 
 
 def test_damaged_stored_names_are_parsed_again() -> None:
-    language = language_for_path("m.py")
-    assert language is not None
-    names = file_names(language, b"feed = 1\n")
-    assert names is not None
+    names = _python_names(b"feed = 1\n")
     data = list(names.as_data())
     data[3] = {"feed": b"\x01\x00\x00"}  # not a whole number of places
     assert FileNames.from_data(tuple(data)) is None
@@ -51,10 +52,7 @@ def test_damaged_stored_names_are_parsed_again() -> None:
 
 
 def test_damaged_stored_definitions_are_parsed_again() -> None:
-    language = language_for_path("m.py")
-    assert language is not None
-    names = file_names(language, b"def feed():\n    pass\n")
-    assert names is not None
+    names = _python_names(b"def feed():\n    pass\n")
     data = list(names.as_data())
     data[2] = [data[2][0][:-1]]  # a row of another length
     assert FileNames.from_data(tuple(data)) is None
@@ -65,11 +63,8 @@ def test_damaged_stored_definitions_are_parsed_again() -> None:
 def test_a_kept_file_leaves_the_garbage_collector_nothing_per_definition() -> None:
     # A warm store holds the definitions of thousands of files; each one the collector tracks is walked
     # again by every full collection, in whichever call (or the host's code) it falls.
-    language = language_for_path("m.py")
-    assert language is not None
     source = "".join(f"class C{i}:\n    def m(self, x):\n        return x\n\n" for i in range(200)).encode()
-    parsed = file_names(language, source)
-    assert parsed is not None
+    parsed = _python_names(source)
     loaded = FileNames.from_data(marshal.loads(marshal.dumps(parsed.as_data())))
     assert loaded is not None
     for names in (parsed, loaded, parsed.outline()):
@@ -86,11 +81,9 @@ def test_a_kept_file_leaves_the_garbage_collector_nothing_per_definition() -> No
 
 
 def test_definitions_by_name_and_the_one_they_are_in() -> None:
-    language = language_for_path("m.py")
-    assert language is not None
-    source = b"def feed():\n    def inner():\n        feed()\n    return inner\n\n\nclass feed:\n    pass\n"
-    names = file_names(language, source)
-    assert names is not None
+    names = _python_names(
+        b"def feed():\n    def inner():\n        feed()\n    return inner\n\n\nclass feed:\n    pass\n"
+    )
     assert [(d.qualified_name, d.kind, d.start_line) for d in names.named("feed")] == [
         ("feed", "function", 1),
         ("feed", "class", 7),
