@@ -5,18 +5,17 @@ from __future__ import annotations
 import io
 import os
 import subprocess
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from . import watchdog
 from .cancel import started
 
 if TYPE_CHECKING:
     from .confinement import Confinement
 
-_STDERR_CAP = 64 * 1024
 # Where a child starts when the caller names no directory. Never the inherited working
 # directory: it may have been deleted (rg then fails with "failed to get current working
 # directory" when PWD is unset, as in MCP clients' environments). Callers pass absolute paths.
@@ -56,11 +55,8 @@ class StreamingProcess:
         pass_fds: Sequence[int] = (),
     ) -> None:
         self.argv = list(argv)
-        self.timed_out = False
         self.stopped = False  # killed because the reader stopped early (its output was not wanted any more)
-        self.stderr_cut = False  # more was written to stderr than is kept
         self._eof = False
-        self._stderr_chunks: list[bytes] = []
         # Opened here, not by Popen: a confined starter may not open /dev/null itself.
         devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
 
@@ -83,29 +79,17 @@ class StreamingProcess:
             self._proc, self._forget_cancel = started(spawn, subprocess.Popen.kill)
         finally:
             os.close(devnull)
-        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
-        self._stderr_thread.start()
-        self._timer: threading.Timer | None = None
-        if timeout is not None:
-            self._timer = threading.Timer(timeout, self._on_timeout)
-            self._timer.daemon = True
-            self._timer.start()
+        self._watch = watchdog.watch(self._proc, timeout)
 
-    def _drain_stderr(self) -> None:
-        stderr = self._proc.stderr
-        assert stderr is not None
-        kept = 0
-        for chunk in iter(lambda: stderr.read(8192), b""):
-            if kept < _STDERR_CAP:
-                self._stderr_chunks.append(chunk)
-                kept += len(chunk)
-            else:
-                self.stderr_cut = True
+    @property
+    def timed_out(self) -> bool:
+        """Killed at its deadline (the stream then simply ended)."""
+        return self._watch.timed_out
 
-    def _on_timeout(self) -> None:
-        if self._proc.poll() is None:
-            self.timed_out = True
-            self._proc.kill()
+    @property
+    def stderr_cut(self) -> bool:
+        """More was written to stderr than is kept."""
+        return self._watch.cut
 
     def __iter__(self) -> Iterator[bytes]:
         assert self._proc.stdout is not None
@@ -144,11 +128,8 @@ class StreamingProcess:
             self._proc.kill()
         if self._proc.stdout is not None:
             self._proc.stdout.close()
-        code = self._proc.wait()
+        code = watchdog.reap(self._watch)
         self._forget_cancel()
-        if self._timer is not None:
-            self._timer.cancel()
-        self._stderr_thread.join()
         return code
 
     @property
@@ -157,7 +138,7 @@ class StreamingProcess:
 
     @property
     def stderr(self) -> str:
-        return b"".join(self._stderr_chunks).decode("utf-8", "replace")
+        return b"".join(self._watch.chunks).decode("utf-8", "replace")
 
     def __enter__(self) -> StreamingProcess:
         return self

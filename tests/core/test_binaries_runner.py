@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 import sysconfig
 import time
@@ -183,3 +184,55 @@ def test_rg_version_of_the_real_rg():
     rg = find_binary("rg")
     assert rg is not None and rg_version(rg) >= (14, 1, 0)
     assert rg_version("/nonexistent/rg") == (0,)
+
+
+def test_a_child_that_closes_its_stdout_is_still_killed_at_its_deadline():
+    # Read to the end, the child is not killed as abandoned: reaping it waits, but only until its deadline.
+    started = time.monotonic()
+    code = "import os, time; print('x', flush=True); os.close(1); time.sleep(30)"
+    proc = StreamingProcess([sys.executable, "-c", code], timeout=0.5)
+    assert list(proc) == [b"x\n"]
+    assert proc.close() != 0 and proc.timed_out
+    assert time.monotonic() - started < 10
+
+
+def test_children_running_at_once_each_keep_their_own_stderr_and_start_no_thread():
+    import threading
+
+    def child(n: int) -> StreamingProcess:
+        code = f"import sys; sys.stderr.write('child {n}\\n' * 5000); print({n})"
+        return StreamingProcess([sys.executable, "-c", code], timeout=30)
+
+    StreamingProcess([sys.executable, "-c", "pass"], timeout=5).close()  # the watchdog runs from here on
+    threads = threading.active_count()
+    procs = [child(n) for n in range(12)]
+    assert threading.active_count() == threads
+    outs = [p.read_all() for p in procs]
+    codes = [p.close() for p in procs]
+    assert outs == [f"{n}\n".encode() for n in range(12)] and codes == [0] * 12
+    for n, p in enumerate(procs):
+        assert p.stderr == f"child {n}\n" * 5000 and not p.stderr_cut and not p.timed_out
+
+
+def test_stderr_past_the_cap_is_drained_but_not_kept():
+    from fstools._core import watchdog
+
+    code = "import sys; sys.stderr.write('e' * (1 << 20)); print('done')"
+    with StreamingProcess([sys.executable, "-c", code], timeout=30) as proc:
+        assert proc.read_all() == b"done\n"
+    assert proc.stderr_cut and watchdog._STDERR_CAP <= len(proc.stderr) < watchdog._STDERR_CAP + (64 << 10)
+
+
+def test_a_forked_child_starts_its_own_watchdog():
+    StreamingProcess([sys.executable, "-c", "pass"], timeout=5).close()  # the parent's watchdog runs
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        ok = False
+        signal.alarm(20)  # a child whose watchdog never runs would wait for ever
+        try:
+            proc = StreamingProcess([sys.executable, "-c", "import sys; sys.stderr.write('e'); print(1)"], timeout=5)
+            ok = proc.read_all() == b"1\n" and proc.close() == 0 and proc.stderr == "e"
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

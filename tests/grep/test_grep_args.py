@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import subprocess
 
+from fstools._core.binaries import require_binary
 from fstools._core.sensitive import DEFAULT_SENSITIVE_PATTERNS, SensitiveMatcher
 from fstools._globs.globmatch import glob_match
 from fstools._grep.command import (
@@ -11,6 +13,7 @@ from fstools._grep.command import (
     count_argv,
     files_argv,
     json_argv,
+    lines_argv,
     probe_argv,
 )
 from fstools._walk.excludes import DEFAULT_EXCLUDES, exclusion_globs
@@ -39,6 +42,37 @@ def test_every_run_is_config_free_with_a_safe_pattern_and_path():
     assert "--max-filesize 123" in " ".join(count_argv("rg", q))
     assert "--max-filesize" not in files_argv("rg", q)
     assert files_argv("rg", q)[-2:] == ["--", "/p"]
+
+
+def test_a_run_over_named_files_gets_no_excludes_and_a_walk_gets_them_all():
+    q = GrepQuery(pattern="x", root="/p", root_is_file=False, glob="*.py", excludes=("!.git", "!*.pem"))
+    named = ["/p/a.py", "/p/b/c.py"]
+    for build in (count_argv, json_argv, lines_argv, probe_argv):
+        walked, given = build("rg", q), build("rg", q, named)
+        assert "--glob !.git --glob !*.pem" in " ".join(walked)
+        assert "!.git" not in given and "!*.pem" not in given and given[-3:] == ["--", *named]
+        assert "--glob *.py" in " ".join(given)  # the caller's own glob is kept
+    one_file = GrepQuery(pattern="x", root="/p/a.py", root_is_file=True, excludes=("!.git",))
+    assert "!.git" not in count_argv("rg", one_file) and count_argv("rg", one_file)[-1] == "/p/a.py"
+
+
+def test_rg_applies_no_exclude_glob_to_a_file_it_is_named(tmp_path):
+    # Why runs over named files leave the excludes out: the real rg searches such a file whatever
+    # they say (a walk that applied them chose the files), so leaving them out changes no result.
+    (tmp_path / "node_modules").mkdir()
+    for name in ("node_modules/dep.js", "key.pem", ".env.bak"):
+        (tmp_path / name).write_text("needle\n")
+    files = [str(tmp_path / n) for n in ("node_modules/dep.js", "key.pem", ".env.bak")]
+    excludes = ["!node_modules", "!*.pem", "!{.env,id_rsa}{~,.bak,.sw[a-p]}"]
+    q = GrepQuery(pattern="needle", root=str(tmp_path), root_is_file=False, excludes=tuple(excludes))
+    rg = require_binary("rg")
+    with_globs = [rg, "--no-config", "-c", *(a for g in excludes for a in ("--glob", g)), "-e", "needle", "--", *files]
+    kept = subprocess.run(with_globs, capture_output=True, text=True, cwd=tmp_path).stdout
+    without = subprocess.run(count_argv(rg, q, files), capture_output=True, cwd=tmp_path).stdout
+    assert sorted(kept.splitlines()) == sorted(f"{f}:1" for f in files)
+    assert sorted(r.split(b"\0")[0].decode() for r in without.splitlines()) == sorted(files)
+    walked = subprocess.run(count_argv(rg, q), capture_output=True, cwd=tmp_path).stdout
+    assert walked == b""  # the walk applies them
 
 
 def test_switches_per_run():

@@ -144,10 +144,10 @@ def test_an_rg_message_that_names_no_path_is_shown(project, fake_rg):
 
 
 def test_messages_past_what_is_kept_say_so(project, fake_rg, monkeypatch):
-    from fstools._core import runner
+    from fstools._core import watchdog
 
     write(project / "a.txt", "needle\n")
-    monkeypatch.setattr(runner, "_STDERR_CAP", 4)  # the first read is kept, the rest only noticed
+    monkeypatch.setattr(watchdog, "_STDERR_CAP", 4)  # the first read is kept, the rest only noticed
     monkeypatch.setenv("FAKE_RG_ROOT", str(project.resolve()))
     fake_rg("chatty")
     r = _grep(project)
